@@ -1,0 +1,60 @@
+# computeops-cdk: the README's two commands, `make demo` and `make test`, install what they need.
+# Everything lands in the repository (.venv, node_modules); nothing is installed system-wide.
+
+PYTHON      ?= python3
+VENV        := .venv
+PY          := $(VENV)/bin/python
+# Node 22 (from the `node` npm package) and the cdktn CLI come first on PATH: the machine's Node is 20.
+export PATH := $(CURDIR)/node_modules/.bin:$(CURDIR)/$(VENV)/bin:$(PATH)
+export PYTHONHASHSEED ?= 0
+export CHECKPOINT_DISABLE := 1
+export CDKTN_DISABLE_TELEMETRY := true
+export CDKTF_DISABLE_TELEMETRY := true
+
+PY_STAMP   := $(VENV)/.installed
+NODE_STAMP := node_modules/.installed
+EXAMPLE    ?= examples/support-chat.yaml
+
+.PHONY: demo test lint typecheck unit bench accuracy catalog schemas clean help
+
+help:  ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
+
+$(PY_STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[all,dev]'
+	@touch $@
+
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+demo: $(PY_STAMP) $(NODE_STAMP)  ## decide for an example intent, then `cdktn synth` the example stacks
+	$(VENV)/bin/computeops decide $(EXAMPLE) --format table
+	$(PY) -m computeops_cdk.cli._demo
+
+test: lint typecheck unit  ## ruff, mypy (strict) and the whole pytest suite
+
+lint: $(PY_STAMP)
+	$(VENV)/bin/ruff check src tests benchmarks stacks
+	$(VENV)/bin/ruff format --check src tests benchmarks stacks
+
+typecheck: $(PY_STAMP)
+	$(VENV)/bin/mypy
+
+unit: $(PY_STAMP) $(NODE_STAMP)
+	$(PY) -m pytest -q
+
+bench: $(PY_STAMP) $(NODE_STAMP)  ## speed and memory benchmarks (decide, synth)
+	$(PY) benchmarks/bench_decide.py
+	$(PY) benchmarks/bench_synth.py
+
+accuracy: $(PY_STAMP)  ## performance model vs published measurements
+	$(PY) benchmarks/accuracy.py
+
+catalog: $(PY_STAMP)  ## rebuild the embedded catalog from data/market
+	$(VENV)/bin/computeops catalog build
+
+clean:
+	rm -rf $(VENV) node_modules cdktf.out stacks/*/cdktf.out .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,195 @@
+"""The engine's answer: a chosen placement, ranked alternatives, rejections and the reasons.
+
+Field names mirror the JSON contract of ``computeops decide --format json`` exactly; ``to_dict``
+is the single place that turns these records into that document, so the CLI, the constructs'
+``computeops-decision.json`` and the tests all read the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Literal
+
+UnitName = Literal["usd_per_million_output_tokens", "usd_per_training_step"]
+SCORE_DIMENSIONS: tuple[str, ...] = (
+    "cost",
+    "performance",
+    "availability",
+    "reliability",
+    "compliance",
+    "residency",
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UnitCost:
+    """Cost per unit of useful work."""
+
+    unit: UnitName
+    value: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"unit": self.unit, "value": self.value}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EstimateSummary:
+    """What the performance model predicts for a placement (labelled with the model that made it)."""
+
+    tokens_per_s: float
+    ttft_ms: float | None
+    tpot_ms: float | None
+    model: str
+    assumptions: tuple[str, ...] = ()
+    mfu: float | None = None
+    step_time_s: float | None = None
+    tensor_parallel: int | None = None
+    replicas: int | None = None
+    memory_gb_per_accelerator: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "tokens_per_s": self.tokens_per_s,
+            "ttft_ms": self.ttft_ms,
+            "tpot_ms": self.tpot_ms,
+            "model": self.model,
+            "assumptions": list(self.assumptions),
+            "mfu": self.mfu,
+            "step_time_s": self.step_time_s,
+            "tensor_parallel": self.tensor_parallel,
+            "replicas": self.replicas,
+            "memory_gb_per_accelerator": self.memory_gb_per_accelerator,
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Placement:
+    """A feasible, sized and scored candidate: offer x number of instances."""
+
+    provider: str
+    instance_type: str
+    accelerator: str
+    accelerators_per_instance: int
+    instances: int
+    region: str
+    country: str | None
+    continent: str
+    pricing: str
+    hourly_usd: float
+    monthly_usd: float
+    unit_cost: UnitCost
+    total_usd: float | None
+    hours: float | None
+    estimate: EstimateSummary
+    attestations: tuple[str, ...]
+    scores: dict[str, float]
+    score: float
+    price_source: str = ""
+    price_as_of: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "provider": self.provider,
+            "instance_type": self.instance_type,
+            "accelerator": self.accelerator,
+            "accelerators_per_instance": self.accelerators_per_instance,
+            "instances": self.instances,
+            "region": self.region,
+            "country": self.country,
+            "continent": self.continent,
+            "pricing": self.pricing,
+            "hourly_usd": self.hourly_usd,
+            "monthly_usd": self.monthly_usd,
+            "unit_cost": self.unit_cost.to_dict(),
+            "total_usd": self.total_usd,
+            "hours": self.hours,
+            "estimate": self.estimate.to_dict(),
+            "attestations": list(self.attestations),
+            "scores": {k: self.scores[k] for k in SCORE_DIMENSIONS},
+            "score": self.score,
+            "price_source": self.price_source,
+            "price_as_of": self.price_as_of,
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reason:
+    """Why a candidate was rejected: a stable rule id and a message with the numbers."""
+
+    rule: str
+    message: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rule": self.rule, "message": self.message}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rejection:
+    """A candidate offer that broke at least one hard constraint."""
+
+    provider: str
+    instance_type: str
+    region: str
+    pricing: str
+    reasons: tuple[Reason, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "provider": self.provider,
+            "instance_type": self.instance_type,
+            "region": self.region,
+            "pricing": self.pricing,
+            "reasons": [r.to_dict() for r in self.reasons],
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Decision:
+    """The engine's answer for one intent over one catalog.
+
+    ``chosen`` is None only inside a NoFeasiblePlacementError's document; ``decide`` raises instead
+    of returning a Decision without a choice.
+    """
+
+    intent_name: str
+    intent_sha256: str
+    catalog_version: str
+    catalog_as_of: str
+    catalog_sha256: str
+    chosen: Placement | None
+    alternatives: tuple[Placement, ...]
+    rejected: tuple[Rejection, ...]
+    explanation: tuple[str, ...]
+
+    @property
+    def ranked(self) -> tuple[Placement, ...]:
+        """The chosen placement followed by the alternatives, best first."""
+        return ((self.chosen,) if self.chosen else ()) + self.alternatives
+
+    def rejections_by_rule(self) -> dict[str, int]:
+        """How many candidates each rule rejected, sorted by rule id."""
+        counts: dict[str, int] = {}
+        for rejection in self.rejected:
+            for reason in rejection.reasons:
+                counts[reason.rule] = counts.get(reason.rule, 0) + 1
+        return dict(sorted(counts.items()))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "intent": {"name": self.intent_name, "sha256": self.intent_sha256},
+            "catalog": {
+                "version": self.catalog_version,
+                "as_of": self.catalog_as_of,
+                "sha256": self.catalog_sha256,
+            },
+            "decision": self.chosen.to_dict() if self.chosen else None,
+            "alternatives": [p.to_dict() for p in self.alternatives],
+            "rejected": [r.to_dict() for r in self.rejected],
+            "rejections_by_rule": self.rejections_by_rule(),
+            "explanation": list(self.explanation),
+        }
+
+    def to_json(self, *, indent: int | None = 2) -> str:
+        """The decision document as JSON: stable key order, byte-identical for equal inputs."""
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False) + "\n"

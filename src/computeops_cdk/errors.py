@@ -1,0 +1,149 @@
+"""Every error computeops-cdk raises on purpose.
+
+    ComputeOpsError                 catch-all; `str(err)` is a complete, user-facing message
+    ├── IntentError                 the workload intent is invalid (carries `.path`, `.suggestions`)
+    ├── CatalogError                the market catalog is missing, corrupt or fails its schema (carries `.path`)
+    │   └── CatalogRefreshError     a public price feed could not be read or parsed
+    ├── EstimateError               the performance model cannot estimate this combination
+    │   └── DoesNotFitError         the model does not fit in the accelerators' memory
+    ├── NoFeasiblePlacementError    every candidate broke a hard constraint (carries `.rejections`, `.nearest_misses`)
+    └── TargetError                 a Terraform target cannot express the decision
+        ├── PinnedPlacementError    a pinned provider/region violates the intent (carries `.rule`)
+        └── MissingExtraError       the chosen target's binding is not installed (carries `.extra`)
+
+Messages follow one shape: what failed, then "To fix: ...", then "did you mean ..." where a name was
+unknown. The CLI maps them to exit codes (2 invalid input, 3 no feasible placement / does not fit).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+__all__ = [
+    "CatalogError",
+    "CatalogRefreshError",
+    "ComputeOpsError",
+    "DoesNotFitError",
+    "EstimateError",
+    "IntentError",
+    "MissingExtraError",
+    "NoFeasiblePlacementError",
+    "PinnedPlacementError",
+    "TargetError",
+    "did_you_mean",
+]
+
+
+def did_you_mean(name: str, choices: Iterable[str], *, n: int = 3) -> list[str]:
+    """Close matches for an unknown `name` among `choices` (case-insensitive), best first."""
+    by_lower = {c.lower(): c for c in choices}
+    hits = difflib.get_close_matches(name.lower(), list(by_lower), n=n, cutoff=0.6)
+    return [by_lower[h] for h in hits]
+
+
+class ComputeOpsError(Exception):
+    """Base class of every error raised on purpose by computeops-cdk."""
+
+
+class IntentError(ComputeOpsError, ValueError):
+    """The workload intent is invalid.
+
+    Attributes:
+        path: dotted field path of the offending value (e.g. ``constraints.providers.allow[1]``), or "".
+        suggestions: close matches for an unknown name, best first.
+    """
+
+    def __init__(self, message: str, *, path: str = "", suggestions: Sequence[str] = ()) -> None:
+        self.path = path
+        self.suggestions = list(suggestions)
+        text = f"{path}: {message}" if path else message
+        if self.suggestions:
+            text += f" (did you mean {' or '.join(repr(s) for s in self.suggestions)}?)"
+        super().__init__(text)
+
+
+class CatalogError(ComputeOpsError, ValueError):
+    """The market catalog is missing, corrupt or does not match its schema.
+
+    Attributes:
+        path: JSON path of the offending value (e.g. ``$.offers[12].hourly_usd``), or "".
+    """
+
+    def __init__(self, message: str, *, path: str = "") -> None:
+        self.path = path
+        super().__init__(f"{path}: {message}" if path else message)
+
+
+class CatalogRefreshError(CatalogError):
+    """A public price feed could not be fetched or parsed; the catalog on disk is left untouched."""
+
+
+class EstimateError(ComputeOpsError, ValueError):
+    """The performance model cannot produce an estimate for this combination of inputs."""
+
+
+class DoesNotFitError(EstimateError):
+    """The model does not fit in the memory of the given accelerators.
+
+    Attributes:
+        needed_gb: memory needed per accelerator (GB).
+        available_gb: memory available per accelerator (GB).
+    """
+
+    def __init__(self, message: str, *, needed_gb: float, available_gb: float) -> None:
+        self.needed_gb = needed_gb
+        self.available_gb = available_gb
+        super().__init__(message)
+
+
+class NoFeasiblePlacementError(ComputeOpsError):
+    """No candidate satisfied every hard constraint of the intent.
+
+    Attributes:
+        rejections: every rejected candidate with its reasons (the same objects a Decision carries).
+        nearest_misses: human-readable relaxations that would admit a candidate, nearest first.
+        document: the JSON-ready decision document with ``decision: None`` (what ``--format json`` prints).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        rejections: Sequence[Any] = (),
+        nearest_misses: Sequence[str] = (),
+        document: dict[str, Any] | None = None,
+    ) -> None:
+        self.rejections = list(rejections)
+        self.nearest_misses = list(nearest_misses)
+        self.document = document
+        super().__init__(message)
+
+
+class TargetError(ComputeOpsError):
+    """A Terraform target cannot express the decision (unsupported feature, bad prop)."""
+
+
+class PinnedPlacementError(TargetError):
+    """A pinned provider or region violates a hard constraint of the intent.
+
+    Attributes:
+        rule: the rule id that rejected the pinned placement (e.g. ``compliance.hipaa``).
+    """
+
+    def __init__(self, message: str, *, rule: str) -> None:
+        self.rule = rule
+        super().__init__(message)
+
+
+class MissingExtraError(TargetError, ImportError):
+    """The prebuilt binding for the chosen target is not installed.
+
+    Attributes:
+        extra: the pip extra that installs it (e.g. ``gcp`` for ``computeops-cdk[gcp]``).
+    """
+
+    def __init__(self, message: str, *, extra: str) -> None:
+        self.extra = extra
+        super().__init__(message)

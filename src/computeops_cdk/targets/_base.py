@@ -1,0 +1,66 @@
+"""What every Terraform target is: a stateless description of one provider's Terraform.
+
+A target turns a ``Placement`` (already decided, already scored) into resources in a cdktn scope.
+Targets never score and never call the engine; they declare what they cannot do, with a reason,
+so the engine can reject a pinned placement they could not express (rule ``target.unsupported``).
+
+Binding imports (``cdktn_provider_aws`` ...) happen only inside ``emit``/``configure``, so
+importing this package or the registry never loads a prebuilt binding.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..engine import Placement
+
+# Features a target may lack; the engine derives the features a placement needs from the intent
+# and the offer (see engine.features_needed) and rejects with `target.unsupported` when missing.
+FEATURES: tuple[str, ...] = (
+    "gpu_vm",  # a single GPU virtual machine / bare-metal instance
+    "tpu",  # Google TPU VMs
+    "spot",  # interruptible capacity through Terraform
+    "multi_node",  # several instances joined by a fast fabric for one job
+    "kubernetes_node_pool",  # a GPU node pool in an existing managed cluster (`cluster=`)
+    "repeatable_plan",  # the same plan provisions the same machine shape again
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TargetProps:
+    """Options the construct passes through to a target.
+
+    Attributes:
+        name: base name for resources (the construct id, sanitized).
+        cluster: name of an existing managed Kubernetes cluster to add a node pool to.
+            Default: None, a standalone GPU VM (or TPU VM) is emitted instead.
+        tags: labels/tags put on every taggable resource.
+        options: target-specific options (documented per target), e.g. ``{"project": "my-gcp-project"}``.
+    """
+
+    name: str
+    cluster: str | None = None
+    tags: Mapping[str, str] = field(default_factory=dict)
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Target(ABC):
+    """One provider's Terraform. Subclasses are stateless; one instance per provider in the registry."""
+
+    provider: str
+    """Catalog provider id (``aws``, ``gcp``, ...)."""
+    extra: str | None
+    """pip extra that installs the prebuilt binding, None when the target uses generic resources."""
+    unsupported: Mapping[str, str]
+    """Feature -> reason, for every feature in FEATURES this target cannot express."""
+
+    @abstractmethod
+    def configure(self, scope: Any, *, region: str, props: TargetProps) -> Any:
+        """Add the provider block for ``region`` to ``scope`` and return the provider construct."""
+
+    @abstractmethod
+    def emit(self, scope: Any, placement: Placement, *, provider: Any, props: TargetProps) -> dict[str, Any]:
+        """Add the resources for ``placement`` and return the main ones by role (``"instance"``...)."""
