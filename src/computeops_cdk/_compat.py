@@ -1,0 +1,104 @@
+"""The one module that imports a CDK-for-Terraform core: CDK Terrain (``cdktn``) first, ``cdktf`` 0.21 as fallback.
+
+Everything else (targets, constructs, stacks, tests) takes the core classes from here, so a
+platform team still on cdktf can use the constructs unchanged. Set ``COMPUTEOPS_CDK_FRAMEWORK``
+to ``cdktf`` (or ``cdktn``) to choose when both are installed; default: cdktn when importable.
+
+Prebuilt provider bindings are imported through :func:`import_binding` only, which maps a binding
+to the package of the active framework and turns a missing package into a ``MissingExtraError``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from types import ModuleType
+from typing import Any
+
+from .errors import MissingExtraError
+
+__all__ = [
+    "FRAMEWORK",
+    "App",
+    "Fn",
+    "TerraformOutput",
+    "TerraformProvider",
+    "TerraformResource",
+    "TerraformStack",
+    "Testing",
+    "Token",
+    "core",
+    "import_binding",
+]
+
+
+def _load_core() -> tuple[str, ModuleType]:
+    wanted = os.environ.get("COMPUTEOPS_CDK_FRAMEWORK", "").strip().lower()
+    order = ["cdktf", "cdktn"] if wanted == "cdktf" else ["cdktn", "cdktf"]
+    if wanted not in ("", "cdktn", "cdktf"):
+        raise MissingExtraError(
+            f"COMPUTEOPS_CDK_FRAMEWORK={wanted!r} is not a CDK framework. To fix: set it to 'cdktn' or 'cdktf'.",
+            extra="",
+        )
+    for name in order:
+        try:
+            return name, importlib.import_module(name)
+        except ImportError:
+            continue
+    raise MissingExtraError(
+        "neither cdktn nor cdktf is installed. To fix: pip install computeops-cdk (which installs cdktn).",
+        extra="",
+    )
+
+
+FRAMEWORK, core = _load_core()
+
+App: Any = core.App
+TerraformStack: Any = core.TerraformStack
+TerraformOutput: Any = core.TerraformOutput
+TerraformResource: Any = core.TerraformResource
+TerraformProvider: Any = core.TerraformProvider
+Testing: Any = core.Testing
+Token: Any = core.Token
+Fn: Any = core.Fn
+
+# binding -> (cdktn package, cdktf package, pip extra of computeops-cdk)
+_BINDINGS: dict[str, tuple[str, str, str]] = {
+    "aws": ("cdktn_provider_aws", "cdktf_cdktf_provider_aws", "aws"),
+    "google": ("cdktn_provider_google", "cdktf_cdktf_provider_google", "gcp"),
+    "google_beta": ("cdktn_provider_google_beta", "cdktf_cdktf_provider_google_beta", "gcp"),
+    "azurerm": ("cdktn_provider_azurerm", "cdktf_cdktf_provider_azurerm", "azure"),
+    "kubernetes": ("cdktn_provider_kubernetes", "cdktf_cdktf_provider_kubernetes", "k8s"),
+    "helm": ("cdktn_provider_helm", "cdktf_cdktf_provider_helm", "k8s"),
+}
+
+
+def import_binding(binding: str, submodule: str = "", *, chosen_by: str = "the engine") -> ModuleType:
+    """Import a prebuilt binding (or one of its submodules) for the active framework.
+
+    Args:
+        binding: one of ``aws``, ``google``, ``google_beta``, ``azurerm``, ``kubernetes``, ``helm``.
+        submodule: e.g. ``instance`` for ``cdktn_provider_aws.instance``. Default: the package itself.
+        chosen_by: who picked this provider, for the error message. Default: "the engine".
+
+    Raises:
+        MissingExtraError: the binding package is not installed, naming the extra that installs it.
+    """
+    cdktn_pkg, cdktf_pkg, extra = _BINDINGS[binding]
+    package = cdktn_pkg if FRAMEWORK == "cdktn" else cdktf_pkg
+    name = f"{package}.{submodule}" if submodule else package
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as err:
+        if err.name is None or not package.startswith(err.name.split(".")[0]):
+            raise
+        hint = (
+            f"pip install 'computeops-cdk[{extra}]'"
+            if FRAMEWORK == "cdktn"
+            else f"pip install {cdktf_pkg.replace('_', '-')}"
+        )
+        raise MissingExtraError(
+            f"{chosen_by} chose a placement that needs the {binding} binding ({package}), which is not "
+            f"installed. To fix: {hint}.",
+            extra=extra,
+        ) from None
