@@ -1,4 +1,4 @@
-"""The one module that imports a CDK-for-Terraform core: CDK Terrain (``cdktn``) first, ``cdktf`` 0.21 as fallback.
+"""The one module that imports a CDK-for-Terraform core: CDK Terrain (``cdktn``), else ``cdktf`` 0.21.
 
 Everything else (targets, constructs, stacks, tests) takes the core classes from here, so a
 platform team still on cdktf can use the constructs unchanged. Set ``COMPUTEOPS_CDK_FRAMEWORK``
@@ -19,8 +19,13 @@ from .errors import MissingExtraError
 
 __all__ = [
     "FRAMEWORK",
+    "Annotations",
     "App",
+    "Aspects",
     "Fn",
+    "IAspect",
+    "IStackSynthesizer",
+    "TerraformCount",
     "TerraformOutput",
     "TerraformProvider",
     "TerraformResource",
@@ -37,7 +42,8 @@ def _load_core() -> tuple[str, ModuleType]:
     order = ["cdktf", "cdktn"] if wanted == "cdktf" else ["cdktn", "cdktf"]
     if wanted not in ("", "cdktn", "cdktf"):
         raise MissingExtraError(
-            f"COMPUTEOPS_CDK_FRAMEWORK={wanted!r} is not a CDK framework. To fix: set it to 'cdktn' or 'cdktf'.",
+            f"COMPUTEOPS_CDK_FRAMEWORK={wanted!r} is not a CDK framework. "
+            "To fix: set it to 'cdktn' or 'cdktf'.",
             extra="",
         )
     for name in order:
@@ -61,6 +67,11 @@ TerraformProvider: Any = core.TerraformProvider
 Testing: Any = core.Testing
 Token: Any = core.Token
 Fn: Any = core.Fn
+Annotations: Any = core.Annotations
+Aspects: Any = core.Aspects
+IAspect: Any = core.IAspect
+IStackSynthesizer: Any = core.IStackSynthesizer
+TerraformCount: Any = core.TerraformCount
 
 # binding -> (cdktn package, cdktf package, pip extra of computeops-cdk)
 _BINDINGS: dict[str, tuple[str, str, str]] = {
@@ -73,16 +84,22 @@ _BINDINGS: dict[str, tuple[str, str, str]] = {
 }
 
 
-def import_binding(binding: str, submodule: str = "", *, chosen_by: str = "the engine") -> ModuleType:
+def import_binding(
+    binding: str, submodule: str = "", *, chosen_by: str = "the engine", provider: str | None = None
+) -> ModuleType:
     """Import a prebuilt binding (or one of its submodules) for the active framework.
 
     Args:
         binding: one of ``aws``, ``google``, ``google_beta``, ``azurerm``, ``kubernetes``, ``helm``.
         submodule: e.g. ``instance`` for ``cdktn_provider_aws.instance``. Default: the package itself.
-        chosen_by: who picked this provider, for the error message. Default: "the engine".
+        chosen_by: who picked this provider, for the error message ("the engine", "you pinned").
+            Default: "the engine".
+        provider: the catalog provider the binding serves, for the error message. Default: the
+            extra's name (``gcp`` for the google bindings).
 
     Raises:
-        MissingExtraError: the binding package is not installed, naming the extra that installs it.
+        MissingExtraError: the binding package is not installed, naming the extra that installs it:
+            "the engine chose gcp; install computeops-cdk[gcp] ...".
     """
     cdktn_pkg, cdktf_pkg, extra = _BINDINGS[binding]
     package = cdktn_pkg if FRAMEWORK == "cdktn" else cdktf_pkg
@@ -92,13 +109,20 @@ def import_binding(binding: str, submodule: str = "", *, chosen_by: str = "the e
     except ModuleNotFoundError as err:
         if err.name is None or not package.startswith(err.name.split(".")[0]):
             raise
-        hint = (
-            f"pip install 'computeops-cdk[{extra}]'"
-            if FRAMEWORK == "cdktn"
-            else f"pip install {cdktf_pkg.replace('_', '-')}"
-        )
         raise MissingExtraError(
-            f"{chosen_by} chose a placement that needs the {binding} binding ({package}), which is not "
-            f"installed. To fix: {hint}.",
-            extra=extra,
+            _missing_message(binding, package, extra, chosen_by, provider), extra=extra
         ) from None
+
+
+def _missing_message(binding: str, package: str, extra: str, chosen_by: str, provider: str | None) -> str:
+    if FRAMEWORK == "cdktn":
+        install = f"computeops-cdk[{extra}]"
+        fix = f"pip install '{install}'"
+    else:
+        # cdktf users bring the legacy prebuilt bindings themselves; our extras pull cdktn ones.
+        install = package.replace("_", "-")
+        fix = f"pip install {install}"
+    return (
+        f"{chosen_by} chose {provider or extra}; install {install} "
+        f"(the {binding} binding, {package}, is not installed). To fix: {fix}."
+    )

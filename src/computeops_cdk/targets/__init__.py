@@ -1,0 +1,67 @@
+"""The target registry: one stateless ``Target`` per provider, looked up by catalog provider id.
+
+Every target module is imported explicitly below (never by building a module name from a
+string), and importing a target module never imports a prebuilt binding: bindings are loaded
+inside ``configure``/``emit`` only, so looking up a target, or asking what it cannot do, is cheap.
+
+Registered today: aws (``cdktn-provider-aws``). The Kubernetes/Helm workload layer (``k8s``) is
+not a provider target: it runs on the cluster of any target that can add a GPU node pool.
+Still to register when their modules land: gcp, azure (prebuilt bindings) and the generic-resource
+targets oci, coreweave, lambda, nebius, crusoe, runpod, vast.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from ..errors import TargetError, did_you_mean
+from ._base import FEATURES, Target, TargetProps
+from .aws import AwsTarget
+
+__all__ = [
+    "FEATURES",
+    "TARGETS",
+    "Target",
+    "TargetProps",
+    "get_target",
+    "supported_providers",
+    "unsupported_features",
+]
+
+TARGETS: Mapping[str, Target] = MappingProxyType(
+    {target.provider: target for target in (AwsTarget(),)},
+)
+"""Provider id -> its target, in the catalog's provider order."""
+
+
+def supported_providers() -> tuple[str, ...]:
+    """Provider ids that have a Terraform target, sorted."""
+    return tuple(sorted(TARGETS))
+
+
+def get_target(provider: str) -> Target:
+    """The target for ``provider``.
+
+    Raises:
+        TargetError: no target for that provider, with the supported ones and a "did you mean".
+    """
+    try:
+        return TARGETS[provider]
+    except KeyError:
+        pass
+    hints = did_you_mean(provider, TARGETS)
+    suggestion = f" (did you mean {' or '.join(repr(h) for h in hints)}?)" if hints else ""
+    raise TargetError(
+        f"no Terraform target for provider {provider!r}{suggestion}. "
+        f"To fix: use one of {', '.join(supported_providers())}."
+    )
+
+
+def unsupported_features(provider: str) -> Mapping[str, str]:
+    """Feature -> reason for what ``provider``'s target cannot express (what ``Pin.unsupported`` takes).
+
+    Raises:
+        TargetError: no target for that provider.
+    """
+    return get_target(provider).unsupported

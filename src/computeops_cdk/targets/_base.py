@@ -61,6 +61,14 @@ class Target(ABC):
     def configure(self, scope: Any, *, region: str, props: TargetProps) -> Any:
         """Add the provider block for ``region`` to ``scope`` and return the provider construct."""
 
+    def kube_connection(self, scope: Any, *, cluster: str, region: str) -> Mapping[str, Any] | None:
+        """Provider arguments (``host``, ``cluster_ca_certificate``, ``exec``) that reach ``cluster``.
+
+        Used by the Kubernetes/Helm layer when the caller gives no connection. Default: None, the
+        layer then uses the kubeconfig context named like the cluster.
+        """
+        return None
+
     @abstractmethod
     def emit(self, scope: Any, placement: Placement, *, provider: Any, props: TargetProps) -> dict[str, Any]:
         """Add the resources for ``placement`` and return the main ones by role (``"instance"``...)."""

@@ -1,0 +1,86 @@
+"""Synth-time hooks: the decision record beside the stack, and checks that need the final tree.
+
+cdktn exposes a stack's output directory only to its synthesizer (``session.outdir`` plus the
+stack manifest's ``working_directory``), so the record is written by a thin synthesizer that wraps
+the stack's own one: it delegates first, then writes one JSON file per workload. Stacks
+synthesized in memory (``Testing.synth``) never call it, so tests stay free of files.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import jsii
+from constructs import IValidation
+
+from .._compat import IStackSynthesizer, TerraformProvider, TerraformStack
+from ..engine import Decision
+
+__all__ = ["DECISION_FILE", "record_decision", "single_default_provider"]
+
+DECISION_FILE = "computeops-decision.json"
+
+
+@jsii.implements(IStackSynthesizer)
+class _DecisionRecordSynthesizer:
+    """Delegates to the stack's synthesizer, then writes each workload's decision record."""
+
+    def __init__(self, stack: Any, inner: Any) -> None:
+        self._stack = stack
+        self._inner = inner
+        self.records: dict[str, Decision] = {}
+
+    def synthesize(self, session: Any) -> None:
+        self._inner.synthesize(session)
+        manifest = session.manifest.for_stack(self._stack)
+        directory = os.path.join(session.outdir, manifest.working_directory)
+        for filename, decision in self.records.items():
+            with open(os.path.join(directory, filename), "w", encoding="utf-8") as handle:
+                handle.write(decision.to_json())
+
+
+def record_decision(workload: Any, decision: Decision) -> str:
+    """Have ``workload``'s stack write ``decision`` at synth; returns the file name used.
+
+    The first workload of a stack writes ``computeops-decision.json``; any further one writes
+    ``computeops-decision.<construct id>.json`` so that no record overwrites another.
+    """
+    stack = TerraformStack.of(workload)
+    synthesizer = stack.synthesizer
+    if not isinstance(synthesizer, _DecisionRecordSynthesizer):
+        synthesizer = _DecisionRecordSynthesizer(stack, synthesizer)
+        stack.synthesizer = synthesizer
+    name = DECISION_FILE if not synthesizer.records else f"computeops-decision.{workload.node.id}.json"
+    synthesizer.records[name] = decision
+    return name
+
+
+@jsii.implements(IValidation)
+class _SingleDefaultProvider:
+    def __init__(self, stack: Any, provider_type: str, path: str) -> None:
+        self._stack = stack
+        self._type = provider_type
+        self._path = path
+
+    def validate(self) -> list[str]:
+        defaults = [
+            node.node.path
+            for node in self._stack.node.find_all()
+            if isinstance(node, TerraformProvider)
+            and node.terraform_resource_type == self._type
+            and not node.alias
+        ]
+        if len(defaults) <= 1:
+            return []
+        return [
+            f"[{self._path}] the stack has {len(defaults)} default {self._type} provider blocks "
+            f"({', '.join(defaults)}); Terraform rejects duplicate provider configurations. "
+            "To fix: give your own provider block an alias, or let the workload configure it."
+        ]
+
+
+def single_default_provider(workload: Any, provider_type: str) -> None:
+    """Deferred check: by synth time the stack holds one unaliased ``provider_type`` block only."""
+    stack = TerraformStack.of(workload)
+    workload.node.add_validation(_SingleDefaultProvider(stack, provider_type, workload.node.path))

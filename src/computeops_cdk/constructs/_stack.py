@@ -1,0 +1,57 @@
+"""``WorkloadStack``: one stack, the chosen provider configured, one ``ComputeWorkload`` in it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from constructs import Construct
+
+from .._compat import TerraformStack
+from ..catalog import Catalog
+from ..intent import WorkloadIntent
+from ..targets.k8s import KubeConnection
+from ._workload import ComputeWorkload
+
+__all__ = ["WorkloadStack"]
+
+
+class WorkloadStack(TerraformStack):  # type: ignore[misc]  # the base class comes from the jsii runtime
+    """A Terraform stack holding one ``ComputeWorkload`` named ``workload`` and its provider block.
+
+    Keyword props are those of ``ComputeWorkload`` (same defaults); the workload is at
+    ``stack.workload`` and its decision at ``stack.decision``. ``cdktn synth`` writes the stack to
+    ``cdktf.out/stacks/<id>/cdk.tf.json`` and the decision record beside it.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        intent: WorkloadIntent | str | Path,
+        provider: str | None = None,
+        region: str | None = None,
+        catalog: Catalog | None = None,
+        cluster: str | None = None,
+        kubernetes: KubeConnection | None = None,
+        deploy_workload: bool = True,
+        tags: Mapping[str, str] | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> None:
+        super().__init__(scope, id)
+        self.workload = ComputeWorkload(
+            self,
+            "workload",
+            intent=intent,
+            provider=provider,
+            region=region,
+            catalog=catalog,
+            cluster=cluster,
+            kubernetes=kubernetes,
+            deploy_workload=deploy_workload,
+            tags=tags if tags is not None else {"computeops/workload": id},
+            options=options,
+        )
+        self.decision = self.workload.decision

@@ -1,0 +1,269 @@
+"""``ComputeWorkload``: an intent in, the engine's placement out as the chosen provider's Terraform."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from constructs import Construct
+
+from .._compat import TerraformOutput, TerraformStack
+from ..catalog import PROVIDER_IDS, Catalog, load_catalog
+from ..engine import Decision, Pin, Placement, decide
+from ..errors import (
+    IntentError,
+    NoFeasiblePlacementError,
+    PinnedPlacementError,
+    TargetError,
+    did_you_mean,
+)
+from ..intent import WorkloadIntent
+from ..targets import Target, TargetProps, get_target, supported_providers
+from ..targets.k8s import KubeConnection, KubernetesLayer, WorkloadSpec
+from ._record import record_decision, single_default_provider
+
+__all__ = ["ComputeWorkload"]
+
+
+class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no type stubs
+    """Decide where an AI workload runs and emit that provider's Terraform.
+
+    The engine runs once, at construction: same intent + same catalog = the same resources.
+
+    Args:
+        scope: parent construct (inside a ``TerraformStack``).
+        id: construct id; also the base name of the cloud resources.
+        intent: a ``WorkloadIntent``, or a path to a YAML/JSON intent file.
+        provider: pin the provider (``aws``, ``gcp``, ...). Default: the engine chooses among every
+            provider that has a Terraform target. A pinned provider is still checked against the
+            intent's hard constraints: a violation raises ``PinnedPlacementError``.
+        region: pin the region code of that provider. Default: the engine chooses the region.
+        catalog: the market catalog. Default: the catalog embedded in the package.
+        cluster: name of an existing managed Kubernetes cluster (EKS, GKE, AKS) to add a GPU node
+            pool to, then run the workload on it (vLLM release or training Job). Default: standalone
+            GPU instances, no Kubernetes.
+        kubernetes: how the kubernetes/helm providers reach ``cluster``. Default: the target's own
+            connection (EKS: endpoint + ``aws eks get-token``), else the kubeconfig context named
+            like the cluster.
+        deploy_workload: with ``cluster``, also emit the Kubernetes workload. Default: True.
+        tags: tags/labels on every taggable resource. Default: ``{"computeops/workload": id}``.
+        options: target-specific options (documented in each target module, e.g. ``subnet_ids``
+            for aws) plus ``model_url``, ``image``, ``command`` and ``namespace`` for the
+            Kubernetes layer. Default: none, every option takes its documented default.
+        configure_provider: add the provider block for the chosen region. Default: True (a second
+            region of the same provider in one stack gets an aliased block).
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        intent: WorkloadIntent | str | Path,
+        provider: str | None = None,
+        region: str | None = None,
+        catalog: Catalog | None = None,
+        cluster: str | None = None,
+        kubernetes: KubeConnection | None = None,
+        deploy_workload: bool = True,
+        tags: Mapping[str, str] | None = None,
+        options: Mapping[str, Any] | None = None,
+        configure_provider: bool = True,
+    ) -> None:
+        super().__init__(scope, id)
+        self._intent = _load_intent(intent)
+        self._check_props(provider, region, cluster)
+        catalog = catalog if catalog is not None else load_catalog()
+        self.decision: Decision = self._decide(catalog, provider, region)
+        """The engine's full answer (chosen placement, alternatives, rejections, explanation)."""
+        chosen = self.decision.chosen
+        assert chosen is not None  # decide() raises rather than return a Decision without a choice
+        self.placement: Placement = chosen
+        """The chosen placement (provider, instance type, region, pricing, instances, costs)."""
+        self.target: Target = get_target(chosen.provider)
+        if cluster and "kubernetes_node_pool" in self.target.unsupported:
+            reason = self.target.unsupported["kubernetes_node_pool"]
+            raise TargetError(
+                f"[{self.node.path}] 'cluster' ({cluster!r}) cannot be used on {chosen.provider}: {reason}"
+            )
+        self.props = TargetProps(
+            name=_resource_name(id),
+            cluster=cluster,
+            tags=dict(tags) if tags is not None else {"computeops/workload": id},
+            options=dict(options or {}),
+        )
+        provider_block = self._configure(chosen) if configure_provider else None
+        self.resources: dict[str, Any] = self.target.emit(
+            self, chosen, provider=provider_block, props=self.props
+        )
+        """The main resources by role (``instance``, ``launch_template``, ``node_group``, ``release``...)."""
+        if cluster and deploy_workload:
+            self.resources.update(self._kubernetes(chosen, cluster, kubernetes))
+        self._outputs(chosen)
+        self.decision_file = record_decision(self, self.decision)
+        """File name of the decision record in the stack's output directory."""
+
+    # -- construction steps -------------------------------------------------------------------
+
+    def _check_props(self, provider: str | None, region: str | None, cluster: str | None) -> None:
+        if provider is not None and provider not in PROVIDER_IDS:
+            hints = did_you_mean(provider, PROVIDER_IDS)
+            hint = f" (did you mean {' or '.join(repr(h) for h in hints)}?)" if hints else ""
+            raise TargetError(
+                f"[{self.node.path}] 'provider' ({provider!r}) is not a known provider{hint}. "
+                f"To fix: use one of {', '.join(PROVIDER_IDS)}, or leave it out to let the engine choose."
+            )
+        if provider is not None and provider not in supported_providers():
+            raise TargetError(
+                f"[{self.node.path}] 'provider' ({provider!r}) has no Terraform target in this version. "
+                f"To fix: use one of {', '.join(supported_providers())}."
+            )
+        if region is not None and not region.strip():
+            raise TargetError(
+                f"[{self.node.path}] 'region' is empty. To fix: give a region code or leave it out."
+            )
+        if cluster is not None and not cluster.strip():
+            raise TargetError(
+                f"[{self.node.path}] 'cluster' is empty. To fix: name an existing cluster or leave it out."
+            )
+
+    def _decide(self, catalog: Catalog, provider: str | None, region: str | None) -> Decision:
+        unsupported = get_target(provider).unsupported if provider else {}
+        pin = Pin(provider=provider, region=region, unsupported=unsupported)
+        try:
+            decision: Decision = decide(self._intent, catalog=catalog, pin=pin)
+            return decision
+        except IntentError as err:
+            if err.path.startswith("pin."):
+                prop = err.path.removeprefix("pin.")
+                raise TargetError(f"[{self.node.path}] '{prop}': {str(err).split(': ', 1)[-1]}") from None
+            raise
+        except NoFeasiblePlacementError as err:
+            if provider is None and region is None:
+                raise NoFeasiblePlacementError(
+                    f"[{self.node.path}] {err}",
+                    rejections=err.rejections,
+                    nearest_misses=err.nearest_misses,
+                    document=err.document,
+                ) from None
+            raise _pinned_error(self.node.path, provider, region, err) from None
+
+    def _configure(self, chosen: Placement) -> Any:
+        stack = TerraformStack.of(self)
+        key = f"computeops_{chosen.provider}_{_resource_name(chosen.region)}"
+        holder = stack.node.try_find_child(key)
+        if holder is not None:
+            return holder.node.default_child
+        first = not any(c.node.id.startswith(f"computeops_{chosen.provider}_") for c in stack.node.children)
+        holder = Construct(stack, key)
+        block = self.target.configure(holder, region=chosen.region, props=self.props)
+        holder.node.default_child = block
+        if not first:
+            block.alias = key
+        else:
+            single_default_provider(self, block.terraform_resource_type)
+        return block
+
+    def _kubernetes(
+        self, chosen: Placement, cluster: str, connection: KubeConnection | None
+    ) -> dict[str, Any]:
+        if connection is None:
+            settings = self.target.kube_connection(self, cluster=cluster, region=chosen.region)
+            connection = (
+                KubeConnection(settings=settings) if settings else KubeConnection.kubeconfig(context=cluster)
+            )
+        layer = KubernetesLayer()
+        layer.configure(self, connection)
+        return layer.emit(self, chosen, self._workload_spec())
+
+    def _workload_spec(self) -> WorkloadSpec:
+        options = self.props.options
+        workload = self._intent.workload
+        spec = WorkloadSpec(
+            kind=workload.type,
+            name=self.props.name,
+            model_url=str(options.get("model_url") or _model_url(workload.model.name)),
+            namespace=options.get("namespace"),
+            image=options.get("image"),
+        )
+        command = options.get("command")
+        return dataclasses.replace(spec, command=tuple(command)) if command else spec
+
+    def _outputs(self, chosen: Placement) -> None:
+        total = chosen.instances * chosen.accelerators_per_instance
+        values: dict[str, Any] = {
+            "provider": chosen.provider,
+            "instance_type": chosen.instance_type,
+            "region": chosen.region,
+            "accelerators": (
+                f"{total} x {chosen.accelerator} ({chosen.instances} x {chosen.accelerators_per_instance})"
+            ),
+            "hourly_usd": chosen.hourly_usd,
+            "unit_cost": f"{chosen.unit_cost.value:g} {chosen.unit_cost.unit}",
+        }
+        prefix = _resource_name(self.node.id).replace("-", "_")
+        for name, value in values.items():
+            output = TerraformOutput(self, name, value=value, description=f"computeops decision: {name}")
+            output.override_logical_id(f"{prefix}_{name}")
+
+
+def _load_intent(intent: WorkloadIntent | str | Path) -> WorkloadIntent:
+    if isinstance(intent, WorkloadIntent):
+        return intent
+    if isinstance(intent, str | Path):
+        return WorkloadIntent.from_file(intent)
+    raise TargetError(
+        f"'intent' must be a WorkloadIntent or a path to a YAML/JSON intent (got {type(intent).__name__})."
+    )
+
+
+def _resource_name(id: str) -> str:
+    """A DNS-1123-ish base name usable by every provider (lowercase, digits, dashes)."""
+    cleaned = "".join(c if c.isalnum() else "-" for c in id.lower()).strip("-")
+    return cleaned[:40] or "workload"
+
+
+def _model_url(name: str) -> str:
+    """The Hugging Face id the model registry knows for ``name``, else ``name`` itself."""
+    from ..errors import EstimateError
+    from ..perf import resolve_model
+
+    try:
+        spec = resolve_model(name)
+    except EstimateError:
+        return name
+    hub_ids = [alias for alias in (spec.name, *spec.aliases) if "/" in alias]
+    return hub_ids[0] if hub_ids else name
+
+
+def _pinned_error(
+    path: str, provider: str | None, region: str | None, err: NoFeasiblePlacementError
+) -> PinnedPlacementError:
+    """The rule that rejected most of the pinned candidates, with one of its messages (the numbers)."""
+    pinned = [
+        r
+        for r in err.rejections
+        if (provider is None or r.provider == provider) and (region is None or r.region == region)
+    ] or list(err.rejections)
+    rules = Counter(reason.rule for r in pinned for reason in r.reasons)
+    what = " ".join(f"{k}={v}" for k, v in (("provider", provider), ("region", region)) if v)
+    if not rules:
+        return PinnedPlacementError(
+            f"[{path}] the pinned placement ({what}) has no candidate in the catalog. "
+            "To fix: pin another provider/region, or leave the pin out.",
+            rule="pin.empty",
+        )
+    rule = sorted(rules.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
+    example = next(reason for r in pinned for reason in r.reasons if reason.rule == rule)
+    others = ", ".join(sorted(r for r in rules if r != rule))
+    also = f" (other rules that rejected it: {others})" if others else ""
+    misses = f" Nearest misses: {'; '.join(err.nearest_misses[:3])}." if err.nearest_misses else ""
+    return PinnedPlacementError(
+        f"[{path}] the pinned placement ({what}) violates the intent's hard constraint {rule}: "
+        f"{example.message}{also}. To fix: relax the constraint in the intent, or pin another "
+        f"provider/region, or leave the pin out.{misses}",
+        rule=rule,
+    )

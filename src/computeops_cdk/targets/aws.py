@@ -1,0 +1,321 @@
+"""AWS target (``cdktn-provider-aws`` 25.x, ``hashicorp/aws`` 6.x): GPU instances or an EKS GPU node group.
+
+Standalone (no ``cluster``): a launch template that carries every secure default (IMDSv2 required,
+encrypted gp3 root volume, detailed monitoring, no public IP, SSM-managed instance profile, a
+security group without ingress), then ``aws_instance`` with ``count = placement.instances`` built
+from it. Why instances and not an Auto Scaling group: a decision sizes a fixed set of hosts (a
+training job's ranks, an inference deployment's replicas); an ASG would add replacement and scaling
+semantics the decision did not make, and for multi-node training it would replace one rank of a
+running job. Training on more than one instance adds a ``cluster`` placement group and an EFA
+network interface, so the ranks share one low-latency spine.
+
+With ``cluster``: an ``aws_eks_node_group`` on the chosen instance type (ON_DEMAND or SPOT, the
+``AL2023_x86_64_NVIDIA`` AMI type, label ``computeops.io/gpu``, taint ``nvidia.com/gpu:NoSchedule``,
+a fixed size of ``placement.instances``) through its own launch template with the same defaults.
+
+Options (``TargetProps.options``):
+    vpc_id: VPC for the security group. Default: the region's default VPC (a data source).
+    subnet_ids: subnets for the instances / node group; standalone instances use the first one.
+        Default: the default VPC's default subnets (a data source, resolved at plan time).
+    root_volume_gib: root volume size. Default: ``DEFAULT_ROOT_VOLUME_GIB`` (model weights + images).
+    ami_name: AMI name pattern (owner ``amazon``, x86_64, most recent). Default: ``DEFAULT_AMI_NAME``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .._compat import Fn, import_binding
+from ..engine import Placement
+from ._base import Target, TargetProps
+from .k8s import GPU_LABEL, GPU_TAINT_KEY, gpu_label_value, is_training
+
+__all__ = ["DEFAULT_AMI_NAME", "DEFAULT_ROOT_VOLUME_GIB", "AwsTarget"]
+
+DEFAULT_AMI_NAME = "Deep Learning Base OSS Nvidia Driver GPU AMI (Ubuntu 24.04) *"
+"""AWS Deep Learning Base AMI with the NVIDIA driver, CUDA, EFA and the SSM agent preinstalled.
+Name pattern from the DLAMI release notes, https://docs.aws.amazon.com/dlami/latest/devguide/."""
+DEFAULT_ROOT_VOLUME_GIB = 500
+SSM_POLICY = "arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore"
+EKS_NODE_POLICIES = (
+    "arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy",
+    "arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy",
+    "arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryReadOnly",
+    SSM_POLICY,
+)
+_EC2_TRUST = (
+    '{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"sts:AssumeRole",'
+    '"Principal":{"Service":"ec2.amazonaws.com"}}]}'
+)
+
+
+def _aws(submodule: str) -> Any:
+    return import_binding("aws", submodule, provider="aws")
+
+
+class AwsTarget(Target):
+    """AWS: EC2 GPU instances through a launch template, or an EKS managed GPU node group."""
+
+    provider = "aws"
+    extra: str | None = "aws"
+    unsupported: Mapping[str, str] = {
+        "tpu": "AWS has no TPUs; Trainium/Inferentia are different accelerators (Neuron SDK, not TPU XLA).",
+    }
+
+    def configure(self, scope: Any, *, region: str, props: TargetProps) -> Any:
+        mod = _aws("provider")
+        tags = [mod.AwsProviderDefaultTags(tags=dict(props.tags))] if props.tags else None
+        return mod.AwsProvider(scope, "aws", region=region, default_tags=tags)
+
+    def emit(self, scope: Any, placement: Placement, *, provider: Any, props: TargetProps) -> dict[str, Any]:
+        subnets = self._subnet_ids(scope, props)
+        group = _security_group(scope, props, multi_node=_multi_node(placement))
+        if props.cluster:
+            return _node_group(scope, placement, props, subnets=subnets, security_group=group)
+        return _instances(scope, placement, props, subnets=subnets, security_group=group)
+
+    def kube_connection(self, scope: Any, *, cluster: str, region: str) -> Mapping[str, Any] | None:
+        # Endpoint and CA from the existing cluster (read at plan time), a short-lived token from the
+        # AWS CLI at apply time: no credential is ever written into the synthesized JSON.
+        data = _aws("data_aws_eks_cluster").DataAwsEksCluster(scope, "eks_cluster", name=cluster)
+        return {
+            "host": data.endpoint,
+            "cluster_ca_certificate": Fn.base64decode(data.certificate_authority.get(0).data),
+            "exec": {
+                "api_version": "client.authentication.k8s.io/v1beta1",
+                "command": "aws",
+                "args": ["eks", "get-token", "--cluster-name", cluster, "--region", region],
+            },
+        }
+
+    def _subnet_ids(self, scope: Any, props: TargetProps) -> Any:
+        given = props.options.get("subnet_ids")
+        if given:
+            return list(given)
+        vpc_id = _vpc_id(scope, props)
+        mod = _aws("data_aws_subnets")
+        subnets = mod.DataAwsSubnets(
+            scope,
+            "default_subnets",
+            filter=[
+                mod.DataAwsSubnetsFilter(name="vpc-id", values=[vpc_id]),
+                mod.DataAwsSubnetsFilter(name="default-for-az", values=["true"]),
+            ],
+        )
+        return subnets.ids
+
+
+def _multi_node(placement: Placement) -> bool:
+    # Inference replicas on several instances are independent; only a training job's ranks need a fabric.
+    return placement.instances > 1 and is_training(placement)
+
+
+def _vpc_id(scope: Any, props: TargetProps) -> Any:
+    given = props.options.get("vpc_id")
+    if given:
+        return given
+    existing = scope.node.try_find_child("default_vpc")
+    if existing is not None:
+        return existing.id
+    return _aws("data_aws_vpc").DataAwsVpc(scope, "default_vpc", default=True).id
+
+
+def _security_group(scope: Any, props: TargetProps, *, multi_node: bool) -> Any:
+    mod = _aws("security_group")
+    https = mod.SecurityGroupEgress(
+        description="HTTPS out: model downloads, container images, SSM Session Manager",
+        protocol="tcp",
+        from_port=443,
+        to_port=443,
+        cidr_blocks=["0.0.0.0/0"],
+    )
+    egress = [https]
+    ingress = []
+    if multi_node:
+        # EFA needs all traffic between members of the same security group, and nothing else.
+        peer = {"protocol": "-1", "from_port": 0, "to_port": 0, "self_attribute": True}
+        egress.append(mod.SecurityGroupEgress(description="EFA between the job's instances", **peer))
+        ingress.append(mod.SecurityGroupIngress(description="EFA between the job's instances", **peer))
+    return mod.SecurityGroup(
+        scope,
+        "security_group",
+        name_prefix=f"{props.name}-",
+        description=f"computeops {props.name}: no public ingress, HTTPS egress only",
+        vpc_id=_vpc_id(scope, props),
+        egress=egress,
+        ingress=ingress,
+        tags=dict(props.tags),
+    )
+
+
+def _role(scope: Any, props: TargetProps, policies: tuple[str, ...]) -> Any:
+    role = _aws("iam_role").IamRole(
+        scope, "role", name_prefix=f"{props.name}-", assume_role_policy=_EC2_TRUST, tags=dict(props.tags)
+    )
+    attach = _aws("iam_role_policy_attachment").IamRolePolicyAttachment
+    for index, arn in enumerate(policies):
+        attach(scope, f"role_policy_{index}", role=role.name, policy_arn=arn)
+    return role
+
+
+def _ami(scope: Any, props: TargetProps) -> Any:
+    mod = _aws("data_aws_ami")
+    return mod.DataAwsAmi(
+        scope,
+        "gpu_ami",
+        most_recent=True,
+        owners=["amazon"],
+        filter=[
+            mod.DataAwsAmiFilter(name="name", values=[props.options.get("ami_name", DEFAULT_AMI_NAME)]),
+            mod.DataAwsAmiFilter(name="architecture", values=["x86_64"]),
+        ],
+    )
+
+
+def _root_gib(props: TargetProps) -> int:
+    return int(props.options.get("root_volume_gib", DEFAULT_ROOT_VOLUME_GIB))
+
+
+def _launch_template(
+    scope: Any, placement: Placement, props: TargetProps, *, security_group: Any, subnet: Any, **extra: Any
+) -> Any:
+    mod = _aws("launch_template")
+    nic = mod.LaunchTemplateNetworkInterfaces(
+        device_index=0,
+        associate_public_ip_address="false",
+        delete_on_termination="true",
+        security_groups=[security_group.id],
+        subnet_id=subnet,
+        interface_type="efa" if _multi_node(placement) else None,
+    )
+    market = None
+    if placement.pricing == "spot":
+        market = mod.LaunchTemplateInstanceMarketOptions(
+            market_type="spot",
+            spot_options=mod.LaunchTemplateInstanceMarketOptionsSpotOptions(
+                instance_interruption_behavior="terminate", spot_instance_type="one-time"
+            ),
+        )
+    return mod.LaunchTemplate(
+        scope,
+        "launch_template",
+        name_prefix=f"{props.name}-",
+        instance_type=placement.instance_type,
+        ebs_optimized="true",
+        metadata_options=mod.LaunchTemplateMetadataOptions(
+            http_endpoint="enabled", http_tokens="required", http_put_response_hop_limit=1
+        ),
+        monitoring=mod.LaunchTemplateMonitoring(enabled=True),
+        network_interfaces=[nic],
+        instance_market_options=market,
+        tag_specifications=[
+            mod.LaunchTemplateTagSpecifications(resource_type=kind, tags=dict(props.tags))
+            for kind in ("instance", "volume")
+        ]
+        if props.tags
+        else None,
+        tags=dict(props.tags),
+        **extra,
+    )
+
+
+def _ebs(mod: Any, props: TargetProps, device_name: Any) -> Any:
+    return mod.LaunchTemplateBlockDeviceMappings(
+        device_name=device_name,
+        ebs=mod.LaunchTemplateBlockDeviceMappingsEbs(
+            volume_size=_root_gib(props), volume_type="gp3", encrypted="true", delete_on_termination="true"
+        ),
+    )
+
+
+def _instances(
+    scope: Any, placement: Placement, props: TargetProps, *, subnets: Any, security_group: Any
+) -> dict[str, Any]:
+    role = _role(scope, props, (SSM_POLICY,))
+    profile = _aws("iam_instance_profile").IamInstanceProfile(
+        scope, "instance_profile", name_prefix=f"{props.name}-", role=role.name, tags=dict(props.tags)
+    )
+    ami = _ami(scope, props)
+    lt_mod = _aws("launch_template")
+    subnet = Fn.element(subnets, 0)
+    extra: dict[str, Any] = {
+        "image_id": ami.id,
+        "iam_instance_profile": lt_mod.LaunchTemplateIamInstanceProfile(arn=profile.arn),
+        "block_device_mappings": [_ebs(lt_mod, props, ami.root_device_name)],
+    }
+    resources: dict[str, Any] = {"ami": ami, "role": role, "instance_profile": profile}
+    if _multi_node(placement):
+        group = _aws("placement_group").PlacementGroup(
+            scope, "placement_group", name=f"{props.name}-cluster", strategy="cluster", tags=dict(props.tags)
+        )
+        extra["placement"] = lt_mod.LaunchTemplatePlacement(group_name=group.name)
+        resources["placement_group"] = group
+    template = _launch_template(
+        scope, placement, props, security_group=security_group, subnet=subnet, **extra
+    )
+    resources["launch_template"] = template
+    resources["instance"] = _instance(scope, placement, props, template)
+    resources["security_group"] = security_group
+    return resources
+
+
+def _instance(scope: Any, placement: Placement, props: TargetProps, template: Any) -> Any:
+    mod = _aws("instance")
+    # The secure settings are repeated on the instance (same values as the template) so that static
+    # scanners, which do not follow launch-template references, see them where they check.
+    return mod.Instance(
+        scope,
+        "instance",
+        count=placement.instances,
+        launch_template=mod.InstanceLaunchTemplate(
+            id=template.id, version=Fn.tostring(template.latest_version)
+        ),
+        instance_type=placement.instance_type,
+        ebs_optimized=True,
+        monitoring=True,
+        metadata_options=mod.InstanceMetadataOptions(
+            http_endpoint="enabled", http_tokens="required", http_put_response_hop_limit=1
+        ),
+        root_block_device=mod.InstanceRootBlockDevice(
+            volume_size=_root_gib(props), volume_type="gp3", encrypted=True, delete_on_termination=True
+        ),
+        tags={**props.tags, "Name": props.name},
+    )
+
+
+def _node_group(
+    scope: Any, placement: Placement, props: TargetProps, *, subnets: Any, security_group: Any
+) -> dict[str, Any]:
+    role = _role(scope, props, EKS_NODE_POLICIES)
+    lt_mod = _aws("launch_template")
+    # EKS picks the AMI from ami_type; the launch template must then carry neither image nor profile.
+    template = _launch_template(
+        scope,
+        placement,
+        props,
+        security_group=security_group,
+        subnet=None,
+        block_device_mappings=[_ebs(lt_mod, props, "/dev/xvda")],
+    )
+    mod = _aws("eks_node_group")
+    size = placement.instances
+    group = mod.EksNodeGroup(
+        scope,
+        "node_group",
+        cluster_name=props.cluster,
+        node_group_name_prefix=f"{props.name}-",
+        node_role_arn=role.arn,
+        subnet_ids=subnets,
+        instance_types=[placement.instance_type],
+        ami_type="AL2023_x86_64_NVIDIA",
+        capacity_type="SPOT" if placement.pricing == "spot" else "ON_DEMAND",
+        scaling_config=mod.EksNodeGroupScalingConfig(desired_size=size, min_size=size, max_size=size),
+        labels={GPU_LABEL: gpu_label_value(placement.accelerator)},
+        taint=[mod.EksNodeGroupTaint(key=GPU_TAINT_KEY, value="true", effect="NO_SCHEDULE")],
+        launch_template=mod.EksNodeGroupLaunchTemplate(
+            id=template.id, version=Fn.tostring(template.latest_version)
+        ),
+        tags=dict(props.tags),
+    )
+    return {"node_group": group, "launch_template": template, "role": role, "security_group": security_group}
