@@ -1,10 +1,236 @@
-"""PLACEHOLDER subcommand module: replaced by its owner."""
+"""`computeops estimate`: the performance model on its own, for one model on one accelerator type.
+
+Exit codes: 0 estimated, 2 invalid input (unknown model/accelerator with "did you mean"),
+3 the model does not fit in ``--count`` accelerators (memory needed vs available).
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
+import sys
 from typing import Any
+
+from ..errors import DoesNotFitError, EstimateError, did_you_mean
+from ..perf import (
+    PRECISIONS,
+    InferenceEstimate,
+    ModelSpec,
+    TrainingEstimate,
+    estimate_inference,
+    estimate_training,
+    model_from_params,
+    model_names,
+    resolve_model,
+)
+
+__all__ = ["register"]
+
+_EPILOG = """\
+examples:
+  computeops estimate --workload inference --model llama-3.1-70b --precision fp8 \\
+      --accelerator H100 --count 8 --input-tokens 1024 --output-tokens 256
+  computeops estimate --workload inference --model mixtral-8x7b --precision bf16 \\
+      --accelerator A100-80GB --count 2 --concurrency 1 --format json
+  computeops estimate --workload training --params-b 13 --precision bf16 \\
+      --accelerator H100 --count 64 --seq-len 4096 --global-batch-tokens 4194304
+  computeops estimate --workload fine_tuning --model llama-3.1-8b --precision int4 \\
+      --accelerator L4 --count 1 --seq-len 2048
+
+Without --concurrency an inference estimate is the maximum sustained throughput (the largest
+batch that fits, as a throughput benchmark runs it); --concurrency 1 gives single-request
+latency. fine_tuning is LoRA (int4/int8 = QLoRA); training is full-parameter mixed-precision
+Adam with ZeRO-3 sharding. A precision the accelerator lacks (FP8 before Ada/Hopper/MI300, FP4
+before Blackwell/MI355X) falls back and says so under "assumptions".
+
+known models: {models}
+"""
 
 
 def register(commands: Any) -> None:
-    pass
+    """Add the ``estimate`` subcommand to the CLI."""
+    parser = commands.add_parser(
+        "estimate",
+        help="estimate throughput, latency, memory and MFU for one model on one accelerator type",
+        description=(
+            "Estimate what a model does on COUNT accelerators: tokens/s, TTFT and TPOT for "
+            "inference; MFU, step time and tokens/s for training and fine-tuning. A calibrated "
+            "roofline model; every estimate is labelled with its model_version and assumptions."
+        ),
+        epilog=_EPILOG.format(models=", ".join(model_names())),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--workload", required=True, choices=("inference", "training", "fine_tuning"))
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument("--model", metavar="NAME", help="a registry model (e.g. llama-3.1-70b) or HF repo id")
+    which.add_argument("--params-b", type=float, metavar="N", help="unknown model: total params (billions)")
+    parser.add_argument("--active-params-b", type=float, metavar="N", help="MoE: params active per token")
+    parser.add_argument("--precision", required=True, choices=PRECISIONS)
+    parser.add_argument(
+        "--accelerator",
+        required=True,
+        metavar="ACC",
+        help="catalog id or alias: H100, A100-80GB, TPU-v5e, ...",
+    )
+    parser.add_argument(
+        "--count", type=int, default=1, metavar="N", help="accelerators (TPU chips); default 1"
+    )
+    parser.add_argument("--gpus-per-node", type=int, metavar="N", help="accelerators per node; default 8")
+    parser.add_argument(
+        "--input-tokens", type=int, default=1024, metavar="N", help="mean prompt (default 1024)"
+    )
+    parser.add_argument("--output-tokens", type=int, default=256, metavar="N", help="mean completion (256)")
+    parser.add_argument("--concurrency", type=int, metavar="N", help="requests in flight (default: max)")
+    parser.add_argument("--ttft-ms", type=float, metavar="MS", help="largest batch meeting this TTFT")
+    parser.add_argument("--tpot-ms", type=float, metavar="MS", help="largest batch meeting this TPOT")
+    parser.add_argument("--seq-len", type=int, default=4096, metavar="N", help="training sequence (4096)")
+    parser.add_argument(
+        "--global-batch-tokens",
+        type=int,
+        metavar="N",
+        help="tokens per optimizer step (default 1024 x seq-len)",
+    )
+    parser.add_argument("--no-fabric", action="store_true", help="nodes joined by Ethernet, not RDMA")
+    parser.add_argument("--format", choices=("table", "json"), default="table")
+    parser.add_argument("--catalog", metavar="FILE", help="catalog JSON (default: the embedded one)")
+    parser.set_defaults(handler=run)
+
+
+def _model(args: argparse.Namespace) -> ModelSpec:
+    if args.model is not None:
+        if args.active_params_b is not None:
+            raise EstimateError("--active-params-b goes with --params-b, not --model")
+        return resolve_model(args.model)
+    return model_from_params(args.params_b, active_params_b=args.active_params_b)
+
+
+def _accelerator(args: argparse.Namespace) -> Any:
+    from ..catalog import load_catalog
+
+    catalog = load_catalog(args.catalog)
+    found = catalog.find_accelerator(args.accelerator)
+    if found is None:
+        names = catalog.accelerator_names()
+        hints = did_you_mean(args.accelerator, names)
+        text = (
+            f"unknown accelerator {args.accelerator!r}. To fix: use a catalog id or alias "
+            "(`computeops catalog accelerators`)"
+        )
+        if hints:
+            text += f" (did you mean {' or '.join(repr(h) for h in hints)}?)"
+        raise EstimateError(text)
+    return found
+
+
+def run(args: argparse.Namespace) -> int:
+    """Handler of ``computeops estimate``."""
+    model = _model(args)
+    acc = _accelerator(args)
+    est: InferenceEstimate | TrainingEstimate
+    if args.workload == "inference":
+        est = estimate_inference(
+            model,
+            precision=args.precision,
+            accelerator=acc,
+            count=args.count,
+            input_tokens=args.input_tokens,
+            output_tokens=args.output_tokens,
+            concurrency=args.concurrency,
+            ttft_ms=args.ttft_ms,
+            tpot_ms=args.tpot_ms,
+            gpus_per_node=args.gpus_per_node,
+        )
+    else:
+        est = estimate_training(
+            model,
+            precision=args.precision,
+            accelerator=acc,
+            count=args.count,
+            seq_len=args.seq_len,
+            global_batch_tokens=args.global_batch_tokens or 1024 * args.seq_len,
+            method="lora" if args.workload == "fine_tuning" else "full",
+            gpus_per_node=args.gpus_per_node,
+            multi_node_fabric=not args.no_fabric,
+        )
+    doc = _document(args, model, acc, est)
+    if args.format == "json":
+        print(json.dumps(doc, indent=2, sort_keys=True))
+    else:
+        _print_table(doc)
+    if not est.fits:
+        need = est.memory_gb_per_accelerator
+        raise DoesNotFitError(
+            f"{model.name} at {est.precision} does not fit on {args.count} x {acc.id}: needs "
+            f"{need:.1f} GB per accelerator, {est.memory_available_gb_per_accelerator:g} GB available. "
+            "To fix: raise --count, pick an accelerator with more memory or a smaller precision.",
+            needed_gb=need,
+            available_gb=est.memory_available_gb_per_accelerator,
+        )
+    return 0
+
+
+def _num(value: float) -> float | None:
+    return None if math.isinf(value) or math.isnan(value) else round(value, 4)
+
+
+def _document(args: argparse.Namespace, model: ModelSpec, acc: Any, est: Any) -> dict[str, Any]:
+    doc: dict[str, Any] = {
+        "workload": args.workload,
+        "model": model.name,
+        "model_source": model.source,
+        "accelerator": acc.id,
+        "count": args.count,
+        "precision": est.precision,
+        "requested_precision": args.precision,
+        "tokens_per_s": _num(est.tokens_per_s),
+        "tokens_per_s_per_accelerator": _num(est.tokens_per_s_per_accelerator),
+        "memory_gb_per_accelerator": _num(est.memory_gb_per_accelerator),
+        "memory_available_gb_per_accelerator": est.memory_available_gb_per_accelerator,
+        "fits": est.fits,
+        "bound": est.bound,
+        "tensor_parallel": est.tensor_parallel,
+        "replicas": est.replicas,
+        "model_version": est.model_version,
+        "assumptions": list(est.assumptions),
+    }
+    if isinstance(est, InferenceEstimate):
+        doc |= {
+            "ttft_ms": _num(est.ttft_ms),
+            "tpot_ms": _num(est.tpot_ms),
+            "concurrency_per_replica": est.concurrency,
+            "input_tokens": args.input_tokens,
+            "output_tokens": args.output_tokens,
+            "slo_met": est.slo_met,
+        }
+    else:
+        doc |= {
+            "mfu": _num(est.mfu),
+            "step_time_s": _num(est.step_time_s),
+            "activation_checkpointing": est.activation_checkpointing,
+            "seq_len": args.seq_len,
+        }
+    return doc
+
+
+def _print_table(doc: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"{doc['model']} on {doc['count']} x {doc['accelerator']} ({doc['workload']})")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    skip = {"assumptions", "model", "accelerator", "count", "workload", "model_source"}
+    for key, value in doc.items():
+        if key not in skip:
+            table.add_row(key, _fmt(value))
+    console = Console(file=sys.stdout, width=110)
+    console.print(table)
+    for note in doc["assumptions"]:
+        console.print(f"  - {note}", markup=False)
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:,.4g}" if abs(value) < 1000 else f"{value:,.0f}"
+    return "-" if value is None else str(value)

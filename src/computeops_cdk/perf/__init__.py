@@ -1,5 +1,171 @@
-"""PLACEHOLDER: the performance model package (see _types.py for the contract)."""
+"""The performance model: how much useful work a model does on given accelerators.
 
-from ._types import InferenceEstimate, ModelSpec, TrainingEstimate
+A calibrated roofline. Inference: memory fit, tensor parallelism, batch, TTFT, TPOT and tokens/s;
+training and fine-tuning: memory, layout, MFU, step time and tokens/s. Every tuned constant lives
+in ``_calibration`` with the published measurements it was fitted to; ``MODEL_VERSION`` labels
+every estimate. Pure arithmetic, deterministic and cached (an estimate costs microseconds).
 
-__all__ = ["InferenceEstimate", "ModelSpec", "TrainingEstimate"]
+    >>> from computeops_cdk.perf import resolve_model, estimate_inference
+    >>> est = estimate_inference(resolve_model("llama-3.1-70b"), precision="fp8",  # doctest: +SKIP
+    ...     accelerator=h100, count=8, input_tokens=1024, output_tokens=256)
+
+Sizing for the engine: call once per (accelerator, accelerators per instance) with ``count`` =
+accelerators per instance; the result is already the best tensor-parallel degree x replicas for
+that instance, so ``n`` instances serve ``n x tokens_per_s``. ``fits=False`` means the model does
+not fit in one instance (larger instances or fewer bytes per weight are needed).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from ..errors import EstimateError
+from ._calibration import MODEL_VERSION
+from ._hardware import hardware_of
+from ._inference import estimate_inference_hw
+from ._registry import model_from_params, model_names, resolve_model
+from ._training import estimate_training_hw
+from ._types import Bound, InferenceEstimate, ModelSpec, Precision, TrainingEstimate, WorkloadKind
+
+__all__ = [
+    "MODEL_VERSION",
+    "PRECISIONS",
+    "Bound",
+    "InferenceEstimate",
+    "ModelSpec",
+    "Precision",
+    "TrainingEstimate",
+    "WorkloadKind",
+    "estimate_inference",
+    "estimate_training",
+    "model_from_params",
+    "model_names",
+    "resolve_model",
+]
+
+PRECISIONS: tuple[Precision, ...] = ("fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4")
+"""Every precision the model accepts (one that the accelerator lacks falls back; see assumptions)."""
+
+
+def _positive(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise EstimateError(f"{name} must be a positive integer, got {value!r}")
+    return value
+
+
+def _precision(value: str) -> Precision:
+    if value not in PRECISIONS:
+        raise EstimateError(f"unknown precision {value!r}. To fix: use one of {', '.join(PRECISIONS)}")
+    return value
+
+
+def _gpus_per_node(gpus_per_node: int | None, count: int, accelerator: Any) -> int:
+    if gpus_per_node is not None:
+        return _positive("gpus_per_node", gpus_per_node)
+    # TPU slices are one ICI domain; GPU servers hold 8 (HGX, MI300X OAM platforms).
+    is_tpu = str(getattr(accelerator, "id", "")).lower().startswith("tpu")
+    return count if is_tpu else min(count, 8)
+
+
+def estimate_inference(
+    model: ModelSpec,
+    *,
+    precision: Precision,
+    accelerator: Any,
+    count: int,
+    input_tokens: int,
+    output_tokens: int,
+    concurrency: int | None = None,
+    ttft_ms: float | None = None,
+    tpot_ms: float | None = None,
+    gpus_per_node: int | None = None,
+) -> InferenceEstimate:
+    """Serving estimate for ``model`` on ``count`` accelerators (a catalog ``Accelerator``).
+
+    Args:
+        precision: weight precision asked for; an accelerator without it falls back (see
+            ``precision``, ``requested_precision`` and ``assumptions`` of the result).
+        count: accelerators (TPU chips). The model picks the tensor-parallel degree (a power of two
+            dividing the attention heads) and fills the rest with data-parallel replicas.
+        input_tokens, output_tokens: mean prompt and completion lengths.
+        concurrency: requests in flight across all ``count`` accelerators. Default: the largest
+            batch that fits (maximum sustained throughput, as a throughput benchmark runs it).
+            ``1`` gives single-request latency.
+        ttft_ms, tpot_ms: latency targets. Without ``concurrency``, the largest batch meeting them
+            (``slo_met`` says whether any batch does; if none, the batch-1 figures are returned).
+        gpus_per_node: accelerators joined by the fast link. Default 8 (the whole slice for TPUs);
+            a tensor-parallel group larger than this crosses the network and pays for it.
+
+    Returns:
+        An estimate; ``fits=False`` (zero throughput, infinite latencies) when one request's
+        weights and KV cache exceed the memory of ``count`` accelerators.
+
+    Raises:
+        EstimateError: invalid arguments, or the accelerator lacks a spec the model needs.
+    """
+    count = _positive("count", count)
+    inp = _positive("input_tokens", input_tokens)
+    out = _positive("output_tokens", output_tokens)
+    if concurrency is not None:
+        _positive("concurrency", concurrency)
+    for label, slo in (("ttft_ms", ttft_ms), ("tpot_ms", tpot_ms)):
+        if slo is not None and not slo > 0:
+            raise EstimateError(f"{label} must be a positive number of milliseconds, got {slo!r}")
+    hw = hardware_of(accelerator)
+    return estimate_inference_hw(
+        model,
+        hw,
+        _precision(precision),
+        count,
+        inp,
+        out,
+        concurrency,
+        None if ttft_ms is None else float(ttft_ms),
+        None if tpot_ms is None else float(tpot_ms),
+        _gpus_per_node(gpus_per_node, count, accelerator),
+    )
+
+
+def estimate_training(
+    model: ModelSpec,
+    *,
+    precision: Precision,
+    accelerator: Any,
+    count: int,
+    seq_len: int,
+    global_batch_tokens: int,
+    method: Literal["full", "lora"] = "full",
+    gpus_per_node: int | None = None,
+    multi_node_fabric: bool = True,
+) -> TrainingEstimate:
+    """Training (``method="full"``) or LoRA fine-tuning estimate on ``count`` accelerators.
+
+    Args:
+        precision: compute precision (bf16 mixed precision; fp8 uses FP8 GEMMs where supported).
+            For LoRA, int8/int4 store the frozen base quantized (QLoRA) and compute in bf16.
+        seq_len: tokens per sequence; global_batch_tokens: tokens per optimizer step.
+        gpus_per_node: accelerators per node (default 8; the whole slice for TPUs).
+        multi_node_fabric: whether nodes are joined by an RDMA fabric (InfiniBand, EFA, RoCE at
+            400 Gb/s per GPU). Default True; False models 100 Gb/s Ethernet per node, where
+            data-parallel traffic often dominates (``bound="communication"``).
+
+    Returns:
+        An estimate; ``fits=False`` when the model cannot be sharded into ``count`` accelerators.
+    """
+    count = _positive("count", count)
+    seq = _positive("seq_len", seq_len)
+    gbt = _positive("global_batch_tokens", global_batch_tokens)
+    if method not in ("full", "lora"):
+        raise EstimateError(f"method must be 'full' or 'lora', got {method!r}")
+    hw = hardware_of(accelerator)
+    return estimate_training_hw(
+        model,
+        hw,
+        _precision(precision),
+        count,
+        seq,
+        gbt,
+        method,
+        _gpus_per_node(gpus_per_node, count, accelerator),
+        bool(multi_node_fabric),
+    )

@@ -31,6 +31,26 @@ class ModelSpec:
     source: str = ""
     estimated_fields: tuple[str, ...] = ()
     """Fields filled from documented defaults rather than a published config."""
+    experts: int = 0
+    """Routed experts per MoE layer (0 for a dense model)."""
+    experts_per_token: int = 0
+    """Routed experts each token activates (top-k; 0 for a dense model)."""
+    kv_cache_dim: int = 0
+    """Cached elements per token per layer (K and V together). Default 0 means the GQA shape,
+    ``2 * kv_heads * head_dim``; set for compressed caches (DeepSeek MLA: 512 + 64 = 576)."""
+    aliases: tuple[str, ...] = ()
+    """Other names the registry resolves to this model (case-insensitive)."""
+
+    @property
+    def kv_elements_per_token(self) -> int:
+        """KV-cache elements one token occupies across all layers."""
+        per_layer = self.kv_cache_dim or 2 * self.kv_heads * self.head_dim
+        return self.layers * per_layer
+
+    @property
+    def is_moe(self) -> bool:
+        """True when fewer parameters are active per token than the model holds."""
+        return self.active_params_b < self.params_b
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -52,6 +72,15 @@ class InferenceEstimate:
     """The precision actually modelled (may differ from the one asked for; see assumptions)."""
     model_version: str
     assumptions: tuple[str, ...] = ()
+    slo_met: bool | None = None
+    """None without TTFT/TPOT targets; otherwise whether the operating point meets all of them."""
+    memory_needed_gb: float = 0.0
+    """Memory one tensor-parallel group needs for the weights, runtime and one request's KV cache
+    (GB, all of its accelerators together); compare with ``count * memory_gb`` when ``fits`` is False."""
+    memory_available_gb_per_accelerator: float = 0.0
+    """The accelerator's memory (GB) as the catalog gives it."""
+    requested_precision: Precision | None = None
+    """The precision asked for, when the model fell back to another one (see assumptions)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -70,3 +99,11 @@ class TrainingEstimate:
     precision: Precision
     model_version: str
     assumptions: tuple[str, ...] = ()
+    memory_needed_gb: float = 0.0
+    """Memory the whole job needs (GB, all accelerators together) at the modelled sharding."""
+    memory_available_gb_per_accelerator: float = 0.0
+    """The accelerator's memory (GB) as the catalog gives it."""
+    activation_checkpointing: bool = False
+    """True when activations only fit with full recomputation (costs ~1/3 more FLOPs)."""
+    requested_precision: Precision | None = None
+    """The precision asked for, when the model fell back to another one (see assumptions)."""

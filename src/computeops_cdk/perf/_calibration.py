@@ -1,0 +1,85 @@
+"""Every tuned constant of the performance model, each with the measurements it was fitted to.
+
+Row ids (INF-xx, TRN-xx) refer to benchmarks/calibration/benchmarks-calibration.csv (a copy of the
+team's shared calibration set, with its sources). The held-out rows in
+benchmarks/calibration/heldout.csv were never used to set anything in this file.
+Changing any number here changes MODEL_VERSION.
+"""
+
+from __future__ import annotations
+
+MODEL_VERSION = "roofline-calibrated-v2"
+"""Label carried by every estimate; bumped whenever a constant below changes."""
+
+# --- achievable compute -------------------------------------------------------------------------
+# Achieved dense-GEMM throughput grows slower than the datasheet peak: feeding tensor cores from
+# memory, softmax/normalisation and launch gaps do not scale with it. We model achieved FLOPs as
+#   achieved = peak * EFF_AT_REF * (peak / REF_PEAK_TFLOPS) ** -PEAK_EFF_EXPONENT
+# The exponent is the one shared fit to two independent pairs: training MFU of MPT-7B on A100 vs
+# H100 (TRN-06 64.2 % vs TRN-03 46.4 %: 0.72x at 3.17x the peak -> 0.285) and batch-1 prefill of
+# Llama-2-7B, A100 FP16 vs H100 FP8 (INF-32 133 ms vs INF-31 36 ms: 0.59x at 6.34x the peak -> 0.285).
+REF_PEAK_TFLOPS = 312.0
+PEAK_EFF_EXPONENT = 0.285
+
+# Prefill (large GEMMs) on A100 FP16 reaches 0.66 of peak: INF-32 (2048-token prefill, 133 ms).
+PREFILL_EFF_AT_REF = 0.66
+# Training of a 4096-wide model on A100 without activation checkpointing reaches 0.64 MFU: TRN-06.
+TRAIN_EFF_AT_REF = 0.64
+
+# --- memory bandwidth ---------------------------------------------------------------------------
+# Fraction of datasheet HBM bandwidth a decode step streams at. Fitted to the decode-dominated
+# throughput rows INF-28, INF-29, INF-30 (7B, 128/128, static batches 768/384/64).
+DECODE_BW_EFF = 0.75
+
+# --- serving runtime ----------------------------------------------------------------------------
+# Share of device memory the serving runtime may use (vLLM's default gpu_memory_utilization 0.9,
+# TensorRT-LLM's kv_cache_free_gpu_mem_fraction 0.9) and a fixed runtime reserve per device
+# (CUDA context, cuBLAS/NCCL workspaces). Not fitted: taken from those defaults.
+MEMORY_UTILIZATION = 0.90
+RUNTIME_RESERVE_GB = 1.5
+# Prefill activation workspace: a chunk of PREFILL_CHUNK_TOKENS tokens x hidden x 2 bytes x
+# ACTIVATION_FACTOR live tensors (vLLM's default max_num_batched_tokens is 8192).
+PREFILL_CHUNK_TOKENS = 8192
+ACTIVATION_FACTOR = 8
+# Largest batch a serving runtime schedules per replica (TensorRT-LLM's max_batch_size default is
+# 2048 in recent releases; the throughput tables use 64-1024: INF-28 768, INF-29 384).
+MAX_BATCH = 1024
+# Fixed cost per decode step per layer (kernel launches, sampling, scheduler), seconds.
+# Fitted to single-stream TPOT: 7B decode is ~40 % above pure weight streaming on H100.
+STEP_OVERHEAD_S_PER_LAYER = 12e-6
+
+# --- interconnect -------------------------------------------------------------------------------
+# Per-allreduce latency: NVLink/xGMI/ICI ~10 us, PCIe ~25 us, across nodes ~40 us (NCCL small-message
+# latencies as published in nccl-tests results); effective share of link bandwidth 0.7.
+ALLREDUCE_LATENCY_S = {"fast": 10e-6, "pcie": 25e-6, "network": 40e-6}
+LINK_EFF = 0.7
+# Without a vendor link the GPUs talk over PCIe Gen4 x16: 32 GB/s per direction.
+PCIE_GBPS = 32.0
+# Across nodes with an RDMA fabric: 400 Gb/s per GPU (ConnectX-7 per GPU in DGX/HGX H100 designs).
+FABRIC_GBPS_PER_GPU = 50.0
+# Across nodes without a fabric: 100 Gb/s Ethernet shared by the node's 8 GPUs.
+ETHERNET_GBPS_PER_GPU = 12.5 / 8
+
+# --- training -----------------------------------------------------------------------------------
+# Hardware efficiency grows with the model width (bigger GEMMs): HFU 46 % at 4096 (TRN-03) vs 57 %
+# at 8192 (TRN-01) on H100, 64 % vs 71 % on A100 (TRN-06, TRN-05): exponent 0.22 (mean of 0.29, 0.15),
+# clamped to +-20 %.
+WIDTH_REF = 4096
+WIDTH_EXPONENT = 0.22
+# Full activation recomputation spends a third more FLOPs: HFU/MFU = 56.76/42.57 = 1.333 (TRN-01).
+RECOMPUTE_FACTOR = 0.75
+# Each doubling of the node count beyond one loses 2 % to collectives and stragglers: Llama 3 405B on
+# 1024 nodes reaches 0.43 MFU (TRN-25) where the single-node width law predicts ~0.53.
+SCALE_LOSS_PER_DOUBLING = 0.02
+# FP8 training (Transformer Engine) keeps some GEMMs and all non-GEMM work in BF16: NeMo Llama-3-70B
+# FP8 reaches 0.36 of the FP8 peak (TRN-33) where the width law predicts 0.40.
+FP8_TRAIN_FACTOR = 0.9
+# Bytes per parameter of mixed-precision Adam: bf16 weights 2 + bf16 grads 2 + fp32 master 4 +
+# Adam moments 8 (ZeRO paper, arXiv:1910.02054, section 3.1).
+ADAM_BYTES_PER_PARAM = 16
+# Activation bytes per token per layer without recomputation: 34 * hidden (Korthikanti et al.,
+# arXiv:2205.05198, eq. 1 with flash attention removing the s^2 term); with full recomputation only
+# the layer input (2 * hidden bytes) stays per layer.
+ACT_BYTES_PER_HIDDEN = 34
+# LoRA adapters: ~0.5 % of the base parameters (rank 16 on all linear layers of a Llama-class model).
+LORA_PARAM_FRACTION = 0.005

@@ -1,0 +1,309 @@
+"""Serving estimate: memory fit, tensor parallelism, batch, TTFT, TPOT and throughput.
+
+The model, per replica of ``t`` tensor-parallel accelerators serving ``B`` requests at once:
+
+* Memory per accelerator = weights / t + runtime reserve + prefill workspace + KV cache of the
+  batch (KV heads split over min(t, kv_heads) ranks; an MLA latent cache is replicated).
+* Decode step = max(bytes streamed / effective bandwidth, FLOPs / achieved FLOPs)
+  + tensor-parallel all-reduces (2 per layer) + a fixed per-layer overhead. Bytes streamed are the
+  weights touched (all of them for a dense model; for MoE the shared weights plus the share of
+  experts that ``B`` tokens' top-k routing hits, 1 - (1 - k/E)^B) plus the batch's KV cache.
+* Prefill is compute bound: 2 x active params + attention FLOPs per prompt token.
+* Continuous batching in steady state: each step also prefills the prompts of the requests that
+  replace finished ones, so TPOT = step + (B - 1) / output_tokens x prompt prefill time, and a
+  replica produces B x output_tokens per (own prefill + output_tokens x TPOT).
+* Tensor parallelism stays inside a node (``gpus_per_node``); a TP group larger than a node uses
+  the inter-node fabric for its all-reduces (50 GB/s per GPU, 40 us), which is why it is rarely
+  chosen. Accelerators beyond TP x replicas idle.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+from . import _calibration as cal
+from ._hardware import Hardware, achieved_tflops, bytes_per_param, resolve_precision
+from ._types import Bound, InferenceEstimate, ModelSpec, Precision
+
+__all__ = ["estimate_inference_hw"]
+
+
+@dataclass(frozen=True, slots=True)
+class _Replica:
+    """Everything about one TP group that does not depend on the batch."""
+
+    t: int
+    free_kv_gb: float
+    static_gb: float
+    kv_gb_per_token: float  # per accelerator
+    max_batch: int
+    w_shared: float  # bytes, whole model
+    w_experts: float
+    route_frac: float  # k / E (0 dense)
+    kv_bytes_per_token: float  # whole model
+    kv_div: int
+    ach_flops: float  # per accelerator, FLOP/s
+    bw: float  # bytes/s effective per accelerator
+    lat: float
+    link_bps: float
+
+
+def _kv_bytes(precision: Precision) -> float:
+    # FP8 deployments keep an FP8 KV cache (MLPerf, TensorRT-LLM FP8 recipes); FP32 keeps FP32;
+    # everything else (including weight-only int8/int4) caches in 16-bit.
+    return {"fp8": 1.0, "fp4": 1.0, "fp32": 4.0}.get(precision, 2.0)
+
+
+def _replica(m: ModelSpec, hw: Hardware, prec: Precision, t: int, ctx: float, gpn: int) -> _Replica:
+    bpp = bytes_per_param(prec)
+    weights = m.params_b * 1e9 * bpp
+    if m.is_moe and m.experts and m.experts_per_token:
+        frac = m.experts_per_token / m.experts
+        experts = (m.params_b - m.active_params_b) * 1e9 * bpp / (1 - frac)
+        shared = weights - experts
+    else:
+        frac, experts, shared = 0.0, 0.0, weights
+    kv_tok = m.kv_elements_per_token * _kv_bytes(prec)
+    kv_div = 1 if m.kv_cache_dim else min(t, m.kv_heads)
+    act_gb = cal.PREFILL_CHUNK_TOKENS * m.hidden * 2 * cal.ACTIVATION_FACTOR / 1e9
+    static_gb = weights / t / 1e9 + cal.RUNTIME_RESERVE_GB + act_gb
+    free = hw.memory_gb * cal.MEMORY_UTILIZATION - static_gb
+    kv_gb_tok = kv_tok / kv_div / 1e9
+    max_batch = min(cal.MAX_BATCH, math.floor(free / (kv_gb_tok * ctx))) if free > 0 else 0
+    peak, _ = hw.peak_tflops(prec)
+    cross = t > gpn
+    if cross:
+        lat, link = cal.ALLREDUCE_LATENCY_S["network"], cal.FABRIC_GBPS_PER_GPU
+    else:
+        lat, link = cal.ALLREDUCE_LATENCY_S[hw.link], hw.link_gbps
+    return _Replica(
+        t=t,
+        free_kv_gb=free,
+        static_gb=static_gb,
+        kv_gb_per_token=kv_gb_tok,
+        max_batch=max(0, max_batch),
+        w_shared=shared,
+        w_experts=experts,
+        route_frac=frac,
+        kv_bytes_per_token=kv_tok,
+        kv_div=kv_div,
+        ach_flops=achieved_tflops(peak, cal.PREFILL_EFF_AT_REF) * 1e12,
+        bw=hw.bw_gbps * 1e9 * cal.DECODE_BW_EFF,
+        lat=lat,
+        link_bps=link * 1e9 * cal.LINK_EFF,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Point:
+    batch: int
+    ttft_s: float
+    tpot_s: float
+    tokens_per_s: float  # one replica
+    bound: Bound
+
+
+def _weights_read(r: _Replica, tokens: float) -> float:
+    if r.route_frac == 0.0:
+        return r.w_shared
+    touched = 1.0 - math.pow(1.0 - r.route_frac, tokens)
+    return r.w_shared + r.w_experts * touched
+
+
+def _comm(m: ModelSpec, r: _Replica, tokens: float) -> float:
+    if r.t == 1:
+        return 0.0
+    volume = 2 * (r.t - 1) / r.t * tokens * m.hidden * 2
+    return 2 * m.layers * (r.lat + volume / r.link_bps)
+
+
+def _point(m: ModelSpec, r: _Replica, batch: int, inp: int, out: int) -> _Point:
+    q_dim = m.heads * m.head_dim
+    dense_flops = 2 * m.active_params_b * 1e9
+    ctx_avg = inp + out / 2
+    # decode step for the whole batch
+    t_mem = (_weights_read(r, batch) / r.t + batch * ctx_avg * r.kv_bytes_per_token / r.kv_div) / r.bw
+    t_cmp = batch * (dense_flops + 4 * m.layers * ctx_avg * q_dim) / (r.t * r.ach_flops)
+    t_comm = _comm(m, r, batch)
+    overhead = m.layers * cal.STEP_OVERHEAD_S_PER_LAYER
+    step = max(t_mem, t_cmp) + t_comm + overhead
+    # prefill of one prompt (compute bound, but never faster than reading the weights once)
+    pf_tok = (dense_flops + 2 * m.layers * inp * q_dim) / (r.t * r.ach_flops)
+    prefill = max(inp * pf_tok, _weights_read(r, inp) / r.t / r.bw) + _comm(m, r, inp) + overhead
+    interleaved = (batch - 1) / out * inp * pf_tok
+    tpot = step + interleaved
+    ttft = prefill + (step if batch > 1 else 0.0)
+    tokens_per_s = batch * out / (prefill + out * tpot)
+    parts = {"memory": t_mem, "compute": t_cmp + interleaved}
+    bound: Bound = "memory"
+    if parts["compute"] > parts["memory"]:
+        bound = "compute"
+    if t_comm > max(parts["memory"], parts["compute"]):
+        bound = "communication"
+    return _Point(batch=batch, ttft_s=ttft, tpot_s=tpot, tokens_per_s=tokens_per_s, bound=bound)
+
+
+def _tp_candidates(m: ModelSpec, count: int) -> list[int]:
+    out, t = [], 1
+    while t <= count and t <= m.heads:
+        if m.heads % t == 0:
+            out.append(t)
+        t *= 2
+    return out
+
+
+def _largest_meeting(
+    m: ModelSpec, r: _Replica, inp: int, out: int, ttft: float | None, tpot: float | None
+) -> _Point | None:
+    def ok(p: _Point) -> bool:
+        return (ttft is None or p.ttft_s * 1e3 <= ttft) and (tpot is None or p.tpot_s * 1e3 <= tpot)
+
+    lo, hi = 1, r.max_batch
+    if not ok(_point(m, r, 1, inp, out)):
+        return None
+    while lo < hi:  # latency grows with the batch: binary search the largest batch meeting the SLOs
+        mid = (lo + hi + 1) // 2
+        if ok(_point(m, r, mid, inp, out)):
+            lo = mid
+        else:
+            hi = mid - 1
+    return _point(m, r, lo, inp, out)
+
+
+@lru_cache(maxsize=8192)
+def estimate_inference_hw(
+    m: ModelSpec,
+    hw: Hardware,
+    precision: Precision,
+    count: int,
+    inp: int,
+    out: int,
+    concurrency: int | None,
+    ttft_ms: float | None,
+    tpot_ms: float | None,
+    gpn: int,
+) -> InferenceEstimate:
+    """The estimate for validated inputs (cached: the engine asks the same questions repeatedly)."""
+    prec, notes = resolve_precision(hw, precision, training=False)
+    if prec in ("int8", "int4"):
+        notes.append(f"{prec} weight-only quantization: weights stored at {prec}, math in 16-bit")
+    ctx = inp + out / 2
+    slo = ttft_ms is not None or tpot_ms is not None
+    best: tuple[tuple[float, ...], _Replica, _Point, int, bool | None] | None = None
+    for t in _tp_candidates(m, count):
+        r = _replica(m, hw, prec, t, ctx, gpn)
+        if r.max_batch < 1:
+            continue
+        replicas = count // t
+        slo_met: bool | None = None
+        busy = replicas
+        if concurrency is not None:
+            busy = min(replicas, concurrency)
+            batch = min(r.max_batch, math.ceil(concurrency / busy))
+            p = _point(m, r, batch, inp, out)
+            if slo:
+                slo_met = _meets(p, ttft_ms, tpot_ms)
+        elif slo:
+            found = _largest_meeting(m, r, inp, out, ttft_ms, tpot_ms)
+            slo_met = found is not None
+            p = found if found is not None else _point(m, r, 1, inp, out)
+        else:
+            p = _point(m, r, r.max_batch, inp, out)
+        total = busy * p.tokens_per_s
+        key = (1.0 if slo_met is not False else 0.0, total, -p.tpot_s, -float(t))
+        if best is None or key > best[0]:
+            best = (key, r, p, replicas, slo_met)
+    if best is None:
+        return _no_fit(m, hw, prec, precision, count, ctx, gpn, notes)
+    _, r, p, replicas, slo_met = best
+    busy = replicas if concurrency is None else min(replicas, concurrency)
+    total = busy * p.tokens_per_s
+    mem = r.static_gb + p.batch * ctx * r.kv_gb_per_token
+    notes += _notes(m, r, p, count, replicas, gpn, concurrency)
+    return InferenceEstimate(
+        tokens_per_s=total,
+        tokens_per_s_per_accelerator=total / count,
+        ttft_ms=p.ttft_s * 1e3,
+        tpot_ms=p.tpot_s * 1e3,
+        memory_gb_per_accelerator=mem,
+        fits=True,
+        bound=p.bound,
+        tensor_parallel=r.t,
+        replicas=replicas,
+        concurrency=p.batch,
+        precision=prec,
+        model_version=cal.MODEL_VERSION,
+        assumptions=tuple(notes),
+        slo_met=slo_met,
+        memory_needed_gb=r.t * (r.static_gb + ctx * r.kv_gb_per_token),
+        memory_available_gb_per_accelerator=hw.memory_gb,
+        requested_precision=precision if prec != precision else None,
+    )
+
+
+def _meets(p: _Point, ttft_ms: float | None, tpot_ms: float | None) -> bool:
+    return (ttft_ms is None or p.ttft_s * 1e3 <= ttft_ms) and (tpot_ms is None or p.tpot_s * 1e3 <= tpot_ms)
+
+
+def _notes(
+    m: ModelSpec, r: _Replica, p: _Point, count: int, replicas: int, gpn: int, conc: int | None
+) -> list[str]:
+    notes = [
+        f"tensor parallel {r.t} x {replicas} replica(s), {p.batch} request(s) in flight per replica "
+        + ("(largest batch that fits: maximum sustained throughput)" if conc is None else ""),
+        f"continuous batching; decode streams weights and KV cache at {cal.DECODE_BW_EFF:.0%} of "
+        "datasheet bandwidth; prefill is compute bound",
+    ]
+    if m.is_moe:
+        notes.append(
+            f"MoE: {m.active_params_b:g}B of {m.params_b:g}B params active per token drive FLOPs; "
+            "all experts are held in memory; a batch reads the experts its tokens route to"
+        )
+    if r.t > gpn:
+        notes.append(f"tensor parallel {r.t} spans nodes of {gpn}: all-reduces cross the network fabric")
+    if count > r.t * replicas:
+        notes.append(f"{count - r.t * replicas} accelerator(s) idle: {count} is not a multiple of TP {r.t}")
+    if conc is not None and p.batch * min(replicas, conc) < conc:
+        notes.append(f"only {p.batch} request(s) per replica fit in memory: the rest queue")
+    if m.estimated_fields:
+        notes.append(f"model shape partly defaulted: {', '.join(m.estimated_fields)}")
+    return notes
+
+
+def _no_fit(
+    m: ModelSpec,
+    hw: Hardware,
+    prec: Precision,
+    asked: Precision,
+    count: int,
+    ctx: float,
+    gpn: int,
+    notes: list[str],
+) -> InferenceEstimate:
+    cands = _tp_candidates(m, count) or [1]
+    r = _replica(m, hw, prec, cands[-1], ctx, gpn)
+    per_acc = r.static_gb + ctx * r.kv_gb_per_token
+    notes.append(
+        f"does not fit: needs {per_acc:.1f} GB per accelerator at tensor parallel {r.t} "
+        f"(usable {hw.memory_gb * cal.MEMORY_UTILIZATION:.1f} GB of {hw.memory_gb:g} GB)"
+    )
+    return InferenceEstimate(
+        tokens_per_s=0.0,
+        tokens_per_s_per_accelerator=0.0,
+        ttft_ms=math.inf,
+        tpot_ms=math.inf,
+        memory_gb_per_accelerator=per_acc,
+        fits=False,
+        bound="memory",
+        tensor_parallel=r.t,
+        replicas=0,
+        concurrency=0,
+        precision=prec,
+        model_version=cal.MODEL_VERSION,
+        assumptions=tuple(notes),
+        memory_needed_gb=per_acc * r.t,
+        memory_available_gb_per_accelerator=hw.memory_gb,
+        requested_precision=asked if prec != asked else None,
+    )

@@ -1,0 +1,209 @@
+"""Training and fine-tuning estimate: memory, parallel layout, MFU, step time and throughput.
+
+* FLOPs per token: 6 x active params (forward 2 + backward 4) plus attention 12 x layers x seq x
+  (heads x head_dim), the llm-foundry / Megatron "model FLOPs" convention the calibration rows use.
+  LoRA skips the frozen weights' gradients: 4 x active params plus 2/3 of the attention FLOPs.
+* Memory per accelerator (full): mixed-precision Adam states (16 B/param) sharded over every
+  accelerator (ZeRO-3 / FSDP FULL_SHARD), two gathered layers in flight, activations of one
+  micro-batch divided by the model-parallel degree, with or without full recomputation.
+  LoRA: the frozen base at its precision (int4/int8 allowed: QLoRA) sharded the same way, plus
+  adapters (0.5 % of the params) with their Adam states.
+* MFU = peak law x width law x recompute x model-parallel loss x scale loss (x FP8 factor); every
+  factor is in _calibration with the rows it was fitted to. The layout (model-parallel degree,
+  recomputation) that fits and maximises MFU is chosen.
+* Step time = max(compute, exposed data-parallel traffic): 3 x bf16 params per step per rank
+  (all-gather forward and backward, reduce-scatter) over the slowest link the group spans.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+from . import _calibration as cal
+from ._hardware import Hardware, achieved_tflops, bytes_per_param, resolve_precision
+from ._types import Bound, ModelSpec, Precision, TrainingEstimate
+
+__all__ = ["estimate_training_hw"]
+
+# Micro-batch the activations must hold, in tokens: the calibration runs use 6-16k tokens per
+# micro-batch (TRN-01 8 x 2048, TRN-03 6 x 2048); a smaller one leaves the GEMMs underfed.
+MICRO_BATCH_TOKENS = 8192
+# Tensor parallelism costs more on narrow models (communication ~ tokens x hidden, compute ~
+# tokens x hidden^2): loss per doubling = TP_LOSS_AT_8192 x 8192 / hidden. Pipeline stages cost
+# PP_LOSS per doubling (bubble with many micro-batches). Fitted to TRN-33 (70B TP4 PP8) and TRN-25
+# (405B TP8 PP16).
+TP_LOSS_AT_8192 = 0.05
+PP_LOSS = 0.02
+MAX_MODEL_PARALLEL = 128
+
+
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    mp: int
+    tp: int
+    ckpt: bool
+    mem_gb: float
+    mfu: float
+
+
+def _flops_per_token(m: ModelSpec, seq: int, lora: bool) -> float:
+    attn = 12 * m.layers * seq * m.heads * m.head_dim
+    if lora:
+        return 4 * m.active_params_b * 1e9 + attn * 2 / 3
+    return 6 * m.active_params_b * 1e9 + attn
+
+
+def _memory_gb(m: ModelSpec, count: int, mp: int, ckpt: bool, lora: bool, bpp: float, seq: int) -> float:
+    n = m.params_b * 1e9
+    if lora:
+        states = n * bpp / count + 16 * n * cal.LORA_PARAM_FRACTION / count
+    else:
+        states = cal.ADAM_BYTES_PER_PARAM * n / count
+    gathered = 2 * (n / m.layers) * 2 / mp
+    tokens = max(MICRO_BATCH_TOKENS, seq)
+    if ckpt:
+        act = tokens * m.hidden * (2 * m.layers + cal.ACT_BYTES_PER_HIDDEN)
+    else:
+        act = tokens * m.hidden * cal.ACT_BYTES_PER_HIDDEN * m.layers
+    return (states + gathered + act / mp) / 1e9 + cal.RUNTIME_RESERVE_GB
+
+
+def _mfu(m: ModelSpec, hw: Hardware, prec: Precision, tp: int, pp: int, ckpt: bool, nodes: int) -> float:
+    peak, _ = hw.peak_tflops(prec)
+    base = achieved_tflops(peak, cal.TRAIN_EFF_AT_REF) / peak
+    width = min(1.2, max(0.8, math.pow(m.hidden / cal.WIDTH_REF, cal.WIDTH_EXPONENT)))
+    tp_loss = min(0.2, TP_LOSS_AT_8192 * 8192 / m.hidden) * math.log2(tp)
+    mp_factor = max(0.3, 1.0 - tp_loss - PP_LOSS * math.log2(pp))
+    scale = max(0.5, 1.0 - cal.SCALE_LOSS_PER_DOUBLING * math.log2(nodes))
+    fp8 = cal.FP8_TRAIN_FACTOR if prec in ("fp8", "fp4") else 1.0
+    return base * width * (cal.RECOMPUTE_FACTOR if ckpt else 1.0) * mp_factor * scale * fp8
+
+
+def _layouts(
+    m: ModelSpec, hw: Hardware, prec: Precision, count: int, gpn: int, lora: bool, bpp: float, seq: int
+) -> list[_Layout]:
+    nodes = math.ceil(count / gpn)
+    out: list[_Layout] = []
+    mp = 1
+    while mp <= min(count, MAX_MODEL_PARALLEL):
+        tp = min(mp, gpn, 8)
+        pp = mp // tp
+        for ckpt in (False, True):
+            mem = _memory_gb(m, count, mp, ckpt, lora, bpp, seq)
+            mfu = _mfu(m, hw, prec, tp, pp, ckpt, nodes)
+            out.append(_Layout(mp=mp, tp=tp, ckpt=ckpt, mem_gb=mem, mfu=mfu))
+        mp *= 2
+    return out
+
+
+@lru_cache(maxsize=4096)
+def estimate_training_hw(
+    m: ModelSpec,
+    hw: Hardware,
+    precision: Precision,
+    count: int,
+    seq_len: int,
+    global_batch_tokens: int,
+    method: Literal["full", "lora"],
+    gpn: int,
+    fabric: bool,
+) -> TrainingEstimate:
+    """The estimate for validated inputs (cached)."""
+    lora = method == "lora"
+    if lora and precision in ("int8", "int4"):
+        prec, notes = resolve_precision(hw, "bf16", training=True)
+        bpp = bytes_per_param(precision)
+        notes.append(f"QLoRA-style: frozen base stored at {precision}, adapters and math in {prec}")
+    else:
+        prec, notes = resolve_precision(hw, precision, training=True)
+        bpp = bytes_per_param(prec)
+    usable = hw.memory_gb * cal.MEMORY_UTILIZATION
+    layouts = _layouts(m, hw, prec, count, gpn, lora, bpp, seq_len)
+    fitting = [lay for lay in layouts if lay.mem_gb <= usable]
+    if not fitting:
+        worst = min(layouts, key=lambda lay: lay.mem_gb)
+        return _no_fit(m, hw, prec, precision, count, worst, notes)
+    lay = max(fitting, key=lambda x: (x.mfu, -x.mp))
+    peak, peak_note = hw.peak_tflops(prec)
+    if peak_note:
+        notes.append(peak_note)
+    fpt = _flops_per_token(m, seq_len, lora)
+    compute_s = global_batch_tokens * fpt / (count * peak * 1e12 * lay.mfu)
+    comm_s, link = _dp_traffic_s(m, hw, count, lay.mp, gpn, fabric, lora)
+    step = max(compute_s, comm_s)
+    bound: Bound = "communication" if comm_s > compute_s else "compute"
+    tokens_per_s = global_batch_tokens / step
+    mfu = tokens_per_s * fpt / (count * peak * 1e12)
+    notes += [
+        f"{'LoRA fine-tuning' if lora else 'full training'}: {fpt / 1e9:.1f} GFLOP per token "
+        f"({'4' if lora else '6'} x {m.active_params_b:g}B active params + attention at seq {seq_len})",
+        f"layout: tensor parallel {lay.tp} x pipeline {lay.mp // lay.tp} x data parallel "
+        f"{count // lay.mp}, ZeRO-3/FSDP sharded states"
+        + (", full activation recomputation" if lay.ckpt else ""),
+        f"data-parallel traffic over {link}" + (" is the bottleneck" if bound == "communication" else ""),
+    ]
+    if m.is_moe:
+        notes.append("MoE: FLOPs from active params; expert all-to-all cost not modelled separately")
+    return TrainingEstimate(
+        tokens_per_s=tokens_per_s,
+        tokens_per_s_per_accelerator=tokens_per_s / count,
+        mfu=mfu,
+        step_time_s=step,
+        memory_gb_per_accelerator=lay.mem_gb,
+        fits=True,
+        bound=bound,
+        tensor_parallel=lay.tp,
+        replicas=count // lay.mp,
+        precision=prec,
+        model_version=cal.MODEL_VERSION,
+        assumptions=tuple(notes),
+        memory_needed_gb=lay.mem_gb * count,
+        memory_available_gb_per_accelerator=hw.memory_gb,
+        activation_checkpointing=lay.ckpt,
+        requested_precision=precision if prec != precision else None,
+    )
+
+
+def _dp_traffic_s(
+    m: ModelSpec, hw: Hardware, count: int, mp: int, gpn: int, fabric: bool, lora: bool
+) -> tuple[float, str]:
+    if count <= mp:
+        return 0.0, "no data-parallel group"
+    trained = m.params_b * 1e9 * (cal.LORA_PARAM_FRACTION if lora else 1.0)
+    volume = 3 * 2 * trained / mp
+    if count > gpn:
+        gbps = cal.FABRIC_GBPS_PER_GPU if fabric else cal.ETHERNET_GBPS_PER_GPU
+        link = "the inter-node fabric" if fabric else "inter-node Ethernet (no RDMA fabric)"
+    else:
+        gbps, link = hw.link_gbps, ("the accelerator link" if hw.link == "fast" else "PCIe")
+    return volume / (gbps * 1e9 * cal.LINK_EFF), link
+
+
+def _no_fit(
+    m: ModelSpec, hw: Hardware, prec: Precision, asked: Precision, count: int, lay: _Layout, notes: list[str]
+) -> TrainingEstimate:
+    notes.append(
+        f"does not fit: needs {lay.mem_gb:.1f} GB per accelerator even with tensor/pipeline parallel "
+        f"{lay.mp} and activation recomputation (usable {hw.memory_gb * cal.MEMORY_UTILIZATION:.1f} GB)"
+    )
+    return TrainingEstimate(
+        tokens_per_s=0.0,
+        tokens_per_s_per_accelerator=0.0,
+        mfu=0.0,
+        step_time_s=math.inf,
+        memory_gb_per_accelerator=lay.mem_gb,
+        fits=False,
+        bound="memory",
+        tensor_parallel=lay.tp,
+        replicas=0,
+        precision=prec,
+        model_version=cal.MODEL_VERSION,
+        assumptions=tuple(notes),
+        memory_needed_gb=lay.mem_gb * count,
+        memory_available_gb_per_accelerator=hw.memory_gb,
+        activation_checkpointing=True,
+        requested_precision=asked if prec != asked else None,
+    )
