@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from ._load import load_catalog
 from ._types import (
     COMPLIANCE_SCOPES,
     HOURS_PER_MONTH,
@@ -32,7 +31,3 @@ __all__ = [
     "Region",
     "load_catalog",
 ]
-
-
-def load_catalog(path: Any = None) -> Catalog:  # PLACEHOLDER: replaced by the catalog implementation
-    raise NotImplementedError

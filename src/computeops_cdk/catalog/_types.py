@@ -6,8 +6,10 @@ them) and the CLI (which prints them). They hold facts with their provenance; th
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal, cast
 
 ProviderKind = Literal["hyperscaler", "neocloud", "marketplace"]
 Evidence = Literal["provider_claimed", "third_party", "keyword_only"]
@@ -104,6 +106,14 @@ class Accelerator:
     aliases: tuple[str, ...] = ()
     source: str = ""
     notes: str = ""
+    fp32_tflops: float | None = None
+    """Non-tensor FP32 TFLOPs; None when not sourced."""
+    int8_tops: float | None = None
+    """Dense INT8 tensor TOPs; None when not sourced."""
+    tdp_w: float | None = None
+    """Board/module power in watts (TPUs: documented max power); None when not sourced."""
+    form_factor: str = ""
+    """The variant the numbers describe (e.g. "SXM5 80GB", "PCIe"), "" when unknown."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -119,6 +129,10 @@ class InstanceType:
     multi_node: bool = False
     """True when several instances can be joined by a fast fabric (NVLink domain, InfiniBand, EFA, ICI)."""
     interconnect: str | None = None
+    source: str = ""
+    """Where the shape (and its interconnect claim) comes from."""
+    notes: str = ""
+    """Corrections applied to the source and caveats, "" when none."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -157,24 +171,76 @@ class Catalog:
 
     def provider(self, provider_id: str) -> Provider:
         """The provider with this id; KeyError when unknown."""
-        return self._by("providers", lambda p: p.id)[provider_id]  # type: ignore[no-any-return]
+        return cast(Provider, self._by("providers", lambda p: p.id)[provider_id])
 
     def region(self, provider_id: str, code: str) -> Region:
         """The region ``code`` of ``provider_id``; KeyError when unknown."""
-        return self._by("regions", lambda r: (r.provider, r.code))[(provider_id, code)]  # type: ignore[no-any-return]
+        return cast(Region, self._by("regions", lambda r: (r.provider, r.code))[(provider_id, code)])
 
     def accelerator(self, accelerator_id: str) -> Accelerator:
         """The accelerator with this catalog id; KeyError when unknown."""
-        return self._by("accelerators", lambda a: a.id)[accelerator_id]  # type: ignore[no-any-return]
+        return cast(Accelerator, self._by("accelerators", lambda a: a.id)[accelerator_id])
 
     def instance_type(self, provider_id: str, name: str) -> InstanceType:
         """The instance type ``name`` of ``provider_id``; KeyError when unknown."""
-        return self._by("instance_types", lambda t: (t.provider, t.name))[(provider_id, name)]  # type: ignore[no-any-return]
+        key = (provider_id, name)
+        return cast(InstanceType, self._by("instance_types", lambda t: (t.provider, t.name))[key])
 
-    def _by(self, attr: str, key: object) -> dict[object, object]:
+    def find_accelerator(self, name: str) -> Accelerator | None:
+        """The accelerator whose id or alias matches ``name``, None when none does.
+
+        Matching ignores case, spaces, ``-`` and ``_``: "h100", "H100 SXM" and "H100-SXM" all
+        return the ``H100-SXM`` record; "A100" returns ``A100-40GB``; "v5litepod" returns ``TPU-v5e``.
+        """
+        table = cast("dict[str, Accelerator] | None", self._index.get("accelerator_keys"))
+        if table is None:
+            table = {}
+            for acc in self.accelerators:
+                for alias in (acc.id, *acc.aliases):
+                    table.setdefault(accelerator_key(alias), acc)
+            self._index["accelerator_keys"] = table
+        return table.get(accelerator_key(name))
+
+    def accelerator_names(self) -> list[str]:
+        """Every accelerator id and alias, sorted (the choices for "did you mean")."""
+        return sorted({n for a in self.accelerators for n in (a.id, *a.aliases)})
+
+    def find_provider(self, provider_id: str) -> Provider | None:
+        """The provider with this id (case-insensitive), None when unknown."""
+        found = self._by("providers", lambda p: p.id).get(provider_id.lower())
+        return found if isinstance(found, Provider) else None
+
+    def find_region(self, provider_id: str, code: str) -> Region | None:
+        """The region ``code`` of ``provider_id``, None when unknown. Codes match case-insensitively."""
+        table = cast("dict[tuple[str, str], Region] | None", self._index.get("regions_ci"))
+        if table is None:
+            table = {(r.provider, r.code.lower()): r for r in self.regions}
+            self._index["regions_ci"] = table
+        return table.get((provider_id.lower(), code.lower()))
+
+    def find_instance_type(self, name: str, provider_id: str | None = None) -> list[InstanceType]:
+        """Instance types named ``name`` (case-insensitive), optionally of one provider only."""
+        wanted = name.lower()
+        return [
+            t
+            for t in self.instance_types
+            if t.name.lower() == wanted and (provider_id is None or t.provider == provider_id)
+        ]
+
+    def offers_of(self, provider_id: str, instance_type: str) -> list[Offer]:
+        """Every offer of one instance type, in catalog order."""
+        key = (provider_id, instance_type)
+        return [o for o in self.offers if (o.provider, o.instance_type) == key]
+
+    def _by(self, attr: str, key: Callable[[Any], object]) -> dict[object, object]:
         # Lookups are built once per catalog on first use: catalogs are immutable.
-        cached = self._index.get(attr)
+        cached = cast("dict[object, object] | None", self._index.get(attr))
         if cached is None:
-            cached = {key(item): item for item in getattr(self, attr)}  # type: ignore[operator]
+            cached = {key(item): item for item in getattr(self, attr)}
             self._index[attr] = cached
-        return cached  # type: ignore[return-value]
+        return cached
+
+
+def accelerator_key(name: str) -> str:
+    """The lookup key of an accelerator name: lower case, letters and digits only."""
+    return re.sub(r"[^a-z0-9]", "", name.lower())

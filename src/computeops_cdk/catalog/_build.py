@@ -1,0 +1,107 @@
+"""The reproducible catalog builder: data/market -> one canonical JSON document.
+
+``build_catalog(src_dir)`` is deterministic: records are sorted, the JSON is canonical (sorted keys,
+one record per line, trailing newline) and ``sha256`` is the digest of that text without the
+``sha256`` field. The same folder always yields the same bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from ._accelerators import build_accelerators
+from ._offers import build_offers
+from ._providers import build_providers, build_regions
+from ._sources import MarketData
+from ._validate import validate_document
+
+__all__ = [
+    "DEFAULT_OUTPUT",
+    "DEFAULT_SOURCE",
+    "build_catalog",
+    "canonical_json",
+    "content_sha256",
+    "write_catalog",
+]
+
+DEFAULT_SOURCE = Path("data/market")
+"""Where ``computeops catalog build`` reads by default (relative to the working directory)."""
+
+DEFAULT_OUTPUT = Path(__file__).parent / "data" / "catalog.json"
+"""The embedded package data file that ``load_catalog()`` reads."""
+
+_SECTIONS = ("providers", "regions", "accelerators", "instance_types", "offers")
+
+
+def build_catalog(src_dir: str | os.PathLike[str] = DEFAULT_SOURCE) -> dict[str, Any]:
+    """Build the catalog document from a market-data folder; raises CatalogError on bad data."""
+    data = MarketData(Path(src_dir))
+    regions = build_regions(data)
+    instance_types, offers = build_offers(data)
+    doc: dict[str, Any] = {
+        "version": data.meta("version"),
+        "as_of": data.meta("as_of"),
+        "providers": build_providers(data, regions),
+        "regions": regions,
+        "accelerators": build_accelerators(data),
+        "instance_types": instance_types,
+        "offers": offers,
+    }
+    doc["sha256"] = content_sha256(doc)
+    validate_document(doc)
+    return doc
+
+
+def canonical_json(doc: dict[str, Any]) -> str:
+    """Sorted keys, one list item per line (readable diffs), trailing newline."""
+    lines = ["{"]
+    keys = sorted(doc)
+    for i, key in enumerate(keys):
+        comma = "," if i < len(keys) - 1 else ""
+        value = doc[key]
+        if isinstance(value, list):
+            items = [_compact(item) for item in value]
+            body = ",\n".join(items)
+            lines.append(
+                f"{json.dumps(key)}:[\n{body}\n]{comma}" if items else f"{json.dumps(key)}:[]{comma}"
+            )
+        else:
+            lines.append(f"{json.dumps(key)}:{_compact(value)}{comma}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def content_sha256(doc: dict[str, Any]) -> str:
+    """Digest of the canonical JSON of ``doc`` without its ``sha256`` field."""
+    body = {k: v for k, v in doc.items() if k != "sha256"}
+    return hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
+
+
+def write_catalog(doc: dict[str, Any], path: str | os.PathLike[str] = DEFAULT_OUTPUT) -> Path:
+    """Write ``doc`` canonically and atomically (temp file + rename); returns the path."""
+    target = Path(path)
+    write_text_atomic(target, canonical_json(doc))
+    return target
+
+
+def write_text_atomic(target: Path, text: str) -> None:
+    """Replace ``target`` with ``text`` so readers see either the old or the new file, never half."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        os.chmod(tmp, 0o644)  # mkstemp creates 0600; the catalog is ordinary package data
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
