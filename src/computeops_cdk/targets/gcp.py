@@ -341,7 +341,7 @@ class GcpTarget(Target):
                 direction="INGRESS",
                 priority=65534,
                 source_ranges=["0.0.0.0/0"],
-                deny=[{"protocol": "all"}],
+                deny=[fw_mod.ComputeFirewallDeny(protocol="all")],
                 log_config={"metadata": "INCLUDE_ALL_METADATA"},
                 provider=provider,
             )
@@ -419,9 +419,11 @@ class GcpTarget(Target):
                     "kms_key_self_link": props.options.get("kms_key_self_link"),
                 },
                 # No access_config block: no external IP. Reach the VM through IAP or a bastion.
-                network_interface=[{"subnetwork": subnetwork}],
+                network_interface=[mod.ComputeInstanceNetworkInterface(subnetwork=subnetwork)],
                 guest_accelerator=(
-                    [{"type": machine.accelerator_type, "count": machine.count}] if machine.attach else None
+                    [mod.ComputeInstanceGuestAccelerator(type=machine.accelerator_type, count=machine.count)]
+                    if machine.attach
+                    else None
                 ),
                 scheduling={
                     # GPU VMs cannot live-migrate: host maintenance must stop them.
@@ -512,14 +514,16 @@ class GcpTarget(Target):
             management={"auto_repair": True, "auto_upgrade": True},
             node_config={
                 "machine_type": machine.machine_type,
+                # Struct objects, not dicts: jsii does not convert dicts inside lists to structs and
+                # would drop multi-word keys such as gpu_driver_installation_config.
                 "guest_accelerator": [
-                    {
-                        "type": machine.accelerator_type,
-                        "count": machine.count,
-                        "gpu_driver_installation_config": {
+                    mod.ContainerNodePoolNodeConfigGuestAccelerator(
+                        type=machine.accelerator_type,
+                        count=machine.count,
+                        gpu_driver_installation_config={
                             "gpu_driver_version": str(props.options.get("gpu_driver_version", "LATEST"))
                         },
-                    }
+                    )
                 ],
                 "spot": spot,
                 "image_type": "COS_CONTAINERD",
@@ -527,7 +531,11 @@ class GcpTarget(Target):
                     "computeops.io/gpu": machine.gpu.lower(),
                     "computeops.io/gpu-count": str(machine.count),
                 },
-                "taint": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}],
+                "taint": [
+                    mod.ContainerNodePoolNodeConfigTaint(
+                        key="nvidia.com/gpu", value="present", effect="NO_SCHEDULE"
+                    )
+                ],
                 "shielded_instance_config": {"enable_secure_boot": True, "enable_integrity_monitoring": True},
                 "workload_metadata_config": {"mode": "GKE_METADATA"},
                 "metadata": {"disable-legacy-endpoints": "true"},

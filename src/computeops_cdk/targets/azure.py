@@ -1,0 +1,270 @@
+"""Azure: a Linux GPU VM of the NC/ND/NV series in its own network, or an AKS GPU node pool.
+
+Binding: ``cdktn-provider-azurerm`` 18.x (``hashicorp/azurerm``; the 18.9.0 binding documents
+azurerm 5.10.0), imported inside ``configure``/``emit`` only.
+
+Options (``TargetProps.options``):
+
+- ``subscription_id``: Default: not set in Terraform; azurerm reads ``ARM_SUBSCRIPTION_ID`` (and the
+  credentials ``ARM_TENANT_ID``/``ARM_CLIENT_ID``/``ARM_CLIENT_SECRET``, OIDC, MSI or the Azure CLI).
+- ``resource_group_name``: existing resource group. Default: a new ``<name>-rg`` in the region.
+- ``subnet_id``: existing subnet for the NIC. Default: a new VNet ``10.70.0.0/16`` with one subnet
+  ``10.70.1.0/24`` behind an NSG that has no inbound allow rule.
+- ``ssh_public_key``: OpenSSH public key of ``admin_username``. Default: a Terraform variable
+  ``<name>_ssh_public_key`` (supply it with ``TF_VAR_<name>_ssh_public_key``); password login is off.
+- ``admin_username``: Default: ``azureuser``.
+- ``image``: ``{"publisher", "offer", "sku", "version"}``. Default: ``DEFAULT_IMAGE``.
+- ``os_disk_gb``: Default: 256.
+- ``zone``: availability zone (``"1"``, ``"2"``, ``"3"``). Default: none (regional placement).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ..engine import Placement
+from ..errors import TargetError
+from ._base import Target, TargetProps
+
+__all__ = ["CHECKOV_SKIPS", "DEFAULT_IMAGE", "AzureTarget", "gpu_count"]
+
+DEFAULT_IMAGE: Mapping[str, str] = {
+    "publisher": "microsoft-dsvm",
+    "offer": "ubuntu-hpc",
+    "sku": "2204",
+    "version": "latest",
+}
+"""Azure HPC Ubuntu image with NVIDIA drivers, CUDA and InfiniBand (marketplace names unverified)."""
+
+CHECKOV_SKIPS: Mapping[str, str] = {}
+"""checkov checks the emitted Azure resources fail on purpose, with the reason (none by default)."""
+
+_SIZE = re.compile(r"^Standard_N[CDGV]\w*$")
+# The market data lists ND96isr_H100_v5 with 12 GPUs (a SkyPilot catalog quirk noted in SOURCES.md);
+# the SKU has 8. Node labels must say what the node really has.
+_GPU_COUNT_FIXES: Mapping[str, int] = {"Standard_ND96isr_H100_v5": 8}
+
+
+def gpu_count(placement: Placement) -> int:
+    """GPUs per VM, with known catalog quirks corrected."""
+    return _GPU_COUNT_FIXES.get(placement.instance_type, placement.accelerators_per_instance)
+
+
+def _check_size(placement: Placement) -> str:
+    size = placement.instance_type.strip()
+    if not _SIZE.match(size):
+        raise TargetError(
+            f"azure target cannot map instance type {size!r} to a VM size: it expects an NC/ND/NG/NV-series "
+            "size such as 'Standard_ND96isr_H100_v5' or 'Standard_NC24ads_A100_v4'. "
+            "To fix: pin an Azure GPU size, or report the catalog name so the target can learn it."
+        )
+    return size
+
+
+class AzureTarget(Target):
+    """Azure target. See the module docstring for options and defaults."""
+
+    provider = "azure"
+    extra = "azure"
+    unsupported: Mapping[str, str] = {
+        "multi_node": "InfiniBand clusters of ND-series VMs need a VM scale set with an IB-enabled image and "
+        "placement; this target emits independent VMs only",
+        "tpu": "Azure has no TPUs",
+    }
+
+    def configure(self, scope: Any, *, region: str, props: TargetProps) -> Any:
+        mod = _azurerm("provider", props)
+        return mod.AzurermProvider(
+            scope, "azurerm", features=[{}], subscription_id=props.options.get("subscription_id")
+        )
+
+    def emit(self, scope: Any, placement: Placement, *, provider: Any, props: TargetProps) -> dict[str, Any]:
+        size = _check_size(placement)
+        if props.cluster:
+            return {"node_pool": self._node_pool(scope, placement, size, provider, props)}
+        rg_name, location = self._resource_group(scope, placement.region, provider, props)
+        subnet_id = self._subnet(scope, rg_name, location, provider, props)
+        return self._vms(scope, placement, size, rg_name, location, subnet_id, provider, props)
+
+    def _resource_group(self, scope: Any, region: str, provider: Any, props: TargetProps) -> tuple[Any, str]:
+        if props.options.get("resource_group_name"):
+            return props.options["resource_group_name"], region
+        mod = _azurerm("resource_group", props)
+        group = mod.ResourceGroup(
+            scope,
+            "resource-group",
+            name=f"{props.name}-rg",
+            location=region,
+            tags=dict(props.tags),
+            provider=provider,
+        )
+        return group.name, region
+
+    def _subnet(self, scope: Any, rg: Any, location: str, provider: Any, props: TargetProps) -> Any:
+        if props.options.get("subnet_id"):
+            return props.options["subnet_id"]
+        vnet_mod = _azurerm("virtual_network", props)
+        subnet_mod = _azurerm("subnet", props)
+        nsg_mod = _azurerm("network_security_group", props)
+        assoc_mod = _azurerm("subnet_network_security_group_association", props)
+        vnet = vnet_mod.VirtualNetwork(
+            scope,
+            "vnet",
+            name=f"{props.name}-vnet",
+            resource_group_name=rg,
+            location=location,
+            address_space=["10.70.0.0/16"],
+            tags=dict(props.tags),
+            provider=provider,
+        )
+        subnet = subnet_mod.Subnet(
+            scope,
+            "subnet",
+            name=f"{props.name}-subnet",
+            resource_group_name=rg,
+            virtual_network_name=vnet.name,
+            address_prefixes=["10.70.1.0/24"],
+            default_outbound_access_enabled=False,
+            provider=provider,
+        )
+        # No security_rule at all: only Azure's default rules apply (inbound from the internet denied).
+        nsg = nsg_mod.NetworkSecurityGroup(
+            scope,
+            "nsg",
+            name=f"{props.name}-nsg",
+            resource_group_name=rg,
+            location=location,
+            tags=dict(props.tags),
+            provider=provider,
+        )
+        assoc_mod.SubnetNetworkSecurityGroupAssociation(
+            scope, "subnet-nsg", subnet_id=subnet.id, network_security_group_id=nsg.id, provider=provider
+        )
+        return subnet.id
+
+    def _ssh_key(self, scope: Any, props: TargetProps) -> Any:
+        if props.options.get("ssh_public_key"):
+            return props.options["ssh_public_key"]
+        from .._compat import core
+
+        name = re.sub(r"[^A-Za-z0-9_]", "_", f"{props.name}_ssh_public_key")
+        variable = core.TerraformVariable(
+            scope, "ssh-public-key", type="string", description=f"OpenSSH public key for {props.name}"
+        )
+        variable.override_logical_id(name)
+        return variable.string_value
+
+    def _vms(
+        self,
+        scope: Any,
+        placement: Placement,
+        size: str,
+        rg: Any,
+        location: str,
+        subnet_id: Any,
+        provider: Any,
+        props: TargetProps,
+    ) -> dict[str, Any]:
+        nic_mod = _azurerm("network_interface", props)
+        vm_mod = _azurerm("linux_virtual_machine", props)
+        spot = placement.pricing == "spot"
+        user = str(props.options.get("admin_username", "azureuser"))
+        key = self._ssh_key(scope, props)
+        tags = {
+            **props.tags,
+            "computeops-gpu": placement.accelerator,
+            "computeops-pricing": placement.pricing,
+        }
+        vms = []
+        for i in range(placement.instances):
+            # No public_ip_address_id: the VM is reachable only from inside the VNet (Bastion, VPN, peering).
+            nic = nic_mod.NetworkInterface(
+                scope,
+                f"nic-{i}",
+                name=f"{props.name}-nic-{i}",
+                resource_group_name=rg,
+                location=location,
+                # Struct objects, not dicts: jsii passes dicts inside lists as maps with snake_case keys.
+                ip_configuration=[
+                    nic_mod.NetworkInterfaceIpConfiguration(
+                        name="internal", subnet_id=subnet_id, private_ip_address_allocation="Dynamic"
+                    )
+                ],
+                accelerated_networking_enabled=True,
+                tags=tags,
+                provider=provider,
+            )
+            vms.append(
+                vm_mod.LinuxVirtualMachine(
+                    scope,
+                    f"vm-{i}",
+                    name=f"{props.name}-{i}",
+                    resource_group_name=rg,
+                    location=location,
+                    size=size,
+                    zone=props.options.get("zone"),
+                    admin_username=user,
+                    admin_ssh_key=[vm_mod.LinuxVirtualMachineAdminSshKey(username=user, public_key=key)],
+                    disable_password_authentication=True,
+                    network_interface_ids=[nic.id],
+                    os_disk={
+                        "caching": "ReadWrite",
+                        "storage_account_type": "Premium_LRS",
+                        "disk_size_gb": int(props.options.get("os_disk_gb", 256)),
+                    },
+                    source_image_reference=dict(props.options.get("image", DEFAULT_IMAGE)),
+                    encryption_at_host_enabled=True,
+                    # The image ships the NVIDIA driver, so no VM extension is needed (and none may be added).
+                    allow_extension_operations=False,
+                    identity={"type": "SystemAssigned"},
+                    priority="Spot" if spot else "Regular",
+                    eviction_policy="Deallocate" if spot else None,
+                    max_bid_price=-1
+                    if spot
+                    else None,  # -1: pay up to the on-demand price, never evicted on price
+                    tags=tags,
+                    provider=provider,
+                )
+            )
+        return {"instance": vms[0], "instances": vms}
+
+    def _node_pool(
+        self, scope: Any, placement: Placement, size: str, provider: Any, props: TargetProps
+    ) -> Any:
+        mod = _azurerm("kubernetes_cluster_node_pool", props)
+        spot = placement.pricing == "spot"
+        # AKS pool names: lowercase letters and digits, at most 12 characters, starting with a letter.
+        name = ("gpu" + re.sub(r"[^a-z0-9]", "", props.name.lower()))[:12]
+        return mod.KubernetesClusterNodePool(
+            scope,
+            "node-pool",
+            name=name,
+            kubernetes_cluster_id=props.cluster,
+            vm_size=size,
+            node_count=placement.instances,
+            mode="User",
+            zones=[props.options["zone"]] if props.options.get("zone") else None,
+            priority="Spot" if spot else "Regular",
+            eviction_policy="Delete" if spot else None,
+            spot_max_price=-1 if spot else None,
+            node_labels={
+                "computeops.io/gpu": placement.accelerator.lower(),
+                "computeops.io/gpu-count": str(gpu_count(placement)),
+            },
+            node_taints=["nvidia.com/gpu=present:NoSchedule"],
+            host_encryption_enabled=True,
+            node_public_ip_enabled=False,
+            max_pods=50,
+            os_disk_size_gb=int(props.options.get("os_disk_gb", 256)),
+            vnet_subnet_id=props.options.get("subnet_id"),
+            tags=dict(props.tags),
+            provider=provider,
+        )
+
+
+def _azurerm(submodule: str, props: TargetProps) -> Any:
+    from .._compat import import_binding
+
+    return import_binding("azurerm", submodule, chosen_by=str(props.options.get("chosen_by", "the engine")))
