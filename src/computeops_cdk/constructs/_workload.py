@@ -223,7 +223,8 @@ def _load_intent(intent: WorkloadIntent | str | Path) -> WorkloadIntent:
 def _resource_name(id: str) -> str:
     """A DNS-1123-ish base name usable by every provider (lowercase, digits, dashes)."""
     cleaned = "".join(c if c.isalnum() else "-" for c in id.lower()).strip("-")
-    return cleaned[:40] or "workload"
+    # 32 characters: IAM name prefixes allow 38, and targets append a dash and a suffix.
+    return cleaned[:32].strip("-") or "workload"
 
 
 def _model_url(name: str) -> str:

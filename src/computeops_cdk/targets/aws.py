@@ -178,7 +178,13 @@ def _root_gib(props: TargetProps) -> int:
 
 
 def _launch_template(
-    scope: Any, placement: Placement, props: TargetProps, *, security_group: Any, subnet: Any, **extra: Any
+    scope: Any,
+    placement: Placement,
+    props: TargetProps,
+    *,
+    security_group: Any,
+    subnet: Any,
+    extra: Mapping[str, Any],
 ) -> Any:
     mod = _aws("launch_template")
     nic = mod.LaunchTemplateNetworkInterfaces(
@@ -216,7 +222,7 @@ def _launch_template(
         if props.tags
         else None,
         tags=dict(props.tags),
-        **extra,
+        **extra,  # image, profile and placement group (standalone) or the root volume alone (EKS)
     )
 
 
@@ -252,15 +258,15 @@ def _instances(
         extra["placement"] = lt_mod.LaunchTemplatePlacement(group_name=group.name)
         resources["placement_group"] = group
     template = _launch_template(
-        scope, placement, props, security_group=security_group, subnet=subnet, **extra
+        scope, placement, props, security_group=security_group, subnet=subnet, extra=extra
     )
     resources["launch_template"] = template
-    resources["instance"] = _instance(scope, placement, props, template)
+    resources["instance"] = _instance(scope, placement, props, template, profile)
     resources["security_group"] = security_group
     return resources
 
 
-def _instance(scope: Any, placement: Placement, props: TargetProps, template: Any) -> Any:
+def _instance(scope: Any, placement: Placement, props: TargetProps, template: Any, profile: Any) -> Any:
     mod = _aws("instance")
     # The secure settings are repeated on the instance (same values as the template) so that static
     # scanners, which do not follow launch-template references, see them where they check.
@@ -272,6 +278,7 @@ def _instance(scope: Any, placement: Placement, props: TargetProps, template: An
             id=template.id, version=Fn.tostring(template.latest_version)
         ),
         instance_type=placement.instance_type,
+        iam_instance_profile=profile.name,
         ebs_optimized=True,
         monitoring=True,
         metadata_options=mod.InstanceMetadataOptions(
@@ -296,7 +303,7 @@ def _node_group(
         props,
         security_group=security_group,
         subnet=None,
-        block_device_mappings=[_ebs(lt_mod, props, "/dev/xvda")],
+        extra={"block_device_mappings": [_ebs(lt_mod, props, "/dev/xvda")]},
     )
     mod = _aws("eks_node_group")
     size = placement.instances

@@ -27,11 +27,13 @@ from .._compat import import_binding
 from ..engine import Placement
 
 __all__ = [
+    "CPU_PER_GPU",
     "DEFAULT_TRAINING_IMAGE",
     "DEFAULT_VLLM_IMAGE",
     "GPU_COUNT_LABEL",
     "GPU_LABEL",
     "GPU_TAINT_KEY",
+    "MEMORY_GIB_PER_GPU",
     "VLLM_CHART",
     "VLLM_CHART_VERSION",
     "VLLM_REPOSITORY",
@@ -42,6 +44,8 @@ __all__ = [
     "gpu_tolerations",
     "is_training",
     "node_selector",
+    "serving_shape",
+    "vllm_values",
 ]
 
 GPU_LABEL = "computeops.io/gpu"
@@ -53,6 +57,10 @@ VLLM_CHART_VERSION = "0.1.12"
 """The chart version seen in the 2026-08 snapshot (terraform-targets.md §11.3); pinned so plans repeat."""
 DEFAULT_VLLM_IMAGE = "vllm/vllm-openai:v0.10.0"
 DEFAULT_TRAINING_IMAGE = "nvcr.io/nvidia/pytorch:24.12-py3"
+CPU_PER_GPU = 2
+MEMORY_GIB_PER_GPU = 8
+"""Pod requests per GPU: a floor that still fits the smallest GPU instances (g5.xlarge: 4 vCPU,
+16 GiB per GPU) after the kubelet's reservations; requests, not limits, so pods may use more."""
 _SMOKE_COMMAND = ("python", "-c", "import torch; print(torch.cuda.device_count(), 'GPUs visible')")
 
 
@@ -154,9 +162,16 @@ class KubernetesLayer:
         """Add ``kubernetes`` and ``helm`` provider blocks; return them by name."""
         kube = import_binding("kubernetes", "provider", provider="kubernetes")
         helm = import_binding("helm", "provider", provider="kubernetes")
+        settings = dict(connection.settings)
+        exec_block = settings.pop("exec", None)
+        # Struct classes, not dicts, inside lists: jsii converts dict keys only outside lists.
+        kube_exec = [kube.KubernetesProviderExec(**exec_block)] if exec_block else None
+        helm_exec = helm.HelmProviderKubernetesExec(**exec_block) if exec_block else None
         return {
-            "kubernetes": kube.KubernetesProvider(scope, "kubernetes", **connection.settings),
-            "helm": helm.HelmProvider(scope, "helm", kubernetes=dict(connection.settings)),
+            "kubernetes": kube.KubernetesProvider(scope, "kubernetes", exec=kube_exec, **settings),
+            "helm": helm.HelmProvider(
+                scope, "helm", kubernetes=helm.HelmProviderKubernetes(exec=helm_exec, **settings)
+            ),
         }
 
     def emit(self, scope: Any, placement: Placement, spec: WorkloadSpec) -> dict[str, Any]:
@@ -169,7 +184,14 @@ class KubernetesLayer:
 
 def _namespace(scope: Any, spec: WorkloadSpec) -> Any:
     mod = import_binding("kubernetes", "namespace_v1", provider="kubernetes")
-    return mod.NamespaceV1(scope, "namespace", metadata={"name": spec.namespace or spec.name})
+    # namespace_v1's metadata is a list block in provider 3.x (one element).
+    return mod.NamespaceV1(
+        scope, "namespace", metadata=[mod.NamespaceV1Metadata(name=spec.namespace or spec.name)]
+    )
+
+
+def _namespace_name(namespace: Any) -> Any:
+    return namespace.metadata.get(0).name
 
 
 def serving_shape(placement: Placement) -> tuple[int, int]:
@@ -194,8 +216,8 @@ def vllm_values(placement: Placement, spec: WorkloadSpec) -> dict[str, Any]:
         "tag": tag or "latest",
         "modelURL": spec.model_url,
         "replicaCount": replicas,
-        "requestCPU": 8 * per_replica,
-        "requestMemory": f"{32 * per_replica}Gi",
+        "requestCPU": CPU_PER_GPU * per_replica,
+        "requestMemory": f"{MEMORY_GIB_PER_GPU * per_replica}Gi",
         "requestGPU": per_replica,
         "vllmConfig": {"tensorParallelSize": per_replica},
         "shmSize": "20Gi",
@@ -213,7 +235,7 @@ def _vllm_release(scope: Any, placement: Placement, spec: WorkloadSpec, namespac
         scope,
         "vllm",
         name=spec.name,
-        namespace=namespace.metadata.name,
+        namespace=_namespace_name(namespace),
         repository=VLLM_REPOSITORY,
         chart=VLLM_CHART,
         version=VLLM_CHART_VERSION,
@@ -222,18 +244,24 @@ def _vllm_release(scope: Any, placement: Placement, spec: WorkloadSpec, namespac
     )
 
 
-def _container(placement: Placement, spec: WorkloadSpec) -> dict[str, Any]:
-    gpus = str(placement.accelerators_per_instance)
-    return {
-        "name": "trainer",
-        "image": spec.image or DEFAULT_TRAINING_IMAGE,
-        "image_pull_policy": "Always",
-        "command": list(spec.command),
-        "resources": {
-            "limits": {"nvidia.com/gpu": gpus, "cpu": str(8 * placement.accelerators_per_instance)},
-            "requests": {"nvidia.com/gpu": gpus, "cpu": str(8 * placement.accelerators_per_instance)},
+def _container(job: Any, placement: Placement, spec: WorkloadSpec) -> Any:
+    count = placement.accelerators_per_instance
+    gpus = str(count)
+    return job.JobV1SpecTemplateSpecContainer(
+        name="trainer",
+        image=spec.image or DEFAULT_TRAINING_IMAGE,
+        image_pull_policy="Always",
+        command=list(spec.command),
+        # Extended resources need requests == limits; CPU/memory get requests only (no throttling).
+        resources={
+            "limits": {"nvidia.com/gpu": gpus},
+            "requests": {
+                "nvidia.com/gpu": gpus,
+                "cpu": str(CPU_PER_GPU * count),
+                "memory": f"{MEMORY_GIB_PER_GPU * count}Gi",
+            },
         },
-        "security_context": {
+        security_context={
             "allow_privilege_escalation": False,
             "privileged": False,
             "run_as_non_root": True,
@@ -242,11 +270,11 @@ def _container(placement: Placement, spec: WorkloadSpec) -> dict[str, Any]:
             "capabilities": {"drop": ["ALL"]},
             "seccomp_profile": {"type": "RuntimeDefault"},
         },
-        "volume_mount": [
-            {"name": "shm", "mount_path": "/dev/shm"},
-            {"name": "scratch", "mount_path": "/tmp"},
+        volume_mount=[
+            job.JobV1SpecTemplateSpecContainerVolumeMount(name="shm", mount_path="/dev/shm"),
+            job.JobV1SpecTemplateSpecContainerVolumeMount(name="scratch", mount_path="/tmp"),
         ],
-    }
+    )
 
 
 def _training_job(scope: Any, placement: Placement, spec: WorkloadSpec, namespace: Any) -> dict[str, Any]:
@@ -258,11 +286,11 @@ def _training_job(scope: Any, placement: Placement, spec: WorkloadSpec, namespac
         "restart_policy": "Never",
         "automount_service_account_token": False,
         "node_selector": node_selector(placement, own_pool=spec.own_pool),
-        "toleration": gpu_tolerations(placement),
-        "container": [_container(placement, spec)],
+        "toleration": [job_mod.JobV1SpecTemplateSpecToleration(**t) for t in gpu_tolerations(placement)],
+        "container": [_container(job_mod, placement, spec)],
         "volume": [
-            {"name": "shm", "empty_dir": {"medium": "Memory"}},
-            {"name": "scratch", "empty_dir": {}},
+            job_mod.JobV1SpecTemplateSpecVolume(name="shm", empty_dir={"medium": "Memory"}),
+            job_mod.JobV1SpecTemplateSpecVolume(name="scratch", empty_dir={}),
         ],
     }
     if nodes > 1:
@@ -271,14 +299,18 @@ def _training_job(scope: Any, placement: Placement, spec: WorkloadSpec, namespac
         resources["service"] = svc_mod.ServiceV1(
             scope,
             "rendezvous",
-            metadata={"name": spec.name, "namespace": namespace.metadata.name, "labels": labels},
-            spec={"cluster_ip": "None", "selector": labels, "port": [{"name": "rdzv", "port": 29500}]},
+            metadata={"name": spec.name, "namespace": _namespace_name(namespace), "labels": labels},
+            spec={
+                "cluster_ip": "None",
+                "selector": labels,
+                "port": [svc_mod.ServiceV1SpecPort(name="rdzv", port=29500)],
+            },
         )
         pod_spec["subdomain"] = spec.name
     resources["job"] = job_mod.JobV1(
         scope,
         "job",
-        metadata={"name": spec.name, "namespace": namespace.metadata.name, "labels": labels},
+        metadata={"name": spec.name, "namespace": _namespace_name(namespace), "labels": labels},
         spec={
             "completions": nodes,
             "parallelism": nodes,
