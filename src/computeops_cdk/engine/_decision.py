@@ -8,7 +8,8 @@ is the single place that turns these records into that document, so the CLI, the
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 UnitName = Literal["usd_per_million_output_tokens", "usd_per_training_step"]
@@ -161,6 +162,16 @@ class Decision:
     alternatives: tuple[Placement, ...]
     rejected: tuple[Rejection, ...]
     explanation: tuple[str, ...]
+    trade_off: str = ""
+    """The chosen placement against the runner-up, in words and numbers ("" without a choice)."""
+    considered: int = 0
+    """Candidates checked against the hard constraints (offers inside the pin)."""
+    feasible: int = 0
+    """Candidates that met every hard constraint (``alternatives`` lists only the best of them)."""
+    pinned_out: Mapping[str, int] = field(default_factory=dict)
+    """Offers left out by the pin, by rule (``pin.provider``, ``pin.region``); not rejections."""
+    nearest_misses: tuple[str, ...] = ()
+    """Relaxations that would admit a candidate (only filled when nothing is feasible)."""
 
     @property
     def ranked(self) -> tuple[Placement, ...]:
@@ -187,6 +198,14 @@ class Decision:
             "alternatives": [p.to_dict() for p in self.alternatives],
             "rejected": [r.to_dict() for r in self.rejected],
             "rejections_by_rule": self.rejections_by_rule(),
+            "summary": {
+                "considered": self.considered,
+                "feasible": self.feasible,
+                "rejected": len(self.rejected),
+                "pinned_out": dict(sorted(self.pinned_out.items())),
+            },
+            "trade_off": self.trade_off,
+            "nearest_misses": list(self.nearest_misses),
             "explanation": list(self.explanation),
         }
 

@@ -10,14 +10,26 @@ from dataclasses import dataclass, field
 class Pin:
     """Pin the provider and/or region of a decision.
 
+    Offers outside the pin are not candidates: they are counted in ``Decision.pinned_out`` (rules
+    ``pin.provider`` and ``pin.region``), not listed among the rejections. A pinned candidate is still
+    checked against every hard constraint of the intent.
+
     Attributes:
         provider: catalog provider id. Default: None, the engine chooses the provider.
         region: region code of that provider. Default: None, the engine chooses the region.
         unsupported: feature -> reason for features the pinned target cannot express (from the
             target registry); a candidate needing one is rejected with rule ``target.unsupported``.
             Default: empty, every feature is assumed expressible.
+        targets: provider -> its target's unsupported features, for every provider that has a
+            Terraform target. When given it replaces ``unsupported`` per provider, and candidates of a
+            provider without a target are rejected with ``target.unsupported``. Default: None, every
+            provider is assumed to have a target.
+        require: extra features every candidate's target must express (for example
+            ``kubernetes_node_pool`` when a cluster is given). Default: none.
     """
 
     provider: str | None = None
     region: str | None = None
     unsupported: Mapping[str, str] = field(default_factory=dict)
+    targets: Mapping[str, Mapping[str, str]] | None = None
+    require: tuple[str, ...] = ()

@@ -1,0 +1,204 @@
+"""Evaluate every offer of the catalog against the intent: sized candidates and rejections.
+
+Rules are evaluated per group of offers that share their inputs (provider, region, instance type,
+price model) and the resulting Reason tuples are reused, so a catalog of 100k offers costs one
+dictionary lookup per group per offer plus the offer's own price checks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from ..catalog import HOURS_PER_MONTH
+from ..intent import WorkloadIntent
+from ._decision import Reason, Rejection
+from ._index import CatalogIndex, Row
+from ._pin import Pin
+from ._resolve import Resolved
+from ._rules import (
+    accelerator_rule,
+    compliance_rules,
+    features_needed,
+    price_rules,
+    pricing_rule,
+    provider_rule,
+    residency_rule,
+    target_rule,
+)
+from ._sizing import Sizer, Sizing
+
+__all__ = ["Candidate", "Evaluation", "evaluate"]
+
+_SIZED_RULES = frozenset({"deadline", "latency.ttft", "latency.tpot", "throughput"})
+"""Sizing failures after which the deployment's size (and so its price) is still meaningful."""
+
+
+@dataclass(slots=True)
+class Candidate:
+    """One offer x a number of instances, with its prices and (for rejected ones) its reasons."""
+
+    row: Row
+    sizing: Sizing
+    hourly: float | None
+    """Hourly USD of the whole deployment (instances x offer price), None when unpriced."""
+    unit_cost: float = 0.0
+    total: float | None = None
+    reasons: tuple[Reason, ...] = ()
+    scores: dict[str, float] = field(default_factory=dict)
+    score: float = 0.0
+
+    @property
+    def monthly(self) -> float | None:
+        return None if self.hourly is None else self.hourly * HOURS_PER_MONTH
+
+
+@dataclass(slots=True)
+class Evaluation:
+    """What ``evaluate`` found: feasible candidates, rejected ones, and what the pin left out."""
+
+    feasible: list[Candidate]
+    rejected: list[Candidate]
+    pinned_out: dict[str, int]
+    pinned_out_feasible: list[Candidate]
+    _rejections: tuple[Rejection, ...] | None = None
+
+    def rejections(self) -> tuple[Rejection, ...]:
+        """The rejected candidates as the Decision's records (canonical order; built once)."""
+        if self._rejections is None:
+            self._rejections = self._build_rejections()
+        return self._rejections
+
+    def _build_rejections(self) -> tuple[Rejection, ...]:
+        return tuple(
+            Rejection(
+                provider=c.row.offer.provider,
+                instance_type=c.row.offer.instance_type,
+                region=c.row.offer.region,
+                pricing=c.row.offer.pricing,
+                reasons=c.reasons,
+            )
+            for c in self.rejected
+        )
+
+
+class _Evaluator:
+    def __init__(self, intent: WorkloadIntent, resolved: Resolved, pin: Pin, sizer: Sizer) -> None:
+        self.constraints = intent.constraints
+        self.resolved = resolved
+        self.pin = pin
+        self.sizer = sizer
+        self.regions: dict[tuple[str, str], tuple[Reason, ...]] = {}
+        self.pricing: dict[str, tuple[Reason, ...]] = {}
+
+    def _unsupported(self, provider: str) -> Mapping[str, str] | None:
+        targets = self.pin.targets
+        if targets is None:
+            return self.pin.unsupported
+        return targets.get(provider)
+
+    def _target(self, row: Row, sizing: Sizing) -> tuple[Reason, ...]:
+        offer = row.offer
+        features = features_needed(
+            accelerator=row.accelerator, pricing=offer.pricing, needs_fabric=sizing.needs_fabric
+        )
+        features += tuple(f for f in self.pin.require if f not in features)
+        unsupported = self._unsupported(offer.provider)
+        if unsupported is None:
+            message = f"there is no Terraform target for provider {offer.provider}"
+            return (Reason(rule="target.unsupported", message=message),)
+        return target_rule(features, unsupported, offer.provider)
+
+    def _sizing(self, row: Row) -> Sizing:
+        provider, name = row.offer.provider, row.offer.instance_type
+        if row.itype is None:
+            message = f"instance type {name} of {provider} is not described in the catalog"
+            return Sizing(instances=1, reasons=(Reason(rule="spec.unknown", message=message),))
+        if row.accelerator is None:
+            message = f"accelerator {row.itype.accelerator} of {name} is not described in the catalog"
+            return Sizing(instances=1, reasons=(Reason(rule="spec.unknown", message=message),))
+        return self.sizer.size(row.itype, row.accelerator)
+
+    def _region(self, row: Row) -> tuple[Reason, ...]:
+        offer = row.offer
+        key = (offer.provider, offer.region)
+        found = self.regions.get(key)
+        if found is None:
+            residency = residency_rule(
+                offer.provider, offer.region, row.region, self.constraints, self.resolved
+            )
+            found = residency + compliance_rules(row.provider, offer.region, self.constraints.compliance)
+            self.regions[key] = found
+        return found
+
+    def _pricing(self, pricing: str) -> tuple[Reason, ...]:
+        found = self.pricing.get(pricing)
+        if found is None:
+            found = self.pricing[pricing] = pricing_rule(pricing, self.constraints)
+        return found
+
+    def run(self, run: tuple[Row, ...]) -> list[Candidate]:
+        """Candidates for one run of offers sharing (provider, instance type)."""
+        first = run[0]
+        sizing = self._sizing(first)
+        accelerator = first.itype.accelerator if first.itype is not None else ""
+        shared = provider_rule(first.offer.provider, self.constraints) + accelerator_rule(
+            accelerator, self.resolved
+        )
+        priced = all(r.rule in _SIZED_RULES for r in sizing.reasons)
+        targets: dict[str, tuple[Reason, ...]] = {}
+        out = []
+        for row in run:
+            offer = row.offer
+            target = targets.get(offer.pricing)
+            if target is None:
+                target = targets[offer.pricing] = self._target(row, sizing)
+            reasons = shared + self._pricing(offer.pricing) + self._region(row) + target + sizing.reasons
+            price = offer.hourly_usd
+            if price is None:
+                out.append(Candidate(row=row, sizing=sizing, hourly=None, reasons=(*reasons, _UNKNOWN_PRICE)))
+                continue
+            hourly = price * sizing.instances
+            total = hourly * sizing.hours if sizing.hours is not None else None
+            if priced:
+                reasons += price_rules(hourly, sizing.hours, sizing.instances, price, self.constraints)
+            out.append(Candidate(row=row, sizing=sizing, hourly=hourly, total=total, reasons=reasons))
+        return out
+
+    def pin_rule(self, row: Row) -> str | None:
+        if self.resolved.pin_provider is not None and row.offer.provider != self.resolved.pin_provider:
+            return "pin.provider"
+        if self.resolved.pin_region is not None and row.offer.region != self.resolved.pin_region:
+            return "pin.region"
+        return None
+
+
+_UNKNOWN_PRICE = Reason(
+    rule="price.unknown",
+    message="no sourced price for this offer (hourly_usd is null); a missing price is never treated as 0",
+)
+
+
+def evaluate(
+    intent: WorkloadIntent, index: CatalogIndex, resolved: Resolved, pin: Pin, sizer: Sizer
+) -> Evaluation:
+    """Every offer as a candidate: feasible ones, rejected ones with all their reasons.
+
+    Offers outside the pin are evaluated too (so an infeasible pinned decision can say what the pin
+    would admit) but are counted in ``pinned_out`` instead of being listed as rejections.
+    """
+    evaluator = _Evaluator(intent, resolved, pin, sizer)
+    result = Evaluation(feasible=[], rejected=[], pinned_out={}, pinned_out_feasible=[])
+    pinned = resolved.pin_provider is not None or resolved.pin_region is not None
+    for run in index.by_itype:
+        for candidate in evaluator.run(run):
+            rule = evaluator.pin_rule(candidate.row) if pinned else None
+            if rule is not None:
+                result.pinned_out[rule] = result.pinned_out.get(rule, 0) + 1
+                if not candidate.reasons:
+                    result.pinned_out_feasible.append(candidate)
+            elif candidate.reasons:
+                result.rejected.append(candidate)
+            else:
+                result.feasible.append(candidate)
+    return result

@@ -1,0 +1,98 @@
+"""A per-catalog index the engine builds once: offers in canonical order, joined to their records.
+
+Sorting the offers here is what makes a decision independent of the catalog's row order (a
+shuffled catalog gives the same bytes). The index is cached on the catalog itself (catalogs are
+immutable), so repeated decisions over one catalog pay for it once.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from ..catalog import Accelerator, Catalog, InstanceType, Offer, Provider, Region
+
+__all__ = ["CatalogIndex", "Row", "catalog_index"]
+
+_CACHE_KEY = "engine.index"
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One offer joined to its provider, region, instance type and accelerator records."""
+
+    offer: Offer
+    provider: Provider
+    region: Region | None
+    itype: InstanceType | None
+    accelerator: Accelerator | None
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogIndex:
+    """Offers in canonical order plus the lookups the filters and scores need."""
+
+    rows: tuple[Row, ...]
+    by_itype: tuple[tuple[Row, ...], ...]
+    """``rows`` split into runs sharing (provider, instance type), in the same canonical order."""
+    regions_per_itype: dict[tuple[str, str], int]
+    """(provider, instance type) -> number of distinct regions offering it (any price model)."""
+    accelerator_names: dict[str, str]
+    """Lower-case id or alias -> canonical accelerator id."""
+
+
+def _sort_key(offer: Offer) -> tuple[str, str, str, str, float, str, str]:
+    price = -1.0 if offer.hourly_usd is None else offer.hourly_usd
+    return (
+        offer.provider,
+        offer.instance_type,
+        offer.region,
+        offer.pricing,
+        price,
+        offer.source,
+        offer.as_of,
+    )
+
+
+def _build(catalog: Catalog) -> CatalogIndex:
+    providers = {p.id: p for p in catalog.providers}
+    regions = {(r.provider, r.code): r for r in catalog.regions}
+    itypes = {(t.provider, t.name): t for t in catalog.instance_types}
+    accelerators = {a.id: a for a in catalog.accelerators}
+    names: dict[str, str] = {}
+    # Aliases first, ids last: an id always wins over another accelerator's alias.
+    for acc in sorted(catalog.accelerators, key=lambda a: a.id):
+        for alias in acc.aliases:
+            names.setdefault(alias.lower(), acc.id)
+    for acc in catalog.accelerators:
+        names[acc.id.lower()] = acc.id
+    rows = []
+    itype_regions: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for offer in sorted(catalog.offers, key=_sort_key):
+        provider = providers.get(offer.provider)
+        if provider is None:  # a catalog that validated never has one; skip rather than guess
+            continue
+        itype = itypes.get((offer.provider, offer.instance_type))
+        chip = accelerators.get(itype.accelerator) if itype is not None else None
+        rows.append(Row(offer, provider, regions.get((offer.provider, offer.region)), itype, chip))
+        itype_regions[(offer.provider, offer.instance_type)].add(offer.region)
+    counts = {key: len(codes) for key, codes in itype_regions.items()}
+    runs: dict[tuple[str, str], list[Row]] = {}
+    for row in rows:  # dicts keep insertion order, and rows are sorted by (provider, instance type) first
+        runs.setdefault((row.offer.provider, row.offer.instance_type), []).append(row)
+    return CatalogIndex(
+        rows=tuple(rows),
+        by_itype=tuple(tuple(run) for run in runs.values()),
+        regions_per_itype=counts,
+        accelerator_names=names,
+    )
+
+
+def catalog_index(catalog: Catalog) -> CatalogIndex:
+    """The engine's index of ``catalog``, built on first use and kept with the catalog."""
+    cached = catalog._index.get(_CACHE_KEY)
+    if isinstance(cached, CatalogIndex):
+        return cached
+    built = _build(catalog)
+    catalog._index[_CACHE_KEY] = built
+    return built

@@ -1,0 +1,119 @@
+"""Nearest misses: which relaxations of the intent would admit a rejected candidate.
+
+Only candidates whose every failing rule can be relaxed are considered. Numeric rules (price caps,
+deadline, latency targets) say the value that would admit the candidate; categorical rules say
+which constraint to widen or drop. Physical limits (``memory.fit``, ``spec.unknown``,
+``throughput``) and missing data (``price.unknown``) are not relaxations. For each distinct set of
+constraints to relax, the candidate needing the smallest relaxation is kept; sets needing fewer
+constraints come first, then smaller relative relaxations, then the cheaper candidate.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from ._evaluate import Candidate
+
+__all__ = ["MAX_MISSES", "nearest_misses"]
+
+MAX_MISSES = 5
+
+_NUMERIC = {
+    "price.max_hourly": "max_hourly_usd",
+    "price.max_monthly": "max_monthly_usd",
+    "price.max_total": "max_total_usd",
+    "deadline": "deadline_hours",
+    "latency.ttft": "ttft_ms",
+    "latency.tpot": "tpot_ms",
+}
+_FIXED = frozenset({"memory.fit", "spec.unknown", "throughput", "price.unknown", "target.unsupported"})
+
+
+def _up(value: float) -> str:
+    # Round up (to 2 decimals, or whole units above 100) so the suggested value really admits it.
+    if value >= 100:
+        return f"{math.ceil(value):,}"
+    return f"{math.ceil(value * 100) / 100:g}"
+
+
+def _numeric(rule: str, c: Candidate) -> tuple[str, float] | None:
+    """(new value text, needed value) for a numeric rule."""
+    s = c.sizing
+    needed = {
+        "price.max_hourly": c.hourly,
+        "price.max_monthly": c.monthly,
+        "price.max_total": c.total,
+        "deadline": s.hours,
+        "latency.ttft": s.ttft_ms,
+        "latency.tpot": s.tpot_ms,
+    }[rule]
+    return None if needed is None else (_up(needed), needed)
+
+
+def _categorical(rule: str, c: Candidate) -> str:
+    offer = c.row.offer
+    if rule == "provider.excluded":
+        return f"dropping {offer.provider} from constraints.providers.exclude"
+    if rule == "provider.not_allowed":
+        return f"adding {offer.provider} to constraints.providers.allow"
+    if rule == "accelerator.not_allowed":
+        accelerator = c.row.itype.accelerator if c.row.itype else "?"
+        return f"adding {accelerator} to constraints.accelerators.allow"
+    if rule == "pricing.model":
+        return f"allowing {offer.pricing} in constraints.pricing"
+    if rule.startswith("residency."):
+        country = c.row.region.country if c.row.region else None
+        where = country or "unknown country"
+        return f"widening constraints.residency to {offer.provider}:{offer.region} ({where})"
+    scope = rule.partition(".")[2]
+    return f"dropping {scope} from constraints.compliance"
+
+
+def _relaxation(
+    c: Candidate, caps: dict[str, float | None]
+) -> tuple[tuple[str, ...], float, list[str]] | None:
+    """(constraints relaxed, relative size, phrases) or None when a rule cannot be relaxed."""
+    names, phrases, size = [], [], 0.0
+    for rule in sorted({r.rule for r in c.reasons}):
+        if rule in _FIXED:
+            return None
+        if rule in _NUMERIC:
+            found = _numeric(rule, c)
+            if found is None:
+                return None
+            text, needed = found
+            cap = caps.get(_NUMERIC[rule]) or needed
+            names.append(_NUMERIC[rule])
+            phrases.append(f"relaxing {_NUMERIC[rule]} to {text}")
+            size += needed / cap - 1 if cap else 1.0
+        else:
+            phrase = _categorical(rule, c)
+            names.append(phrase)
+            phrases.append(phrase)
+            size += 1.0
+    return tuple(names), size, phrases
+
+
+def _what(c: Candidate) -> str:
+    offer = c.row.offer
+    price = f", {c.hourly:,.2f} USD/h" if c.hourly is not None else ""
+    return (
+        f"{offer.provider} {offer.instance_type} ({c.sizing.instances} instance(s)) in {offer.region} "
+        f"({offer.pricing}{price})"
+    )
+
+
+def nearest_misses(rejected: Sequence[Candidate], caps: dict[str, float | None]) -> list[str]:
+    """Up to MAX_MISSES relaxations, nearest first, each naming the candidate it would admit."""
+    best: dict[tuple[str, ...], tuple[tuple[float, float, str], list[str], Candidate]] = {}
+    for c in rejected:
+        found = _relaxation(c, caps)
+        if found is None:
+            continue
+        names, size, phrases = found
+        key = (size, c.hourly if c.hourly is not None else math.inf, _what(c))
+        if names not in best or key < best[names][0]:
+            best[names] = (key, phrases, c)
+    ordered = sorted(best.items(), key=lambda item: (len(item[0]), item[1][0]))
+    return [f"{' and '.join(phrases)} would admit {_what(c)}" for _, (_, phrases, c) in ordered[:MAX_MISSES]]

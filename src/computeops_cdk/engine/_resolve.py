@@ -1,0 +1,104 @@
+"""Check the intent's catalog names (accelerators, region ids, the pin) and turn them into ids.
+
+Names that need the catalog cannot be checked when the intent is parsed; they are checked here,
+before any candidate is considered, with the same IntentError (field path + "did you mean").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..catalog import Catalog
+from ..errors import IntentError, did_you_mean
+from ..intent import WorkloadIntent
+from ._index import CatalogIndex
+from ._pin import Pin
+
+__all__ = ["Resolved", "resolve"]
+
+RegionKey = tuple[str, str]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Resolved:
+    """The intent's catalog names as canonical ids."""
+
+    accelerators: frozenset[str] | None
+    """Allowed accelerator ids; None means every accelerator."""
+    residency_regions: frozenset[RegionKey] | None
+    preferred_regions: tuple[RegionKey, ...]
+    pin_provider: str | None
+    pin_region: str | None
+
+
+def _accelerators(names: Sequence[str], index: CatalogIndex) -> frozenset[str]:
+    ids = []
+    for position, name in enumerate(names):
+        found = index.accelerator_names.get(name.lower())
+        if found is None:
+            raise IntentError(
+                f"unknown accelerator {name!r}. To fix: use a catalog id or alias "
+                "(computeops catalog accelerators lists them)",
+                path=f"constraints.accelerators.allow[{position}]",
+                suggestions=did_you_mean(name, sorted(set(index.accelerator_names.values()))),
+            )
+        ids.append(found)
+    return frozenset(ids)
+
+
+def _regions(region_ids: Sequence[str], catalog: Catalog, *, path: str) -> tuple[RegionKey, ...]:
+    known = {(r.provider, r.code) for r in catalog.regions}
+    keys = []
+    for position, region_id in enumerate(region_ids):
+        provider, _, code = region_id.partition(":")
+        if (provider, code) not in known:
+            same_provider = sorted(f"{p}:{c}" for p, c in known if p == provider)
+            raise IntentError(
+                f"unknown region {region_id!r} in the catalog. To fix: use provider:code as "
+                "`computeops catalog list` shows it",
+                path=f"{path}[{position}]",
+                suggestions=did_you_mean(region_id, same_provider),
+            )
+        keys.append((provider, code))
+    return tuple(keys)
+
+
+def _pin(pin: Pin, catalog: Catalog) -> tuple[str | None, str | None]:
+    providers = sorted(p.id for p in catalog.providers)
+    if pin.provider is not None and pin.provider not in providers:
+        raise IntentError(
+            f"unknown provider {pin.provider!r}",
+            path="pin.provider",
+            suggestions=did_you_mean(pin.provider, providers),
+        )
+    if pin.region is not None:
+        codes = sorted({r.code for r in catalog.regions if pin.provider in (None, r.provider)})
+        if pin.region not in codes:
+            where = f" of provider {pin.provider}" if pin.provider else ""
+            raise IntentError(
+                f"unknown region {pin.region!r}{where}",
+                path="pin.region",
+                suggestions=did_you_mean(pin.region, codes),
+            )
+    return pin.provider, pin.region
+
+
+def resolve(intent: WorkloadIntent, catalog: Catalog, index: CatalogIndex, pin: Pin) -> Resolved:
+    """Resolve every catalog name in ``intent`` and ``pin``; IntentError on the first unknown one."""
+    constraints = intent.constraints
+    allow = constraints.accelerators.allow if constraints.accelerators else None
+    residency = constraints.residency
+    regions = residency.regions if residency is not None else None
+    pin_provider, pin_region = _pin(pin, catalog)
+    return Resolved(
+        accelerators=_accelerators(allow, index) if allow is not None else None,
+        residency_regions=(
+            frozenset(_regions(regions, catalog, path="constraints.residency.regions"))
+            if regions is not None
+            else None
+        ),
+        preferred_regions=_regions(intent.preferences.regions, catalog, path="preferences.regions"),
+        pin_provider=pin_provider,
+        pin_region=pin_region,
+    )

@@ -1,0 +1,191 @@
+"""The hard-constraint filters: one small function per rule, each returning its Reasons.
+
+Every function answers for a group of offers that share what it reads (a provider, a region, an
+instance type, a price model), so ``decide`` evaluates it once per group, not once per offer.
+A rule returns a Reason with its stable id and the numbers, or nothing when the group passes.
+
+Rule ids (stable; documented in examples/README.md):
+``provider.excluded``, ``provider.not_allowed``, ``accelerator.not_allowed``, ``pricing.model``,
+``residency.country``, ``residency.continent``, ``residency.region``, ``compliance.<scope>``,
+``target.unsupported``, ``spec.unknown``, ``memory.fit``, ``latency.ttft``, ``latency.tpot``,
+``throughput``, ``deadline``, ``price.unknown``, ``price.max_hourly``, ``price.max_monthly``,
+``price.max_total``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ..catalog import HOURS_PER_MONTH, Accelerator, Provider, Region
+from ..intent import Constraints
+from ._decision import Reason
+from ._resolve import Resolved
+
+__all__ = [
+    "accelerator_rule",
+    "compliance_rules",
+    "features_needed",
+    "price_rules",
+    "pricing_rule",
+    "provider_rule",
+    "residency_rule",
+    "target_rule",
+]
+
+
+def provider_rule(provider: str, constraints: Constraints) -> tuple[Reason, ...]:
+    """``provider.excluded`` / ``provider.not_allowed`` from ``constraints.providers``."""
+    rule = constraints.providers
+    if rule is None:
+        return ()
+    if rule.exclude is not None and provider in rule.exclude:
+        return (Reason(rule="provider.excluded", message=f"provider {provider} is excluded by the intent"),)
+    if rule.allow is not None and provider not in rule.allow:
+        allowed = ", ".join(rule.allow)
+        return (
+            Reason(
+                rule="provider.not_allowed", message=f"provider {provider} is not in the allowed ({allowed})"
+            ),
+        )
+    return ()
+
+
+def accelerator_rule(accelerator: str, resolved: Resolved) -> tuple[Reason, ...]:
+    """``accelerator.not_allowed`` from ``constraints.accelerators.allow`` (resolved to catalog ids)."""
+    if resolved.accelerators is None or accelerator in resolved.accelerators:
+        return ()
+    allowed = ", ".join(sorted(resolved.accelerators))
+    return (
+        Reason(
+            rule="accelerator.not_allowed",
+            message=f"accelerator {accelerator} is not among the allowed ({allowed})",
+        ),
+    )
+
+
+def pricing_rule(pricing: str, constraints: Constraints) -> tuple[Reason, ...]:
+    """``pricing.model``: the offer's price model must be in ``constraints.pricing``."""
+    if pricing in constraints.pricing:
+        return ()
+    allowed = ", ".join(constraints.pricing)
+    return (Reason(rule="pricing.model", message=f"{pricing} pricing is not allowed (allowed: {allowed})"),)
+
+
+def residency_rule(
+    provider: str, code: str, region: Region | None, constraints: Constraints, resolved: Resolved
+) -> tuple[Reason, ...]:
+    """``residency.country`` / ``residency.continent`` / ``residency.region``.
+
+    A region whose country (or the region record itself) is unknown never satisfies a country rule.
+    """
+    residency = constraints.residency
+    if residency is None:
+        return ()
+    if residency.countries is not None:
+        country = region.country if region is not None else None
+        if country in residency.countries:
+            return ()
+        where = f"is in {country}" if country else "has no known country"
+        wanted = ", ".join(residency.countries)
+        return (Reason(rule="residency.country", message=f"region {code} {where}, not in {wanted}"),)
+    if residency.continents is not None:
+        continent = region.continent if region is not None else None
+        if continent in residency.continents:
+            return ()
+        wanted = ", ".join(residency.continents)
+        return (
+            Reason(rule="residency.continent", message=f"region {code} is in {continent}, not in {wanted}"),
+        )
+    allowed = resolved.residency_regions or frozenset()
+    if (provider, code) in allowed:
+        return ()
+    wanted = ", ".join(sorted(f"{p}:{c}" for p, c in allowed))
+    return (Reason(rule="residency.region", message=f"region {provider}:{code} is not among {wanted}"),)
+
+
+def compliance_rules(provider: Provider, code: str, scopes: tuple[str, ...]) -> tuple[Reason, ...]:
+    """``compliance.<scope>`` for each requested scope the provider does not attest in ``code``.
+
+    Only ``provider_claimed`` evidence whose region scope includes ``code`` satisfies a scope;
+    third-party or keyword-only evidence never does (it only feeds the soft compliance score).
+    """
+    reasons = []
+    for scope in scopes:
+        held = [a for a in provider.attestations if a.scope == scope]
+        claimed = [a for a in held if a.evidence == "provider_claimed"]
+        if any(a.regions is None or code in a.regions for a in claimed):
+            continue
+        if claimed:
+            in_scope = sorted({r for a in claimed for r in a.regions or ()})
+            why = f"{provider.id} attests {scope} only in {', '.join(in_scope)}, not in {code}"
+        elif held:
+            grades = " and ".join(sorted({a.evidence for a in held}))
+            why = (
+                f"{provider.id}'s {scope} evidence is {grades}; only provider_claimed evidence "
+                "satisfies a hard constraint"
+            )
+        else:
+            why = f"{provider.id} has no {scope} attestation in the catalog"
+        reasons.append(Reason(rule=f"compliance.{scope}", message=why))
+    return tuple(reasons)
+
+
+def features_needed(*, accelerator: Accelerator | None, pricing: str, needs_fabric: bool) -> tuple[str, ...]:
+    """The target features (targets.FEATURES) a placement needs, in FEATURES order."""
+    tpu = accelerator is not None and (
+        accelerator.id.upper().startswith("TPU") or accelerator.vendor.lower() == "google"
+    )
+    needed = ["tpu" if tpu else "gpu_vm"]
+    if pricing == "spot":
+        needed.append("spot")
+    if needs_fabric:
+        needed.append("multi_node")
+    needed.append("repeatable_plan")
+    return tuple(needed)
+
+
+def target_rule(
+    features: tuple[str, ...], unsupported: Mapping[str, str], provider: str
+) -> tuple[Reason, ...]:
+    """``target.unsupported``: a needed feature the (pinned) target declares it cannot express."""
+    return tuple(
+        Reason(rule="target.unsupported", message=f"the {provider} target cannot do {f}: {unsupported[f]}")
+        for f in features
+        if f in unsupported
+    )
+
+
+def price_rules(
+    hourly_total: float, hours: float | None, instances: int, unit: float, constraints: Constraints
+) -> tuple[Reason, ...]:
+    """``price.max_hourly`` / ``price.max_monthly`` / ``price.max_total`` on the whole deployment."""
+    reasons = []
+    each = f"{instances} x {unit:,.4g} USD/h = " if instances > 1 else ""
+    cap = constraints.max_hourly_usd
+    if cap is not None and hourly_total > cap:
+        reasons.append(
+            Reason(
+                rule="price.max_hourly",
+                message=f"{each}{hourly_total:,.2f} USD/h exceeds max_hourly_usd {cap:,.2f}",
+            )
+        )
+    cap = constraints.max_monthly_usd
+    monthly = hourly_total * HOURS_PER_MONTH
+    if cap is not None and monthly > cap:
+        reasons.append(
+            Reason(
+                rule="price.max_monthly",
+                message=f"{monthly:,.2f} USD/month ({hourly_total:,.2f} USD/h x {HOURS_PER_MONTH}) "
+                f"exceeds max_monthly_usd {cap:,.2f}",
+            )
+        )
+    cap = constraints.max_total_usd
+    if cap is not None and hours is not None and hourly_total * hours > cap:
+        reasons.append(
+            Reason(
+                rule="price.max_total",
+                message=f"the job costs {hourly_total * hours:,.2f} USD ({hourly_total:,.2f} USD/h x "
+                f"{hours:,.1f} h) and exceeds max_total_usd {cap:,.2f}",
+            )
+        )
+    return tuple(reasons)

@@ -1,0 +1,127 @@
+"""The six soft scores, each in [0, 1], and the weighted rank.
+
+Formulas (documented for users in examples/README.md; data source in brackets):
+
+- cost = cheapest unit cost among feasible candidates / this unit cost  [catalog price x sizing]
+  (USD per 1M output tokens for inference, USD per training step for training/fine-tuning)
+- performance, inference = 0.5 x fastest TPOT / this TPOT + 0.5 x fastest TTFT / this TTFT
+  performance, training = shortest time to train / this time to train  [performance model]
+- availability = price-model base (reserved 1.0, on_demand 0.8, spot 0.4)
+  x (0.6 + 0.4 x min(1, regions offering this instance type / 6)) x (0.6 for a marketplace)  [catalog]
+- reliability = 0.5 x kind base + 0.5 x SLA credit when the provider publishes an SLA,
+  else 0.8 x kind base; kind base hyperscaler 0.9, neocloud 0.75, marketplace 0.4;
+  SLA credit = clamp((SLA % - 99) / 1, 0, 1)  [catalog provider kind and sla_percent]
+- compliance = mean over the 7 scopes of the evidence credit in this region: provider_claimed 1.0,
+  third_party 0.5, keyword_only 0.25, none 0  [catalog attestations]
+- residency = 1.0 in a preferred region, 0.6 in the country of one, 0.3 on its continent, else 0;
+  1.0 for every candidate when no region is preferred  [preferences.regions, catalog regions]
+
+score = sum(weight x dimension score) / sum(weights).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from ..catalog import COMPLIANCE_SCOPES, Provider, Region
+
+__all__ = [
+    "EVIDENCE_CREDIT",
+    "availability_score",
+    "compliance_credit",
+    "cost_score",
+    "performance_score",
+    "reliability_score",
+    "residency_score",
+    "weighted",
+]
+
+PRICING_BASE: Mapping[str, float] = {"reserved": 1.0, "on_demand": 0.8, "spot": 0.4}
+"""Reserved capacity is guaranteed; on-demand can be out of stock; spot can be taken back."""
+BREADTH_FULL = 6
+"""Regions offering an instance type at which breadth stops adding availability."""
+MARKETPLACE_FACTOR = 0.6
+"""Marketplace listings come and go (one host, one owner)."""
+KIND_BASE: Mapping[str, float] = {"hyperscaler": 0.9, "neocloud": 0.75, "marketplace": 0.4}
+NO_SLA_FACTOR = 0.8
+EVIDENCE_CREDIT: Mapping[str, float] = {"provider_claimed": 1.0, "third_party": 0.5, "keyword_only": 0.25}
+PREFERRED_COUNTRY = 0.6
+PREFERRED_CONTINENT = 0.3
+
+
+def _clamp(value: float) -> float:
+    return min(1.0, max(0.0, value))
+
+
+def cost_score(unit_cost: float, cheapest: float) -> float:
+    """Cheapest feasible unit cost over this one (1.0 for the cheapest)."""
+    return _clamp(cheapest / unit_cost) if unit_cost > 0 else 1.0
+
+
+def performance_score(values: Sequence[float | None], best: Sequence[float | None]) -> float:
+    """Mean of best / value over the figures both sides have (lower figures are better)."""
+    ratios = [
+        _clamp(b / v) for v, b in zip(values, best, strict=True) if v is not None and b is not None and v > 0
+    ]
+    return sum(ratios) / len(ratios) if ratios else 1.0
+
+
+def availability_score(pricing: str, regions_offering: int, kind: str) -> float:
+    """Price-model base x regional breadth x marketplace factor."""
+    breadth = 0.6 + 0.4 * min(1.0, regions_offering / BREADTH_FULL)
+    factor = MARKETPLACE_FACTOR if kind == "marketplace" else 1.0
+    return _clamp(PRICING_BASE.get(pricing, 0.5) * breadth * factor)
+
+
+def reliability_score(provider: Provider) -> float:
+    """Provider kind, blended with the published SLA when there is one."""
+    base = KIND_BASE.get(provider.kind, 0.5)
+    if provider.sla_percent is None:
+        return _clamp(NO_SLA_FACTOR * base)
+    return _clamp(0.5 * base + 0.5 * _clamp(provider.sla_percent - 99.0))
+
+
+def compliance_credit(provider: Provider, code: str) -> tuple[float, tuple[str, ...]]:
+    """(score, scopes that only weaker-than-provider_claimed evidence backs) for one region."""
+    total, weak = 0.0, []
+    for scope in COMPLIANCE_SCOPES:
+        best = 0.0
+        for att in provider.attestations:
+            if att.scope != scope:
+                continue
+            if att.evidence == "provider_claimed" and att.regions is not None and code not in att.regions:
+                continue
+            best = max(best, EVIDENCE_CREDIT.get(att.evidence, 0.0))
+        if 0 < best < 1:
+            weak.append(scope)
+        total += best
+    return total / len(COMPLIANCE_SCOPES), tuple(weak)
+
+
+def residency_score(
+    provider: str,
+    region: Region | None,
+    code: str,
+    preferred: Sequence[tuple[str, str]],
+    preferred_regions: Sequence[Region | None],
+) -> float:
+    """1.0 in a preferred region, less in its country or continent; 1.0 when none is preferred."""
+    if not preferred:
+        return 1.0
+    if (provider, code) in preferred:
+        return 1.0
+    if region is None:
+        return 0.0
+    if region.country is not None and any(
+        p is not None and p.country == region.country for p in preferred_regions
+    ):
+        return PREFERRED_COUNTRY
+    if any(p is not None and p.continent == region.continent for p in preferred_regions):
+        return PREFERRED_CONTINENT
+    return 0.0
+
+
+def weighted(scores: Mapping[str, float], weights: Mapping[str, float]) -> float:
+    """sum(weight x score) / sum(weights) over the score dimensions."""
+    total = sum(weights.values())
+    return sum(weights[k] * scores[k] for k in weights) / total if total > 0 else 0.0

@@ -1,0 +1,291 @@
+"""Sizing: how many instances of a machine shape the workload needs, and what they deliver.
+
+This is the ONLY engine module that calls the performance model (``computeops_cdk.perf``), and only
+through its public names, so the model stays replaceable. Estimates are memoised by their inputs
+(model, precision, accelerator, accelerator count, ...): instance types of different providers
+that share a shape (8 x H100-SXM) are estimated once, and repeated decisions reuse them.
+
+Inference: one instance (or, on a multi-node shape, the fewest instances that hold the model)
+forms a serving group; groups are independent replicas, so the deployment is
+``ceil(output_tokens_per_s / group_tokens_per_s)`` groups. Training: the fewest instances (doubling
+from one; more than one only on a multi-node shape) that hold the model and meet the deadline;
+without a deadline, the fewest that hold the model, which is also the cheapest job because
+scaling out never raises efficiency.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Literal
+
+from .. import perf
+from ..catalog import Accelerator, InstanceType
+from ..errors import EstimateError
+from ..intent import WorkloadIntent
+from ._decision import Reason
+
+__all__ = ["MAX_INSTANCES", "Sizer", "Sizing", "model_spec"]
+
+MAX_INSTANCES = 256
+"""Largest deployment (instances of one offer) the engine considers."""
+
+_GROUP_SIZES = (1, 2, 4, 8, 16)
+"""Instances one inference replica may span on a multi-node shape."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Sizing:
+    """A sized deployment of one instance type, or the reasons it cannot meet the intent."""
+
+    instances: int
+    reasons: tuple[Reason, ...] = ()
+    """Empty when the deployment meets every performance constraint."""
+    tokens_per_s: float = 0.0
+    ttft_ms: float | None = None
+    tpot_ms: float | None = None
+    hours: float | None = None
+    step_time_s: float | None = None
+    mfu: float | None = None
+    tensor_parallel: int | None = None
+    replicas: int | None = None
+    memory_gb_per_accelerator: float | None = None
+    group_instances: int = 1
+    """Instances one model replica spans (inference); > 1 needs a multi-node fabric."""
+    model_version: str = ""
+    assumptions: tuple[str, ...] = ()
+
+    @property
+    def needs_fabric(self) -> bool:
+        """True when one replica or one training job spans several instances."""
+        return self.group_instances > 1
+
+
+def model_spec(intent: WorkloadIntent) -> perf.ModelSpec:
+    """The performance model's spec for the intent's model (registry first, else from its size)."""
+    ref = intent.workload.model
+    try:
+        return perf.resolve_model(ref.name)
+    except EstimateError:
+        if ref.params_b is None:  # the intent validator already rejects this
+            raise
+        return perf.model_from_params(ref.params_b, active_params_b=ref.active_params_b, name=ref.name)
+
+
+@lru_cache(maxsize=8192)
+def _inference(
+    model: perf.ModelSpec,
+    precision: str,
+    acc: Accelerator,
+    count: int,
+    per_node: int,
+    lengths: tuple[int, int],
+    targets: tuple[float | None, float | None],
+) -> perf.InferenceEstimate:
+    return perf.estimate_inference(
+        model,
+        precision=precision,  # type: ignore[arg-type]
+        accelerator=acc,
+        count=count,
+        input_tokens=lengths[0],
+        output_tokens=lengths[1],
+        ttft_ms=targets[0],
+        tpot_ms=targets[1],
+        gpus_per_node=per_node,
+    )
+
+
+@lru_cache(maxsize=8192)
+def _training(
+    model: perf.ModelSpec,
+    precision: str,
+    acc: Accelerator,
+    count: int,
+    per_node: int,
+    shape: tuple[int, int, Literal["full", "lora"]],
+    fabric: bool,
+) -> perf.TrainingEstimate:
+    return perf.estimate_training(
+        model,
+        precision=precision,  # type: ignore[arg-type]
+        accelerator=acc,
+        count=count,
+        seq_len=shape[0],
+        global_batch_tokens=shape[1],
+        method=shape[2],
+        gpus_per_node=per_node,
+        multi_node_fabric=fabric,
+    )
+
+
+def _gb(value: float) -> str:
+    return f"{value:,.1f} GB"
+
+
+class Sizer:
+    """Sizes instance types for one intent; results are cached per (accelerator, count, multi-node)."""
+
+    def __init__(self, intent: WorkloadIntent, model: perf.ModelSpec) -> None:
+        self._intent = intent
+        self._model = model
+        self._precision = intent.workload.model.precision
+        self._cache: dict[tuple[str, int, bool], Sizing] = {}
+
+    def size(self, itype: InstanceType, acc: Accelerator) -> Sizing:
+        """The deployment of ``itype`` that meets the intent, or why none does."""
+        key = (acc.id, itype.accelerator_count, itype.multi_node)
+        found = self._cache.get(key)
+        if found is None:
+            try:
+                if self._intent.workload.type == "inference":
+                    found = self._size_inference(acc, itype.accelerator_count, itype.multi_node)
+                else:
+                    found = self._size_training(acc, itype.accelerator_count, itype.multi_node)
+            except EstimateError as err:
+                found = Sizing(instances=1, reasons=(Reason(rule="spec.unknown", message=str(err)),))
+            self._cache[key] = found
+        return found
+
+    # -- inference ------------------------------------------------------------------------------
+
+    def _size_inference(self, acc: Accelerator, per_node: int, multi_node: bool) -> Sizing:
+        serving = self._intent.workload.serving
+        assert serving is not None  # the intent guarantees it for inference
+        lengths = (serving.input_tokens, serving.output_tokens)
+        targets = (serving.ttft_ms, serving.tpot_ms)
+        group, est = 1, None
+        for group in _GROUP_SIZES if multi_node else (1,):
+            est = _inference(self._model, self._precision, acc, group * per_node, per_node, lengths, targets)
+            if est.fits:
+                break
+        assert est is not None
+        common = {
+            "ttft_ms": est.ttft_ms,
+            "tpot_ms": est.tpot_ms,
+            "tensor_parallel": est.tensor_parallel,
+            "memory_gb_per_accelerator": est.memory_gb_per_accelerator,
+            "model_version": est.model_version,
+            "assumptions": est.assumptions,
+        }
+        if not est.fits:
+            return Sizing(instances=group, reasons=(self._no_fit(est, acc, group, per_node, multi_node),))
+        reasons = self._latency(est, serving.ttft_ms, serving.tpot_ms)
+        groups = max(1, math.ceil(serving.output_tokens_per_s / est.tokens_per_s - 1e-9))
+        instances = groups * group
+        if instances > MAX_INSTANCES:
+            reasons += (
+                Reason(
+                    rule="throughput",
+                    message=(
+                        f"sustaining {serving.output_tokens_per_s:,.0f} output tok/s needs {instances:,} "
+                        f"instances at {est.tokens_per_s:,.0f} tok/s per {group} instance(s); "
+                        f"the limit is {MAX_INSTANCES}"
+                    ),
+                ),
+            )
+        return Sizing(
+            instances=min(instances, MAX_INSTANCES) if reasons else instances,
+            reasons=reasons,
+            tokens_per_s=est.tokens_per_s * groups,
+            replicas=est.replicas * groups,
+            group_instances=group,
+            **common,  # type: ignore[arg-type]
+        )
+
+    def _latency(
+        self, est: perf.InferenceEstimate, ttft: float | None, tpot: float | None
+    ) -> tuple[Reason, ...]:
+        reasons: list[Reason] = []
+        if ttft is not None and est.ttft_ms > ttft:
+            reasons.append(
+                Reason(
+                    rule="latency.ttft",
+                    message=f"estimated TTFT {est.ttft_ms:,.0f} ms exceeds ttft_ms {ttft:g} even at batch 1",
+                )
+            )
+        if tpot is not None and est.tpot_ms > tpot:
+            reasons.append(
+                Reason(
+                    rule="latency.tpot",
+                    message=f"estimated TPOT {est.tpot_ms:,.1f} ms exceeds tpot_ms {tpot:g} even at batch 1",
+                )
+            )
+        return tuple(reasons)
+
+    def _no_fit(
+        self,
+        est: perf.InferenceEstimate | perf.TrainingEstimate,
+        acc: Accelerator,
+        instances: int,
+        per_node: int,
+        multi_node: bool,
+    ) -> Reason:
+        count = instances * per_node
+        needed = est.memory_needed_gb
+        have = est.memory_available_gb_per_accelerator or (acc.memory_gb or 0.0)
+        need_text = f"needs {_gb(needed)}" if needed else "does not fit"
+        scale = f" even on {instances} instances" if multi_node else "; the instance type is not multi-node"
+        return Reason(
+            rule="memory.fit",
+            message=(
+                f"{self._model.name} at {self._precision} {need_text} but {count} x {acc.id} hold "
+                f"{_gb(count * have)} ({_gb(have)} each){scale}"
+            ),
+        )
+
+    # -- training -------------------------------------------------------------------------------
+
+    def _size_training(self, acc: Accelerator, per_node: int, multi_node: bool) -> Sizing:
+        training = self._intent.workload.training
+        assert training is not None  # the intent guarantees it for training and fine_tuning
+        shape = (training.seq_len, training.global_batch_tokens, training.method)
+        deadline = training.deadline_hours
+        sizes = [2**i for i in range(int(math.log2(MAX_INSTANCES)) + 1)] if multi_node else [1]
+        fastest: tuple[int, perf.TrainingEstimate, float] | None = None
+        est = None
+        for instances in sizes:
+            est = _training(
+                self._model, self._precision, acc, instances * per_node, per_node, shape, multi_node
+            )
+            if not est.fits or est.tokens_per_s <= 0:
+                continue
+            hours = training.tokens / est.tokens_per_s / 3600
+            if deadline is None or hours <= deadline:
+                return self._trained(est, instances, hours)
+            if fastest is None or hours < fastest[2]:
+                fastest = (instances, est, hours)
+        assert est is not None
+        if fastest is None:
+            return Sizing(
+                instances=sizes[-1], reasons=(self._no_fit(est, acc, sizes[-1], per_node, multi_node),)
+            )
+        instances, est, hours = fastest
+        scale = (
+            f"the fastest size considered (up to {MAX_INSTANCES} instances)"
+            if multi_node
+            else "one instance (the instance type is not multi-node, so it cannot scale out)"
+        )
+        reason = Reason(
+            rule="deadline",
+            message=(
+                f"{instances} instance(s) ({instances * per_node} x {acc.id}) take {hours:,.1f} h, "
+                f"over deadline_hours {deadline:g}; that is {scale}"
+            ),
+        )
+        return replace(self._trained(est, instances, hours), reasons=(reason,))
+
+    def _trained(self, est: perf.TrainingEstimate, instances: int, hours: float) -> Sizing:
+        return Sizing(
+            instances=instances,
+            tokens_per_s=est.tokens_per_s,
+            hours=hours,
+            step_time_s=est.step_time_s,
+            mfu=est.mfu,
+            tensor_parallel=est.tensor_parallel,
+            replicas=est.replicas,
+            memory_gb_per_accelerator=est.memory_gb_per_accelerator,
+            group_instances=instances,
+            model_version=est.model_version,
+            assumptions=est.assumptions,
+        )

@@ -1,0 +1,98 @@
+"""Turn pydantic's ValidationError into one IntentError naming the field path(s).
+
+The user wrote YAML, not Python: messages quote the YAML path (``workload.serving.ttft_ms``), say what
+is expected with the value that was given, and never mention pydantic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
+
+from ..errors import IntentError, did_you_mean
+
+__all__ = ["intent_error"]
+
+_BOUNDS = {"greater_than": ">", "greater_than_equal": ">=", "less_than": "<", "less_than_equal": "<="}
+
+
+def _path(loc: Sequence[int | str], extra: str = "") -> str:
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    if extra:
+        text += extra if extra.startswith("[") or not text else f".{extra}"
+    return text
+
+
+def _fields_at(model: type[BaseModel], loc: Sequence[int | str]) -> list[str]:
+    """The field names (aliases where set) of the model found at ``loc`` under ``model``."""
+    current: Any = model
+    for part in loc:
+        if isinstance(part, int) or current is None:
+            continue
+        field = current.model_fields.get(part) or next(
+            (f for f in current.model_fields.values() if f.alias == part), None
+        )
+        current = _model_in(field.annotation) if field is not None else None
+    if current is None:
+        return []
+    return [f.alias or name for name, f in current.model_fields.items()]
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()):
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _describe(error: ErrorDetails, model: type[BaseModel]) -> tuple[str, str, list[str]]:
+    """(path, message, suggestions) for one pydantic error."""
+    kind, ctx, loc = error["type"], error.get("ctx") or {}, error["loc"]
+    got = error.get("input")
+    if kind == "intent":
+        return _path(loc, ctx.get("field", "")), str(ctx["message"]), list(ctx.get("suggestions", ()))
+    if kind in _BOUNDS:
+        bound = next(v for k, v in ctx.items() if k in {"gt", "ge", "lt", "le"})
+        return _path(loc), f"must be {_BOUNDS[kind]} {bound:g} (got {got!r})", []
+    if kind == "extra_forbidden":
+        allowed = _fields_at(model, loc[:-1])
+        name = str(loc[-1])
+        hint = f" (allowed: {', '.join(allowed)})" if allowed else ""
+        return _path(loc), f"unknown field{hint}", did_you_mean(name, allowed)
+    if kind == "missing":
+        return _path(loc), "required field is missing", []
+    if kind == "literal_error":
+        expected = str(ctx.get("expected", ""))
+        choices = [c.strip().strip("'") for c in expected.replace(" or ", ", ").split(",")]
+        suggestions = did_you_mean(str(got), choices) if isinstance(got, str) else []
+        return _path(loc), f"must be one of {expected} (got {got!r})", suggestions
+    if kind in {"too_short", "too_long"}:
+        return _path(loc), f"{error['msg'].lower()} (got {got!r})", []
+    return _path(loc), f"{error['msg']} (got {got!r})", []
+
+
+def intent_error(err: ValidationError, model: type[BaseModel]) -> IntentError:
+    """One IntentError for every problem in ``err``: the first names the path, the rest follow."""
+    described = [_describe(e, model) for e in err.errors(include_url=False)]
+    # A container error repeating an item's error (pricing: too short after pricing[0] failed) is noise.
+    problems = [d for d in described if not any(o[0].startswith((d[0] + "[", d[0] + ".")) for o in described)]
+    path, message, suggestions = problems[0]
+    if len(problems) == 1:
+        return IntentError(message, path=path, suggestions=suggestions)
+    lines = [message + _hint(suggestions)]
+    lines += [f"  also {p or '(intent)'}: {m}{_hint(s)}" for p, m, s in problems[1:]]
+    error = IntentError("\n".join(lines), path=path)
+    error.suggestions = suggestions
+    return error
+
+
+def _hint(suggestions: Sequence[str]) -> str:
+    return f" (did you mean {' or '.join(repr(s) for s in suggestions)}?)" if suggestions else ""

@@ -1,0 +1,49 @@
+"""Shared building blocks of the intent models: the strict base class and the error helper.
+
+Validators raise ``fail(...)`` instead of a bare ValueError so the error carries the sub-field it
+is about and any "did you mean" suggestions; ``_errors.py`` turns those into an IntentError.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from pydantic import BaseModel, ConfigDict
+from pydantic_core import PydanticCustomError
+
+from ..errors import did_you_mean
+
+__all__ = ["CONTINENTS", "REGION_ID", "StrictModel", "check_names", "fail"]
+
+CONTINENTS: tuple[str, ...] = ("AF", "AN", "AS", "EU", "NA", "OC", "SA")
+"""Continent codes as the catalog's regions use them (AF Africa ... SA South America)."""
+
+REGION_ID = re.compile(r"^(?P<provider>[a-z0-9]+):(?P<code>[A-Za-z0-9._-]+)$")
+"""A region id in an intent: ``provider:region-code`` (for example ``aws:us-east-1``)."""
+
+
+class StrictModel(BaseModel):
+    """Frozen, unknown fields forbidden, names or aliases accepted: the base of every intent model."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+
+def fail(message: str, *, field: str = "", suggestions: Sequence[str] = ()) -> PydanticCustomError:
+    """An error for ``field`` (relative to the model being validated), ready to ``raise``."""
+    return PydanticCustomError(
+        "intent",
+        "{message}",
+        {"message": message, "field": field, "suggestions": tuple(suggestions)},
+    )
+
+
+def check_names(values: Iterable[str], known: Sequence[str], *, what: str, field: str) -> None:
+    """Raise for the first value not in ``known``, with its index and close matches."""
+    for index, value in enumerate(values):
+        if value not in known:
+            raise fail(
+                f"unknown {what} {value!r} (known: {', '.join(known)})",
+                field=f"{field}[{index}]",
+                suggestions=did_you_mean(value, known),
+            )

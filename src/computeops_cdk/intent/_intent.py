@@ -1,0 +1,121 @@
+"""The workload intent: what a workload must do, its hard constraints and its soft preferences."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Literal, Self
+
+import yaml
+from pydantic import Field, ValidationError, model_validator
+
+from ..errors import IntentError
+from ._constraints import Constraints, Preferences
+from ._errors import intent_error
+from ._fields import StrictModel, fail
+from ._workload import Workload
+
+__all__ = ["API_VERSION", "WorkloadIntent"]
+
+API_VERSION: Literal["computeops.dev/v1"] = "computeops.dev/v1"
+
+
+class WorkloadIntent(StrictModel):
+    """A typed, validated workload intent (the YAML users write).
+
+    Every invalid input raises IntentError naming the field path; names that need the catalog
+    (accelerators, region ids) are checked when deciding, with the same error type.
+
+    Attributes:
+        apiVersion: always ``computeops.dev/v1``.
+        kind: always ``WorkloadIntent``.
+        name: a DNS-label-like name (lower-case letters, digits, ``-``), used for resource names.
+        workload: what runs (see Workload).
+        constraints: hard filters. Default: none beyond ``pricing: [on_demand]``.
+        preferences: soft ranking. Default: the default weights, no preferred regions.
+    """
+
+    api_version: Literal["computeops.dev/v1"] = Field(default=API_VERSION, alias="apiVersion")
+    kind: Literal["WorkloadIntent"] = "WorkloadIntent"
+    name: str = Field(min_length=1, max_length=63, pattern=r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$")
+    workload: Workload
+    constraints: Constraints = Field(default_factory=Constraints)
+    preferences: Preferences = Field(default_factory=Preferences)
+
+    @model_validator(mode="after")
+    def _total_cap_is_for_jobs(self) -> Self:
+        if self.constraints.max_total_usd is not None and self.workload.type == "inference":
+            raise fail(
+                "only applies to training and fine_tuning workloads. To fix: use max_hourly_usd or "
+                "max_monthly_usd for a service",
+                field="constraints.max_total_usd",
+            )
+        return self
+
+    # -- construction -------------------------------------------------------------------------
+
+    @classmethod
+    def from_dict(cls, data: Any) -> WorkloadIntent:
+        """Validate a mapping (parsed YAML/JSON); IntentError on any problem."""
+        if not isinstance(data, dict):
+            raise IntentError(f"an intent must be a mapping of fields (got {type(data).__name__})")
+        try:
+            return cls.model_validate(data)
+        except ValidationError as err:
+            raise intent_error(err, cls) from None
+
+    @classmethod
+    def from_yaml(cls, text: str, *, source: str = "<string>") -> WorkloadIntent:
+        """Parse YAML (or JSON, a subset of YAML) text; syntax errors name the line and column."""
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as err:
+            mark = getattr(err, "problem_mark", None)
+            where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+            problem = getattr(err, "problem", None) or str(err)
+            raise IntentError(f"{source}: invalid YAML{where}: {problem}") from None
+        return cls.from_dict(data)
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> WorkloadIntent:
+        """Read an intent from a ``.yaml``/``.yml`` or ``.json`` file."""
+        file = Path(path)
+        try:
+            text = file.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise IntentError(
+                f"intent file not found: {file}. To fix: pass the path of a YAML or JSON intent "
+                "(see examples/)"
+            ) from None
+        except (OSError, UnicodeDecodeError) as err:
+            raise IntentError(f"cannot read intent file {file}: {err}") from None
+        if file.suffix.lower() == ".json":
+            try:
+                data = json.loads(text)
+            except json.JSONDecodeError as err:
+                raise IntentError(
+                    f"{file}: invalid JSON at line {err.lineno}, column {err.colno}: {err.msg}"
+                ) from None
+            return cls.from_dict(data)
+        return cls.from_yaml(text, source=str(file))
+
+    # -- output -------------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping with every default filled in (the canonical form)."""
+        return self.model_dump(mode="json", by_alias=True)
+
+    def to_yaml(self) -> str:
+        """YAML text that ``from_yaml`` reads back to an equal intent (unset optionals omitted)."""
+        data = self.model_dump(mode="json", by_alias=True, exclude_none=True)
+        return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+
+    def canonical_json(self) -> str:
+        """Sorted keys, no whitespace, defaults filled: equal intents give equal bytes."""
+        return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+    @property
+    def sha256(self) -> str:
+        """sha256 of ``canonical_json()``: identifies the intent in a decision record."""
+        return hashlib.sha256(self.canonical_json().encode("utf-8")).hexdigest()

@@ -1,0 +1,152 @@
+"""What the workload must do: the model, and how it is served or trained."""
+
+from __future__ import annotations
+
+from typing import Literal, Self
+
+from pydantic import Field, model_validator
+
+from ..errors import EstimateError, did_you_mean
+from ._fields import StrictModel, fail
+
+__all__ = ["ModelRef", "Precision", "Serving", "Training", "Workload", "WorkloadType"]
+
+Precision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]
+WorkloadType = Literal["inference", "training", "fine_tuning"]
+TrainingMethod = Literal["full", "lora"]
+
+
+def _registry_params(name: str) -> float | None:
+    """Total parameters (billions) of ``name`` in the model registry, None when it is unknown."""
+    # Imported on use: the registry belongs to the performance model.
+    from ..perf import resolve_model
+
+    try:
+        return resolve_model(name).params_b
+    except EstimateError:
+        return None
+
+
+def _model_names() -> list[str]:
+    from ..perf import model_names
+
+    return list(model_names())
+
+
+class ModelRef(StrictModel):
+    """The model to serve or train.
+
+    Attributes:
+        name: a model the registry knows (``computeops estimate --help`` lists them; aliases and
+            Hugging Face ids work), or any name when ``params_b`` is given.
+        params_b: total parameters in billions. Default: taken from the registry (required for a model
+            the registry does not know; for a known model it must agree with the registry within 10 %,
+            and the registry's architecture is used).
+        active_params_b: parameters active per token (MoE), in billions. Default: the registry's value,
+            or ``params_b`` for an unknown model (dense).
+        precision: weight/compute precision. Default: ``bf16``. Where an accelerator lacks it the
+            estimate falls back to the nearest supported precision and says so.
+    """
+
+    name: str = Field(min_length=1, max_length=100)
+    params_b: float | None = Field(default=None, gt=0, le=100_000)
+    active_params_b: float | None = Field(default=None, gt=0, le=100_000)
+    precision: Precision = "bf16"
+
+    @model_validator(mode="after")
+    def _known_or_sized(self) -> Self:
+        active, total = self.active_params_b, self.params_b
+        if active is not None and total is not None and active > total:
+            raise fail(f"must be <= params_b ({total:g}) (got {active:g})", field="active_params_b")
+        known_params = _registry_params(self.name)
+        if known_params is None and total is None:
+            raise fail(
+                f"unknown model {self.name!r}. To fix: use a model the registry knows "
+                "(computeops estimate --help lists them) or give params_b",
+                field="name",
+                suggestions=did_you_mean(self.name, _model_names()),
+            )
+        if known_params is not None and total is not None and abs(total / known_params - 1) > 0.1:
+            raise fail(
+                f"{self.name} has {known_params:g}B parameters in the model registry (got {total:g}). "
+                "To fix: leave params_b out for a known model, or rename the model",
+                field="params_b",
+            )
+        return self
+
+
+class Serving(StrictModel):
+    """How an inference workload is used (inference only).
+
+    Attributes:
+        output_tokens_per_s: sustained aggregate output tokens per second to serve (required).
+        input_tokens: mean prompt length in tokens. Default: 1024.
+        output_tokens: mean completion length in tokens. Default: 256.
+        ttft_ms: time-to-first-token target in milliseconds. Default: no target.
+        tpot_ms: time-per-output-token target in milliseconds. Default: no target.
+    """
+
+    output_tokens_per_s: float = Field(gt=0, le=1e9)
+    input_tokens: int = Field(default=1024, gt=0, le=10_000_000)
+    output_tokens: int = Field(default=256, gt=0, le=10_000_000)
+    ttft_ms: float | None = Field(default=None, gt=0)
+    tpot_ms: float | None = Field(default=None, gt=0)
+
+
+class Training(StrictModel):
+    """How much a training or fine-tuning job processes (training and fine_tuning only).
+
+    Attributes:
+        tokens: total tokens to process (required), e.g. ``1.0e11``.
+        seq_len: sequence length in tokens. Default: 4096.
+        global_batch_tokens: tokens per optimizer step. Default: 4194304 (4M).
+        deadline_hours: wall-clock hours the job must finish within. Default: no deadline; the engine
+            then keeps the smallest deployment that fits.
+        method: ``full`` (all weights, mixed-precision Adam) or ``lora`` (adapters on frozen weights).
+            Default: ``full``.
+    """
+
+    tokens: float = Field(gt=0, le=1e16)
+    seq_len: int = Field(default=4096, gt=0, le=10_000_000)
+    global_batch_tokens: int = Field(default=4_194_304, gt=0)
+    deadline_hours: float | None = Field(default=None, gt=0)
+    method: TrainingMethod = "full"
+
+    @model_validator(mode="after")
+    def _batch_holds_a_sequence(self) -> Self:
+        if self.global_batch_tokens < self.seq_len:
+            raise fail(
+                f"must be >= seq_len ({self.seq_len}) (got {self.global_batch_tokens})",
+                field="global_batch_tokens",
+            )
+        return self
+
+
+class Workload(StrictModel):
+    """The workload: its type, its model and the block that matches the type.
+
+    Attributes:
+        type: ``inference``, ``training`` or ``fine_tuning``.
+        model: the model (see ModelRef).
+        serving: required for inference, forbidden otherwise.
+        training: required for training and fine_tuning, forbidden for inference.
+    """
+
+    type: WorkloadType
+    model: ModelRef
+    serving: Serving | None = None
+    training: Training | None = None
+
+    @model_validator(mode="after")
+    def _block_matches_type(self) -> Self:
+        if self.type == "inference":
+            if self.training is not None:
+                raise fail("only allowed for training and fine_tuning workloads", field="training")
+            if self.serving is None:
+                raise fail("required for an inference workload", field="serving")
+        else:
+            if self.serving is not None:
+                raise fail("only allowed for inference workloads", field="serving")
+            if self.training is None:
+                raise fail(f"required for a {self.type} workload", field="training")
+        return self
