@@ -1,10 +1,373 @@
-"""PLACEHOLDER subcommand module: replaced by its owner."""
+"""``computeops catalog``: list, show, accelerators, validate, build and refresh the market catalog."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from datetime import date
 from typing import Any
+
+from ..catalog import HOURS_PER_MONTH, PROVIDER_IDS, Catalog, InstanceType, Offer, load_catalog
+from ..errors import did_you_mean
+
+__all__ = ["register"]
+
+_EXIT_OK = 0
+_EXIT_INVALID = 2
+_FORMATTER = argparse.RawDescriptionHelpFormatter
 
 
 def register(commands: Any) -> None:
-    pass
+    """Add ``catalog`` and its subcommands to the top-level parser."""
+    parser = commands.add_parser(
+        "catalog",
+        help="inspect, validate, build or refresh the market catalog",
+        description=(
+            "The market catalog: providers, regions, accelerators, instance types and priced offers.\n"
+            "It is embedded in the package (built from data/market); every price carries its source\n"
+            "and the date it was read."
+        ),
+        epilog="examples:\n  computeops catalog list --provider lambda --accelerator H100\n"
+        "  computeops catalog show p5.48xlarge\n  computeops catalog accelerators",
+        formatter_class=_FORMATTER,
+    )
+    sub = parser.add_subparsers(dest="catalog_command", metavar="SUBCOMMAND", required=True)
+    _register_list(sub)
+    _register_show(sub)
+    _register_accelerators(sub)
+    _register_validate(sub)
+    _register_build(sub)
+    _register_refresh(sub)
+
+
+def _catalog_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--catalog",
+        metavar="FILE",
+        help="read this catalog JSON instead of the embedded one (it is validated first)",
+    )
+
+
+def _register_list(sub: Any) -> None:
+    p = sub.add_parser(
+        "list",
+        help="list offers (instance type x region x price model)",
+        description="List priced offers, optionally filtered. Prices are USD per instance-hour.",
+        epilog="examples:\n  computeops catalog list --provider aws --accelerator H100\n"
+        "  computeops catalog list --accelerator tpu-v5e --pricing spot --json",
+        formatter_class=_FORMATTER,
+    )
+    p.add_argument("--provider", metavar="P", help=f"only this provider ({', '.join(PROVIDER_IDS)})")
+    p.add_argument(
+        "--accelerator", metavar="A", help="only this accelerator (catalog id or alias, e.g. H100)"
+    )
+    p.add_argument("--region", metavar="R", help="only this region code (e.g. us-east-1)")
+    p.add_argument("--pricing", choices=("on_demand", "spot", "reserved"), help="only this price model")
+    p.add_argument(
+        "--json", action="store_true", help="print JSON (the documented contract) instead of a table"
+    )
+    _catalog_option(p)
+    p.set_defaults(handler=_cmd_list)
+
+
+def _register_show(sub: Any) -> None:
+    p = sub.add_parser(
+        "show",
+        help="one instance type: specs and every offer",
+        description="Show an instance type's accelerator specs and all its offers with price age.",
+        epilog="examples:\n  computeops catalog show gpu_8x_h100_sxm5\n"
+        "  computeops catalog show tpu-v5p-8 --json",
+        formatter_class=_FORMATTER,
+    )
+    p.add_argument("instance_type", metavar="INSTANCE_TYPE", help="instance type name (case-insensitive)")
+    p.add_argument("--provider", metavar="P", help="when several providers use the same name")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    _catalog_option(p)
+    p.set_defaults(handler=_cmd_show)
+
+
+def _register_accelerators(sub: Any) -> None:
+    p = sub.add_parser(
+        "accelerators",
+        help="canonical accelerator ids, specs and aliases",
+        description="Accelerators with their published specs (empty where no source states the number).",
+        epilog="example:\n  computeops catalog accelerators --json",
+        formatter_class=_FORMATTER,
+    )
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    _catalog_option(p)
+    p.set_defaults(handler=_cmd_accelerators)
+
+
+def _register_validate(sub: Any) -> None:
+    p = sub.add_parser(
+        "validate",
+        help="check a catalog file (schema, references, sha256)",
+        description="Validate a catalog JSON file. Exit 0 when valid, 2 with the JSON path of the problem.",
+        epilog="examples:\n  computeops catalog validate\n  computeops catalog validate my-catalog.json",
+        formatter_class=_FORMATTER,
+    )
+    p.add_argument("file", nargs="?", metavar="FILE", help="catalog file. Default: the embedded catalog")
+    p.set_defaults(handler=_cmd_validate)
+
+
+def _register_build(sub: Any) -> None:
+    p = sub.add_parser(
+        "build",
+        help="rebuild the catalog JSON from a market-data folder",
+        description="Build the catalog deterministically from CSV market data (same input, same bytes).",
+        epilog="examples:\n  computeops catalog build\n"
+        "  computeops catalog build --source data/market --output /tmp/catalog.json",
+        formatter_class=_FORMATTER,
+    )
+    p.add_argument(
+        "--source", metavar="DIR", default="data/market", help="market-data folder. Default: data/market"
+    )
+    p.add_argument("--output", metavar="FILE", help="where to write. Default: the embedded package catalog")
+    p.set_defaults(handler=_cmd_build)
+
+
+def _register_refresh(sub: Any) -> None:
+    p = sub.add_parser(
+        "refresh",
+        help="download public price feeds, update data/market/raw and rebuild",
+        description=(
+            "Fetch the SkyPilot catalog feeds marked refreshable in data/market/feeds.csv, rewrite the\n"
+            "raw CSVs and rebuild. On any failure nothing is changed. Progress goes to stderr."
+        ),
+        epilog="examples:\n  computeops catalog refresh\n  computeops catalog refresh --provider lambda",
+        formatter_class=_FORMATTER,
+    )
+    p.add_argument("--provider", action="append", metavar="P", help="refresh only this provider (repeatable)")
+    p.add_argument(
+        "--source", metavar="DIR", default="data/market", help="market-data folder. Default: data/market"
+    )
+    p.add_argument("--output", metavar="FILE", help="where to write. Default: the embedded package catalog")
+    p.add_argument(
+        "--base-url", metavar="URL", help="feed base URL. Default: skypilot-catalog on GitHub (master)"
+    )
+    p.set_defaults(handler=_cmd_refresh)
+
+
+# -- handlers ---------------------------------------------------------------------------------------
+
+
+def _error(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return _EXIT_INVALID
+
+
+_WHERE = {
+    "provider": f"one of {', '.join(PROVIDER_IDS)}",
+    "accelerator": "an id or alias from `computeops catalog accelerators`",
+    "instance type": "a name from `computeops catalog list`",
+}
+
+
+def _unknown(kind: str, name: str, choices: list[str]) -> int:
+    hints = did_you_mean(name, choices)
+    hint = f" (did you mean {' or '.join(repr(h) for h in hints)}?)" if hints else ""
+    return _error(f"unknown {kind} {name!r}{hint}. To fix: use {_WHERE[kind]}.")
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    catalog = load_catalog(args.catalog)
+    offers = list(catalog.offers)
+    if args.provider:
+        if catalog.find_provider(args.provider) is None:
+            return _unknown("provider", args.provider, list(PROVIDER_IDS))
+        offers = [o for o in offers if o.provider == args.provider.lower()]
+    if args.accelerator:
+        acc = catalog.find_accelerator(args.accelerator)
+        if acc is None:
+            return _unknown("accelerator", args.accelerator, catalog.accelerator_names())
+        offers = [o for o in offers if _itype(catalog, o).accelerator == acc.id]
+    if args.region:
+        offers = [o for o in offers if o.region.lower() == args.region.lower()]
+    if args.pricing:
+        offers = [o for o in offers if o.pricing == args.pricing]
+    if args.json:
+        doc = {"catalog": _catalog_header(catalog), "offers": [_offer_json(catalog, o) for o in offers]}
+        print(json.dumps(doc, indent=2, sort_keys=True))
+        return _EXIT_OK
+    _print_offers(
+        catalog, offers, title=f"{len(offers)} offers (catalog {catalog.version}, as_of {catalog.as_of})"
+    )
+    return _EXIT_OK
+
+
+def _cmd_show(args: argparse.Namespace) -> int:
+    catalog = load_catalog(args.catalog)
+    provider = args.provider.lower() if args.provider else None
+    found = catalog.find_instance_type(args.instance_type, provider)
+    if not found:
+        return _unknown("instance type", args.instance_type, sorted({t.name for t in catalog.instance_types}))
+    if args.json:
+        docs = [_show_json(catalog, t) for t in found]
+        print(json.dumps(docs[0] if len(docs) == 1 else docs, indent=2, sort_keys=True))
+        return _EXIT_OK
+    for itype in found:
+        _print_instance_type(catalog, itype)
+    return _EXIT_OK
+
+
+def _cmd_accelerators(args: argparse.Namespace) -> int:
+    catalog = load_catalog(args.catalog)
+    if args.json:
+        from dataclasses import asdict
+
+        print(json.dumps([asdict(a) for a in catalog.accelerators], indent=2, sort_keys=True))
+        return _EXIT_OK
+    table = _table(f"{len(catalog.accelerators)} accelerators", "id", "vendor", "memory GB", "BW GB/s",
+                   "BF16 TF", "FP8 TF", "FP4 TF", "aliases")  # fmt: skip
+    for a in catalog.accelerators:
+        nums = (a.memory_gb, a.memory_bw_gbps, a.bf16_tflops, a.fp8_tflops, a.fp4_tflops)
+        table.add_row(a.id, a.vendor, *(_num(n) for n in nums), ", ".join(a.aliases))
+    _console().print(table)
+    return _EXIT_OK
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    catalog = load_catalog(args.file, validate=True)
+    where = args.file or "embedded catalog"
+    print(f"valid: {where} (version {catalog.version}, as_of {catalog.as_of}, sha256 {catalog.sha256})")
+    print(f"  {len(catalog.providers)} providers, {len(catalog.instance_types)} instance types, "
+          f"{len(catalog.offers)} offers")  # fmt: skip
+    return _EXIT_OK
+
+
+def _cmd_build(args: argparse.Namespace) -> int:
+    from ..catalog._build import DEFAULT_OUTPUT, build_catalog, write_catalog
+
+    doc = build_catalog(args.source)
+    path = write_catalog(doc, args.output or DEFAULT_OUTPUT)
+    print(f"wrote {path}: version {doc['version']}, as_of {doc['as_of']}, sha256 {doc['sha256']}")
+    print(f"  {len(doc['instance_types'])} instance types, {len(doc['offers'])} offers")
+    return _EXIT_OK
+
+
+def _cmd_refresh(args: argparse.Namespace) -> int:
+    from ..catalog._build import DEFAULT_OUTPUT
+    from ..catalog._refresh import DEFAULT_BASE_URL, refresh_catalog
+
+    result = refresh_catalog(
+        args.source,
+        providers=args.provider,
+        base_url=args.base_url or DEFAULT_BASE_URL,
+        output=args.output or DEFAULT_OUTPUT,
+        progress=lambda line: print(line, file=sys.stderr),
+    )
+    rows = ", ".join(f"{p}: {n} rows" for p, n in result.rows.items())
+    print(f"refreshed {rows}; wrote {result.catalog_path} (sha256 {result.sha256})")
+    return _EXIT_OK
+
+
+# -- rendering --------------------------------------------------------------------------------------
+
+
+def _itype(catalog: Catalog, offer: Offer) -> InstanceType:
+    return catalog.instance_type(offer.provider, offer.instance_type)
+
+
+def _catalog_header(catalog: Catalog) -> dict[str, str]:
+    return {"version": catalog.version, "as_of": catalog.as_of, "sha256": catalog.sha256}
+
+
+def _offer_json(catalog: Catalog, offer: Offer) -> dict[str, Any]:
+    itype = _itype(catalog, offer)
+    return {
+        "provider": offer.provider,
+        "instance_type": offer.instance_type,
+        "accelerator": itype.accelerator,
+        "accelerator_count": itype.accelerator_count,
+        "region": offer.region,
+        "pricing": offer.pricing,
+        "hourly_usd": offer.hourly_usd,
+        "source": offer.source,
+        "as_of": offer.as_of,
+    }
+
+
+def _show_json(catalog: Catalog, itype: InstanceType) -> dict[str, Any]:
+    from dataclasses import asdict
+
+    return {
+        "catalog": _catalog_header(catalog),
+        "instance_type": asdict(itype),
+        "accelerator": asdict(catalog.accelerator(itype.accelerator)),
+        "offers": [_offer_json(catalog, o) for o in catalog.offers_of(itype.provider, itype.name)],
+    }
+
+
+def age(as_of: str, today: date | None = None) -> str:
+    """``"2026-11-29 (1 day old)"``: the date a price was read and how old it is."""
+    days = ((today or date.today()) - date.fromisoformat(as_of)).days
+    return f"{as_of} ({days} day{'' if days == 1 else 's'} old)"
+
+
+def _num(value: float | None, fmt: str = "{:g}") -> str:
+    return "" if value is None else fmt.format(value)
+
+
+def _console() -> Any:
+    from rich.console import Console
+
+    # Not a terminal (pipes, tests): a wide fixed width so rows are never truncated.
+    return Console(width=None if sys.stdout.isatty() else 240, highlight=False)
+
+
+def _table(title: str, *columns: str) -> Any:
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left")
+    for column in columns:
+        table.add_column(column, overflow="fold")
+    return table
+
+
+def _print_offers(catalog: Catalog, offers: list[Offer], *, title: str) -> None:
+    table = _table(title, "provider", "instance type", "accelerator", "region", "pricing", "USD/h", "as_of")
+    for o in offers:
+        itype = _itype(catalog, o)
+        price = "unknown" if o.hourly_usd is None else f"{o.hourly_usd:,.4f}"
+        accel = f"{itype.accelerator} x{itype.accelerator_count}"
+        table.add_row(o.provider, o.instance_type, accel, o.region, o.pricing, price, age(o.as_of))
+    _console().print(table)
+
+
+def _print_instance_type(catalog: Catalog, itype: InstanceType) -> None:
+    acc = catalog.accelerator(itype.accelerator)
+    console = _console()
+    console.print(
+        f"[bold]{itype.provider} {itype.name}[/bold]: {itype.accelerator_count} x {acc.id}", markup=True
+    )
+    specs = {
+        "accelerator": f"{acc.vendor} {acc.id} ({acc.architecture}, {acc.form_factor or 'form factor n/a'})",
+        "memory per accelerator": _num(acc.memory_gb, "{:g} GB") or "not sourced (cannot size on it)",
+        "memory bandwidth": _num(acc.memory_bw_gbps, "{:g} GB/s") or "not sourced",
+        "dense BF16/FP8/FP4": " / ".join(
+            _num(x, "{:g}") or "-" for x in (acc.bf16_tflops, acc.fp8_tflops, acc.fp4_tflops)
+        )
+        + " TFLOPs",
+        "vCPUs / RAM": f"{_num(itype.vcpus) or '-'} / {_num(itype.ram_gb, '{:g} GB') or '-'}",
+        "multi-node fabric": itype.interconnect
+        if itype.multi_node
+        else f"none ({itype.interconnect or 'single node'})",
+        "source": itype.source,
+    }
+    if itype.notes:
+        specs["notes"] = itype.notes
+    for key, value in specs.items():
+        console.print(f"  {key}: {value}", markup=False)
+    offers = catalog.offers_of(itype.provider, itype.name)
+    table = _table(
+        f"{len(offers)} offers", "region", "country", "pricing", "USD/h", "USD/month", "as_of", "source"
+    )
+    for o in offers:
+        region = catalog.find_region(o.provider, o.region)
+        country = (region.country or "?") if region else "?"
+        hourly = "unknown" if o.hourly_usd is None else f"{o.hourly_usd:,.4f}"
+        monthly = "" if o.hourly_usd is None else f"{o.hourly_usd * HOURS_PER_MONTH:,.0f}"
+        table.add_row(o.region, country, o.pricing, hourly, monthly, age(o.as_of), o.source)
+    console.print(table)
