@@ -1,10 +1,266 @@
-"""PLACEHOLDER subcommand module: replaced by its owner."""
+"""``computeops decide``: run the engine on an intent file and print the decision.
+
+Formats: ``table`` (rich, like SkyPilot's considered-resources view, the chosen row marked),
+``json`` (the decision document, byte-identical for equal inputs) and ``markdown`` (for a pull
+request). Exit codes: 0 decided, 2 invalid input, 3 no feasible placement (``--format json``
+still prints the document, with ``decision: null``, the rejections and the nearest misses).
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import shutil
+import sys
 from typing import Any
+
+from ..catalog import load_catalog
+from ..engine import Decision, Placement, decide
+from ..errors import NoFeasiblePlacementError
+from ..intent import WorkloadIntent
+
+__all__ = ["register", "render_markdown", "render_table"]
+
+EXIT_OK = 0
+EXIT_INFEASIBLE = 3
+
+_DESCRIPTION = """\
+Decide where a workload runs: provider, instance type, number of instances, region and price
+model. Every offer in the catalog is a candidate; hard constraints reject candidates (each
+rejection names its rule and the numbers), the performance model sizes the rest, and the feasible
+ones are ranked by a weighted score led by cost per unit of useful work (USD per 1M output tokens
+for inference, USD per training step for training). Same intent + same catalog = same bytes.
+
+An intent is YAML or JSON:
+
+  apiVersion: computeops.dev/v1
+  kind: WorkloadIntent
+  name: support-chat
+  workload:
+    type: inference                # inference | training | fine_tuning
+    model: {name: llama-3.1-70b, precision: fp8}    # or params_b: 70 for other models
+    serving: {output_tokens_per_s: 20000, input_tokens: 1024, output_tokens: 256,
+              ttft_ms: 800, tpot_ms: 60}            # inference only
+    # training: {tokens: 1.0e11, seq_len: 8192, global_batch_tokens: 4194304,
+    #            deadline_hours: 240, method: full}  # training / fine_tuning (method lora)
+  constraints:                     # hard filters, never traded off
+    compliance: [hipaa]            # soc2 iso27001 hipaa fedramp_moderate fedramp_high pci_dss gdpr
+    residency: {countries: [US]}   # or continents: [EU] or regions: ["aws:us-east-1"]
+    providers: {allow: [aws, gcp]} # or exclude: [vast]
+    accelerators: {allow: [H100, H200]}
+    pricing: [on_demand]           # default; add spot / reserved to allow them
+    max_hourly_usd: 400
+    max_monthly_usd: 250000
+    max_total_usd: 2000000         # training / fine_tuning only
+  preferences:                     # soft: ranking only
+    weights: {cost: 5, performance: 2, availability: 1, reliability: 1, compliance: 1, residency: 1}
+    regions: ["aws:us-east-1"]
+"""
+
+_EPILOG = """\
+examples:
+  computeops decide examples/support-chat.yaml
+  computeops decide examples/llama-8b-pretrain.yaml --format json > decision.json
+  computeops decide examples/eu-residency.yaml --format markdown --top 5
+  computeops decide examples/infeasible-budget.yaml   # exit 3 with the nearest misses
+
+exit codes: 0 decided, 2 invalid input (intent or catalog), 3 no feasible placement
+"""
+
+
+def _top(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--top must be a whole number (got {value!r})") from None
+    if number < 0:
+        raise argparse.ArgumentTypeError(f"--top must be >= 0 (got {number})")
+    return number
 
 
 def register(commands: Any) -> None:
-    pass
+    """Add the ``decide`` subcommand."""
+    parser = commands.add_parser(
+        "decide",
+        help="decide where a workload intent runs (provider, instance, region, price model)",
+        description=_DESCRIPTION,
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("intent", metavar="INTENT", help="workload intent file (.yaml, .yml or .json)")
+    parser.add_argument(
+        "--format",
+        choices=("table", "json", "markdown"),
+        default="table",
+        help="output format (default: table)",
+    )
+    parser.add_argument(
+        "--top",
+        type=_top,
+        default=10,
+        metavar="N",
+        help="ranked alternatives to list after the chosen placement (default: 10)",
+    )
+    parser.add_argument(
+        "--catalog",
+        metavar="FILE",
+        default=None,
+        help="market catalog JSON to decide over (default: the embedded catalog)",
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Handle ``computeops decide``; errors other than infeasibility propagate to ``cli.main``."""
+    intent = WorkloadIntent.from_file(args.intent)
+    catalog = load_catalog(args.catalog) if args.catalog else None
+    try:
+        decision = decide(intent, catalog=catalog, alternatives=args.top)
+    except NoFeasiblePlacementError as err:
+        if args.format == "json" and err.document is not None:
+            sys.stdout.write(json.dumps(err.document, indent=2, ensure_ascii=False) + "\n")
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_INFEASIBLE
+    if args.format == "json":
+        sys.stdout.write(decision.to_json())
+    elif args.format == "markdown":
+        sys.stdout.write(render_markdown(decision))
+    else:
+        render_table(decision)
+    return EXIT_OK
+
+
+# -- shared cell text ---------------------------------------------------------------------------
+
+
+def _accelerators(p: Placement) -> str:
+    return f"{p.instances} x {p.accelerators_per_instance} {p.accelerator}"
+
+
+def _unit(p: Placement) -> str:
+    label = "/1M tok" if p.unit_cost.unit == "usd_per_million_output_tokens" else "/step"
+    return f"{p.unit_cost.value:g} USD{label}"
+
+
+def _cells(p: Placement) -> list[str]:
+    return [
+        p.provider,
+        p.instance_type,
+        _accelerators(p),
+        p.region,
+        p.pricing,
+        f"{p.hourly_usd:,.2f}",
+        f"{p.monthly_usd:,.0f}",
+        _unit(p),
+        f"{p.score:.3f}",
+    ]
+
+
+_HEADERS = [
+    "provider",
+    "instance type",
+    "accelerators",
+    "region",
+    "pricing",
+    "USD/h",
+    "USD/month",
+    "unit cost",
+    "score",
+]
+
+
+def _examples_by_rule(decision: Decision) -> dict[str, str]:
+    """One example message per rule (the first rejection that carries it)."""
+    examples: dict[str, str] = {}
+    for rejection in decision.rejected:
+        for reason in rejection.reasons:
+            if reason.rule not in examples:
+                where = f"{rejection.provider} {rejection.instance_type} in {rejection.region}"
+                examples[reason.rule] = f"{where}: {reason.message}"
+    return examples
+
+
+_OWN_SECTIONS = ("Trade-off:", "Rejections by rule")
+
+
+# -- table ------------------------------------------------------------------------------------
+
+
+def render_table(decision: Decision) -> None:
+    """Print the considered-resources table, the reasons and the rejections by rule (rich)."""
+    # rich is imported here: the JSON and markdown paths (and the engine) never need it.
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(file=sys.stdout, width=shutil.get_terminal_size((160, 40)).columns, highlight=False)
+    table = Table(
+        title=f"Considered placements for {decision.intent_name} (best first)", title_justify="left"
+    )
+    table.add_column("")
+    for header in _HEADERS:
+        table.add_column(header, justify="right" if header in {"USD/h", "USD/month", "score"} else "left")
+    for rank, placement in enumerate(decision.ranked):
+        chosen = rank == 0
+        table.add_row("✔" if chosen else "", *_cells(placement), style="bold green" if chosen else None)
+    console.print(table)
+    console.print("[bold]Why[/bold]")
+    for line in decision.explanation:
+        if not line.startswith(_OWN_SECTIONS):  # printed below in their own sections
+            console.print(f"  - {line}", markup=False)
+    by_rule = decision.rejections_by_rule()
+    if by_rule:
+        rules = Table(title="Rejected candidates by rule", title_justify="left")
+        rules.add_column("rule")
+        rules.add_column("candidates", justify="right")
+        rules.add_column("example")
+        examples = _examples_by_rule(decision)
+        for rule, count in by_rule.items():
+            rules.add_row(rule, f"{count:,}", examples[rule])
+        console.print(rules)
+    console.print(f"[bold]Trade-off[/bold]: {decision.trade_off.removeprefix('Trade-off: ')}")
+
+
+# -- markdown ---------------------------------------------------------------------------------
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def render_markdown(decision: Decision) -> str:
+    """The decision as Markdown, fit to paste into a pull request."""
+    chosen = decision.chosen
+    assert chosen is not None  # decide raises instead of returning a decision without a choice
+    lines = [
+        f"### computeops decision: `{decision.intent_name}`",
+        "",
+        f"**Chosen:** {chosen.provider} `{chosen.instance_type}` ({_accelerators(chosen)}) in "
+        f"`{chosen.region}` ({chosen.pricing}): {chosen.hourly_usd:,.2f} USD/h, "
+        f"{chosen.monthly_usd:,.2f} USD/month, {_unit(chosen)}.",
+        "",
+        "| | " + " | ".join(_HEADERS) + " |",
+        "|---|" + "---|" * len(_HEADERS),
+    ]
+    for rank, placement in enumerate(decision.ranked):
+        mark = "✔" if rank == 0 else str(rank + 1)
+        lines.append(f"| {mark} | " + " | ".join(_md(c) for c in _cells(placement)) + " |")
+    lines += ["", "**Why**", ""]
+    lines += [f"- {_md(line)}" for line in decision.explanation]
+    by_rule = decision.rejections_by_rule()
+    if by_rule:
+        examples = _examples_by_rule(decision)
+        lines += [
+            "",
+            "**Rejected candidates by rule**",
+            "",
+            "| rule | candidates | example |",
+            "|---|---|---|",
+        ]
+        lines += [f"| `{rule}` | {n:,} | {_md(examples[rule])} |" for rule, n in by_rule.items()]
+    lines += [
+        "",
+        f"<sub>intent sha256 `{decision.intent_sha256[:16]}`, catalog {decision.catalog_version} "
+        f"(as of {decision.catalog_as_of}, sha256 `{decision.catalog_sha256[:16]}`)</sub>",
+        "",
+    ]
+    return "\n".join(lines)
