@@ -1,0 +1,103 @@
+"""CoreWeave: GPU capacity is a CKS node pool, added as the ``NodePool`` custom resource.
+
+CoreWeave has no VM product: the unit is a Kubernetes node in a CKS cluster. ``coreweave_cks_node_pool``
+exists upstream but is not in the v0.21.0 release of ``coreweave/coreweave``, so this target applies
+the CKS ``NodePool`` CR (``compute.coreweave.com/v1alpha1``) with ``kubernetes_manifest``
+(``hashicorp/kubernetes``). ``kubernetes_manifest`` needs the cluster's API server at plan time: the
+cluster must exist before this stack is planned.
+
+Credentials: the kubernetes provider reads ``KUBE_CONFIG_PATH`` (a CKS kubeconfig) unless the
+construct passes its own provider in ``options["kubernetes_provider"]`` (one kubernetes provider block
+per stack).
+
+Instance types: our CoreWeave catalog uses the pricing page's names (``hgx-h100-8x``); CKS wants
+instance ids (``gd-8xh100ib-i128``). The table below maps them (ids gathered from public CKS
+configurations, unverified against CoreWeave's instance list); a CKS id passes through unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ..engine import Placement
+from ..errors import TargetError
+from ._base import Target, TargetProps
+
+__all__ = ["CHECKOV_SKIPS", "CKS_INSTANCE_IDS", "CoreWeaveTarget"]
+
+CHECKOV_SKIPS: Mapping[str, str] = {}
+"""checkov has no checks for a NodePool CR in kubernetes_manifest."""
+
+CKS_INSTANCE_IDS: Mapping[str, str] = {
+    "hgx-h100-8x": "gd-8xh100ib-i128",
+    "hgx-h200-8x": "gd-8xh200ib-i128",
+    "a100-80gb-8x": "gd-8xa100-i128",
+    "l40-8x": "gd-8xl40-i128",
+    "l40s-8x": "gd-8xl40s-i128",
+    "gh200-1x": "gd-1xgh200",
+    "hgx-b200-8x": "b200-8x",
+    "gb200-nvl72-4x": "gb200-4x",
+    "rtxpro6000-bse-8x": "rtxp6000-8x",
+}
+"""Catalog (pricing-page) name -> CKS instance id."""
+
+_CKS_ID = re.compile(r"^(gd-\d+x[a-z0-9]+(-i\d+)?|[a-z0-9]+-\d+x)$")
+_GPU_VM_REASON = "CoreWeave has no VM product; GPU capacity is a node in a CKS cluster (pass `cluster=`)"
+
+
+class CoreWeaveTarget(Target):
+    """CoreWeave target: a CKS ``NodePool`` for ``cluster=``; no standalone VM."""
+
+    provider = "coreweave"
+    extra = None
+    unsupported: Mapping[str, str] = {
+        "gpu_vm": _GPU_VM_REASON,
+        "spot": "the NodePool CR route has no verified preemptible (compute class) field; on-demand only",
+        "tpu": "CoreWeave has no TPUs",
+    }
+
+    def configure(self, scope: Any, *, region: str, props: TargetProps) -> Any:
+        from ._generic import provider_for
+
+        if props.options.get("kubernetes_provider") is not None:
+            return props.options["kubernetes_provider"]
+        return provider_for(scope, "kubernetes")
+
+    def emit(self, scope: Any, placement: Placement, *, provider: Any, props: TargetProps) -> dict[str, Any]:
+        from ._generic import KubernetesManifest
+
+        if not props.cluster:
+            raise TargetError(
+                f"coreweave target: {_GPU_VM_REASON}. To fix: pass cluster='<CKS cluster name>'."
+            )
+        name = placement.instance_type.strip()
+        instance_id = CKS_INSTANCE_IDS.get(name) or (
+            name if _CKS_ID.match(name) and name.startswith("gd-") else None
+        )
+        if instance_id is None:
+            raise TargetError(
+                f"coreweave target cannot map instance type {name!r} to a CKS instance id; it knows "
+                f"{', '.join(sorted(CKS_INSTANCE_IDS))} and 'gd-...' ids. To fix: pin one of those."
+            )
+        pool = KubernetesManifest(
+            scope,
+            "node-pool",
+            provider=provider,
+            manifest={
+                "apiVersion": "compute.coreweave.com/v1alpha1",
+                "kind": "NodePool",
+                "metadata": {"name": re.sub(r"[^a-z0-9-]", "-", f"{props.name}-gpu".lower())},
+                "spec": {
+                    "instanceType": instance_id,
+                    "targetNodes": placement.instances,
+                    "nodeLabels": {
+                        "computeops.io/gpu": placement.accelerator.lower(),
+                        "computeops.io/gpu-count": str(placement.accelerators_per_instance),
+                    },
+                    "nodeTaints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}],
+                },
+            },
+        )
+        return {"node_pool": pool}

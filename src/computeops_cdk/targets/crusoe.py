@@ -1,0 +1,123 @@
+"""Crusoe Cloud: ``crusoe_compute_instance`` (+ ``crusoe_ib_partition`` for multi-node).
+
+Provider ``crusoecloud/crusoe``.
+
+Credentials: ``CRUSOE_ACCESS_KEY_ID`` / ``CRUSOE_SECRET_KEY`` (or ``~/.crusoe/config``); project from
+``CRUSOE_DEFAULT_PROJECT`` unless ``project_id`` is given.
+
+Our Crusoe prices come from the Shadeform marketplace listing, so instance types and regions are
+Shadeform's names (``crusoe_L40Sx4`` in ``culpeper-usa-1``); this target maps them to Crusoe's
+product names and locations (tables below; locations unverified: pass ``location`` to override).
+
+Options: ``ssh_public_key`` (Default: Terraform variable ``<name>_ssh_public_key``), ``location``,
+``image`` (Default: Crusoe's curated NVIDIA Docker image for the form factor), ``subnet_id``
+(Default: Crusoe's default VPC subnet for the location), ``ib_network_id`` (required for multi-node).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ..engine import Placement
+from ..errors import TargetError
+from ._base import Target, TargetProps
+
+__all__ = ["CHECKOV_SKIPS", "CrusoeTarget", "crusoe_type"]
+
+CHECKOV_SKIPS: Mapping[str, str] = {}
+"""checkov has no checks for crusoe resources."""
+
+# Shadeform GPU spelling -> (Crusoe product prefix, SXM/InfiniBand product for the 8x size)
+_GPUS: Mapping[str, str] = {
+    "A100-80GB": "a100-80gb",
+    "A100-80G-sxm4": "a100-80gb-sxm-ib",
+    "L40S": "l40s-48gb",
+}
+_SHADEFORM = re.compile(r"^crusoe_(A100-80GB|A100-80G-sxm4|L40S)(?:x(\d+))?$")
+_NATIVE = re.compile(r"^[a-z0-9-]+\.\d+x$")
+_LOCATIONS: Mapping[str, str] = {"culpeper-usa-1": "us-east1-a", "houston-usa-2": "us-southcentral1-a"}
+
+
+def crusoe_type(instance_type: str) -> str:
+    """Crusoe product name for a catalog instance type (``crusoe_L40Sx4`` -> ``l40s-48gb.4x``).
+
+    Raises:
+        TargetError: the name is neither a known Shadeform Crusoe name nor a Crusoe product name.
+    """
+    name = instance_type.strip()
+    if _NATIVE.match(name):
+        return name
+    match = _SHADEFORM.match(name)
+    if not match:
+        raise TargetError(
+            f"crusoe target cannot map instance type {name!r}: it knows the Shadeform names "
+            "'crusoe_A100-80GB[xN]', 'crusoe_A100-80G-sxm4x8', 'crusoe_L40SxN' and Crusoe names like "
+            "'h100-80gb-sxm-ib.8x'. To fix: pin a known type."
+        )
+    return f"{_GPUS[match.group(1)]}.{int(match.group(2) or 1)}x"
+
+
+class CrusoeTarget(Target):
+    """Crusoe target: one instance per node; InfiniBand partition when several nodes share a job."""
+
+    provider = "crusoe"
+    extra = None
+    unsupported: Mapping[str, str] = {
+        "spot": "the crusoecloud/crusoe provider has no spot/interruptible argument on compute instances",
+        "kubernetes_node_pool": "Crusoe Managed Kubernetes node pools are not implemented by this target",
+        "tpu": "Crusoe has no TPUs",
+    }
+
+    def configure(self, scope: Any, *, region: str, props: TargetProps) -> Any:
+        from ._generic import provider_for
+
+        return provider_for(scope, "crusoe")
+
+    def emit(self, scope: Any, placement: Placement, *, provider: Any, props: TargetProps) -> dict[str, Any]:
+        from ._generic import CrusoeComputeInstance, CrusoeIbPartition, option_or_variable
+
+        product = crusoe_type(placement.instance_type)
+        opts = props.options
+        location = str(opts.get("location") or _LOCATIONS.get(placement.region, placement.region))
+        key = option_or_variable(
+            scope, opts, "ssh_public_key", prefix=props.name, description="OpenSSH public key"
+        )
+        form = "sxm" if "sxm" in product else "pcie"
+        roles: dict[str, Any] = {}
+        adapters = None
+        if placement.instances > 1:
+            if not opts.get("ib_network_id"):
+                raise TargetError(
+                    f"crusoe target: {placement.instances} instances need an InfiniBand partition on an IB "
+                    f"network in {location}. To fix: pass options={{'ib_network_id': '<id from "
+                    "data.crusoe_ib_networks>'}}."
+                )
+            partition = CrusoeIbPartition(
+                scope,
+                "ib-partition",
+                provider=provider,
+                name=f"{props.name}-ib",
+                ib_network_id=str(opts["ib_network_id"]),
+            )
+            roles["ib_partition"] = partition
+            adapters = [{"ib_partition_id": partition.attr("id")}]
+        interfaces = [{"subnet": opts["subnet_id"]}] if opts.get("subnet_id") else None
+        instances = [
+            CrusoeComputeInstance(
+                scope,
+                f"instance-{i}",
+                provider=provider,
+                name=f"{props.name}-{i}",
+                type=product,
+                ssh_key=key,
+                location=location,
+                image=str(opts.get("image", f"ubuntu22.04-nvidia-{form}-docker:latest")),
+                network_interfaces=interfaces,
+                host_channel_adapters=adapters,
+                project_id=opts.get("project_id"),
+            )
+            for i in range(placement.instances)
+        ]
+        return {"instance": instances[0], "instances": instances, **roles}

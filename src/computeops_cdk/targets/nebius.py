@@ -1,0 +1,120 @@
+"""Nebius AI Cloud: ``nebius_compute_v1_instance`` (+ ``nebius_compute_v1_gpu_cluster`` for multi-node).
+
+Provider ``nebius/nebius`` (0.6.x, public registry), generic resources. Credentials:
+``NEBIUS_IAM_TOKEN`` or a service-account file (see the provider's authentication guide). The region
+is implied by the project: ``project_id`` must be a project in the placement's region.
+
+Options: ``project_id``, ``subnet_id``. Default: Terraform variables ``<name>_project_id`` /
+``<name>_subnet_id``. ``image_family``: Default ``ubuntu22.04-cuda12`` (name unverified).
+``boot_disk_gb``: Default 200. ``infiniband_fabric``: required for multi-node (fabric names are per
+region and not in our data).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ..engine import Placement
+from ..errors import TargetError
+from ._base import Target, TargetProps
+
+__all__ = ["CHECKOV_SKIPS", "NebiusTarget", "platform_and_preset"]
+
+CHECKOV_SKIPS: Mapping[str, str] = {}
+"""checkov has no checks for nebius resources."""
+
+_TYPE = re.compile(r"^(gpu-[a-z0-9-]+)_(\d+gpu-\d+vcpu-\d+gb)$")
+
+
+def platform_and_preset(instance_type: str) -> tuple[str, str]:
+    """``gpu-h100-sxm_8gpu-128vcpu-1600gb`` -> (``gpu-h100-sxm``, ``8gpu-128vcpu-1600gb``).
+
+    Raises:
+        TargetError: the name is not ``<platform>_<preset>``.
+    """
+    match = _TYPE.match(instance_type.strip())
+    if not match:
+        raise TargetError(
+            f"nebius target cannot map instance type {instance_type!r}: it expects '<platform>_<preset>' "
+            "such as 'gpu-h100-sxm_8gpu-128vcpu-1600gb'. To fix: pin a Nebius platform/preset."
+        )
+    return match.group(1), match.group(2)
+
+
+class NebiusTarget(Target):
+    """Nebius target: VMs without public IPs; preemptible for spot; a GPU cluster for multi-node."""
+
+    provider = "nebius"
+    extra = None
+    unsupported: Mapping[str, str] = {
+        "kubernetes_node_pool": "mk8s node groups (nebius_mk8s_v1_node_group) are not implemented "
+        "by this target",
+        "tpu": "Nebius has no TPUs",
+    }
+
+    def configure(self, scope: Any, *, region: str, props: TargetProps) -> Any:
+        from ._generic import provider_for
+
+        return provider_for(scope, "nebius")
+
+    def emit(self, scope: Any, placement: Placement, *, provider: Any, props: TargetProps) -> dict[str, Any]:
+        from ._generic import NebiusComputeInstance, NebiusGpuCluster, option_or_variable
+
+        platform, preset = platform_and_preset(placement.instance_type)
+        opts = props.options
+        project = option_or_variable(
+            scope, opts, "project_id", prefix=props.name, description=f"Nebius project in {placement.region}"
+        )
+        subnet = option_or_variable(
+            scope, opts, "subnet_id", prefix=props.name, description="Nebius subnet id"
+        )
+        roles: dict[str, Any] = {}
+        gpu_cluster = None
+        if placement.instances > 1:
+            if not opts.get("infiniband_fabric"):
+                raise TargetError(
+                    f"nebius target: {placement.instances} instances need an InfiniBand GPU cluster, and its "
+                    "fabric name is region-specific. To fix: pass options={'infiniband_fabric': '<fabric>'}."
+                )
+            cluster = NebiusGpuCluster(
+                scope,
+                "gpu-cluster",
+                provider=provider,
+                parent_id=project,
+                name=f"{props.name}-ib",
+                infiniband_fabric=str(opts["infiniband_fabric"]),
+            )
+            roles["gpu_cluster"] = cluster
+            gpu_cluster = {"id": cluster.attr("id")}
+        instances = [
+            NebiusComputeInstance(
+                scope,
+                f"instance-{i}",
+                provider=provider,
+                parent_id=project,
+                name=f"{props.name}-{i}",
+                resources={"platform": platform, "preset": preset},
+                boot_disk={
+                    "attach_mode": "READ_WRITE",
+                    "managed_disk": {
+                        "name": f"{props.name}-{i}-boot",
+                        "spec": {
+                            "type": "NETWORK_SSD",
+                            "size_gibibytes": int(opts.get("boot_disk_gb", 200)),
+                            "source_image_family": {
+                                "image_family": str(opts.get("image_family", "ubuntu22.04-cuda12"))
+                            },
+                        },
+                    },
+                },
+                # ip_address {} = a private address; no public_ip_address attribute = no public IP.
+                network_interfaces=[{"name": "eth0", "subnet_id": subnet, "ip_address": {}}],
+                gpu_cluster=gpu_cluster,
+                preemptible={"on_preemption": "STOP"} if placement.pricing == "spot" else None,
+                labels={**props.tags, "computeops-gpu": placement.accelerator.lower()},
+            )
+            for i in range(placement.instances)
+        ]
+        return {"instance": instances[0], "instances": instances, **roles}

@@ -1,0 +1,107 @@
+"""Oracle Cloud (OCI): GPU shapes as ``oci_core_instance`` through the generic ``oracle/oci`` provider.
+
+No cdktn binding exists for ``oracle/oci`` (the only Python package is cdktf-based), so the
+resources come from ``_generic``. Credentials: ``OCI_TENANCY_OCID``, ``OCI_USER_OCID``,
+``OCI_FINGERPRINT``, ``OCI_PRIVATE_KEY_PATH`` (or ``~/.oci/config``); the region is set from the
+placement.
+
+Options: ``compartment_id``, ``subnet_id``, ``image_id`` (a GPU image OCID), ``ssh_public_key``.
+Default for each: a Terraform variable ``<name>_<option>`` (these ids are account-specific).
+``boot_volume_gb``: Default 200. The availability domain is the first one the tenancy lists
+(``data.oci_identity_availability_domains``), unless ``availability_domain`` is given.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ..engine import Placement
+from ..errors import TargetError
+from ._base import Target, TargetProps
+
+__all__ = ["CHECKOV_SKIPS", "OciTarget"]
+
+CHECKOV_SKIPS: Mapping[str, str] = {}
+"""checkov checks the emitted OCI resources fail on purpose (none)."""
+
+_SHAPE = re.compile(r"^(BM|VM)\.GPU[\w.-]*$")
+
+
+class OciTarget(Target):
+    """OCI target: one ``oci_core_instance`` per instance, private VNIC, legacy IMDS off."""
+
+    provider = "oci"
+    extra = None
+    unsupported: Mapping[str, str] = {
+        "multi_node": "RDMA cluster networks (oci_core_cluster_network / compute clusters) are not emitted; "
+        "instances would be independent",
+        "kubernetes_node_pool": "OKE node pools are not implemented by this target",
+        "tpu": "OCI has no TPUs",
+    }
+
+    def configure(self, scope: Any, *, region: str, props: TargetProps) -> Any:
+        from ._generic import provider_for
+
+        return provider_for(scope, "oci", {"region": region})
+
+    def emit(self, scope: Any, placement: Placement, *, provider: Any, props: TargetProps) -> dict[str, Any]:
+        from ._generic import GenericDataSource, OciCoreInstance, option_or_variable
+
+        shape = placement.instance_type.strip()
+        if not _SHAPE.match(shape):
+            raise TargetError(
+                f"oci target cannot map instance type {shape!r}: it expects a GPU shape such as "
+                "'BM.GPU.H100.8' or 'VM.GPU.A10.1'. To fix: pin an OCI GPU shape."
+            )
+        opts = props.options
+
+        def need(key: str, what: str) -> Any:
+            return option_or_variable(scope, opts, key, prefix=props.name, description=what)
+
+        compartment = need("compartment_id", "OCI compartment OCID")
+        availability_domain = opts.get("availability_domain")
+        if not availability_domain:
+            domains = GenericDataSource(
+                scope,
+                "availability-domains",
+                data_type="oci_identity_availability_domains",
+                provider=provider,
+                attributes={"compartment_id": compartment},
+            )
+            availability_domain = domains.attr("availability_domains.0.name")
+        spot = placement.pricing == "spot"
+        instances = [
+            OciCoreInstance(
+                scope,
+                f"instance-{i}",
+                provider=provider,
+                availability_domain=availability_domain,
+                compartment_id=compartment,
+                shape=shape,
+                display_name=f"{props.name}-{i}",
+                source_details={
+                    "source_type": "image",
+                    "source_id": need("image_id", "OCID of a GPU image for the shape"),
+                    "boot_volume_size_in_gbs": int(opts.get("boot_volume_gb", 200)),
+                },
+                create_vnic_details={
+                    "subnet_id": need("subnet_id", "OCI subnet OCID"),
+                    "assign_public_ip": False,
+                },
+                metadata={"ssh_authorized_keys": need("ssh_public_key", "OpenSSH public key")},
+                preemptible_instance_config=(
+                    {"preemption_action": {"type": "TERMINATE", "preserve_boot_volume": False}}
+                    if spot
+                    else None
+                ),
+                freeform_tags={**props.tags, "computeops-gpu": placement.accelerator},
+            )
+            for i in range(placement.instances)
+        ]
+        for instance in instances:
+            # IMDS v1 off (v2 only); in-transit encryption for the paravirtualized boot volume.
+            instance.add_override("instance_options.are_legacy_imds_endpoints_disabled", True)
+            instance.add_override("is_pv_encryption_in_transit_enabled", True)
+        return {"instance": instances[0], "instances": instances}

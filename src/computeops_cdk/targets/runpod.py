@@ -1,0 +1,110 @@
+"""RunPod: ``runpod_pod`` through the official ``runpod/runpod`` 2.0 provider (beta).
+
+Credentials: ``RUNPOD_API_KEY``. Our RunPod instance types are SkyPilot's ``<n>x_<GPU>_<CLOUD>``
+names (``8x_H100-SXM_SECURE``); the GPU part maps to RunPod's GPU type id (``NVIDIA H100 80GB HBM3``)
+with the table SkyPilot uses to launch pods (``sky/provision/runpod/utils.py`` ``GPU_NAME_MAP``).
+The region is a RunPod data-centre id (``US-TX-3``), passed as ``data_center_ids``.
+
+Options: ``image`` (Default: ``DEFAULT_IMAGE``), ``disk_gb`` (container disk, Default 50),
+``ports`` (Default: none exposed), ``env`` (Default: none).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ..engine import Placement
+from ..errors import TargetError, did_you_mean
+from ._base import Target, TargetProps
+
+__all__ = ["CHECKOV_SKIPS", "DEFAULT_IMAGE", "GPU_TYPE_IDS", "RunPodTarget"]
+
+CHECKOV_SKIPS: Mapping[str, str] = {}
+"""checkov has no checks for runpod resources."""
+
+DEFAULT_IMAGE = "runpod/pytorch:2.8.0-py3.11-cuda12.8.1-cudnn-devel-ubuntu22.04"
+"""The image RunPod's own Terraform 2.0 example launches."""
+
+GPU_TYPE_IDS: Mapping[str, str] = {
+    "A100-80GB": "NVIDIA A100 80GB PCIe",
+    "A100-80GB-SXM": "NVIDIA A100-SXM4-80GB",
+    "A40": "NVIDIA A40",
+    "B200": "NVIDIA B200",
+    "H100": "NVIDIA H100 PCIe",
+    "H100-NVL": "NVIDIA H100 NVL",
+    "H100-SXM": "NVIDIA H100 80GB HBM3",
+    "H200-SXM": "NVIDIA H200",
+    "L4": "NVIDIA L4",
+    "L40": "NVIDIA L40",
+    "L40S": "NVIDIA L40S",
+    "MI300X": "AMD Instinct MI300X OAM",
+    "RTX3090": "NVIDIA GeForce RTX 3090",
+    "RTX4090": "NVIDIA GeForce RTX 4090",
+    "RTX4000-Ada": "NVIDIA RTX 4000 Ada Generation",
+    "RTX6000-Ada": "NVIDIA RTX 6000 Ada Generation",
+    "RTXA4000": "NVIDIA RTX A4000",
+    "RTXA4500": "NVIDIA RTX A4500",
+    "RTXA5000": "NVIDIA RTX A5000",
+    "RTXA6000": "NVIDIA RTX A6000",
+}
+"""SkyPilot RunPod GPU name -> ``gpu_type_id`` (skypilot-org/skypilot ``sky/provision/runpod/utils.py``)."""
+
+_TYPE = re.compile(r"^(\d+)x_(.+)_(SECURE|COMMUNITY)$")
+
+
+class RunPodTarget(Target):
+    """RunPod target: one ``runpod_pod`` per instance."""
+
+    provider = "runpod"
+    extra = None
+    unsupported: Mapping[str, str] = {
+        "spot": "RunPod retired spot pods; the 2.0 provider has no bid or interruptible arguments",
+        "multi_node": "Instant Clusters (runpod_cluster) are not emitted by this target; "
+        "pods are independent",
+        "kubernetes_node_pool": "RunPod has no Kubernetes product",
+        "tpu": "RunPod has no TPUs",
+    }
+
+    def configure(self, scope: Any, *, region: str, props: TargetProps) -> Any:
+        from ._generic import provider_for
+
+        return provider_for(scope, "runpod")
+
+    def emit(self, scope: Any, placement: Placement, *, provider: Any, props: TargetProps) -> dict[str, Any]:
+        from ._generic import RunpodPod
+
+        match = _TYPE.match(placement.instance_type.strip())
+        gpu_type = GPU_TYPE_IDS.get(match.group(2)) if match else None
+        if not match or gpu_type is None:
+            hints = did_you_mean(match.group(2), GPU_TYPE_IDS) if match else []
+            hint = f" (did you mean {' or '.join(repr(h) for h in hints)}?)" if hints else ""
+            raise TargetError(
+                f"runpod target cannot map instance type {placement.instance_type!r} to a RunPod GPU type id"
+                f"{hint}. It expects '<count>x_<GPU>_SECURE' with GPU one of "
+                f"{', '.join(sorted(GPU_TYPE_IDS))}. "
+                "To fix: pin a known RunPod type."
+            )
+        opts = props.options
+        data_centers = (
+            [placement.region] if re.match(r"^[A-Z]{2,3}-[A-Z]{2}-\d+$", placement.region) else None
+        )
+        pods = [
+            RunpodPod(
+                scope,
+                f"pod-{i}",
+                provider=provider,
+                name=f"{props.name}-{i}",
+                image=str(opts.get("image", DEFAULT_IMAGE)),
+                gpu_type_id=gpu_type,
+                gpu_count=int(match.group(1)),
+                cloud=match.group(3),
+                disk=int(opts.get("disk_gb", 50)),
+                data_center_ids=data_centers,
+                ports=list(opts["ports"]) if opts.get("ports") else None,
+                env=dict(opts["env"]) if opts.get("env") else None,
+            )
+            for i in range(placement.instances)
+        ]
+        return {"instance": pods[0], "instances": pods}

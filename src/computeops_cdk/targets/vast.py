@@ -1,0 +1,105 @@
+"""Vast.ai: a marketplace offer query (``data.vastai_gpu_offers``) + ``vastai_instance``.
+
+Provider: community ``realnedsanders/vastai`` (0.3.x). Credentials: ``VASTAI_API_KEY``.
+Vast sells offers, not machine types: the target turns the decision into an offer query (GPU name,
+GPU count, country, datacenter hosts only, a price ceiling from the decision's hourly price) and
+rents the cheapest match at apply time. A re-plan may pick another machine (see ``unsupported``).
+
+Options: ``image`` (Default: ``DEFAULT_IMAGE``), ``disk_gb`` (Default 100), ``price_headroom``
+(fraction added to the decided hourly price for the ceiling, Default 0.10: marketplace prices move
+between catalog build and apply).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ..engine import Placement
+from ..errors import TargetError
+from ._base import Target, TargetProps
+
+__all__ = ["CHECKOV_SKIPS", "DEFAULT_IMAGE", "VastTarget", "vast_gpu_name"]
+
+CHECKOV_SKIPS: Mapping[str, str] = {}
+"""checkov has no checks for vastai resources."""
+
+DEFAULT_IMAGE = "vllm/vllm-openai:latest"
+"""Default container image (override with the ``image`` option; pin a tag for repeatable deploys)."""
+
+_TYPE = re.compile(r"^(\d+)x-(.+)-\d+-\d+$")
+
+
+def vast_gpu_name(instance_type: str) -> tuple[str, int]:
+    """``2x-H100_SXM-32-65536`` -> (``H100 SXM``, 2): Vast's exact GPU name and the GPU count.
+
+    Raises:
+        TargetError: the name is not SkyPilot's ``<n>x-<GPU>-<vCPU>-<RAM>`` Vast form.
+    """
+    match = _TYPE.match(instance_type.strip())
+    if not match:
+        raise TargetError(
+            f"vast target cannot map instance type {instance_type!r}: it expects "
+            "'<count>x-<GPU_NAME>-<cpus>-<mem>' such as '1x-RTX_4090-32-65536'. "
+            "To fix: pin a Vast instance type from the catalog."
+        )
+    return match.group(2).replace("_", " "), int(match.group(1))
+
+
+class VastTarget(Target):
+    """Vast.ai target: offer query + one instance per decided instance."""
+
+    provider = "vast"
+    extra = None
+    unsupported: Mapping[str, str] = {
+        "repeatable_plan": "Vast.ai offers are marketplace listings whose ids change: a re-plan may pick a "
+        "different machine",
+        "multi_node": "Vast.ai has no renter-side cluster or fabric resource; instances are "
+        "independent hosts",
+        "kubernetes_node_pool": "Vast.ai has no Kubernetes product",
+        "tpu": "Vast.ai has no TPUs",
+    }
+
+    def configure(self, scope: Any, *, region: str, props: TargetProps) -> Any:
+        from ._generic import provider_for
+
+        return provider_for(scope, "vastai")
+
+    def emit(self, scope: Any, placement: Placement, *, provider: Any, props: TargetProps) -> dict[str, Any]:
+        from ._generic import VastaiGpuOffers, VastaiInstance
+
+        gpu_name, count = vast_gpu_name(placement.instance_type)
+        opts = props.options
+        spot = placement.pricing == "spot"
+        ceiling = round(placement.hourly_usd * (1.0 + float(opts.get("price_headroom", 0.10))), 4)
+        offers = VastaiGpuOffers(
+            scope,
+            "offers",
+            provider=provider,
+            gpu_name=gpu_name,
+            num_gpus=count,
+            max_price_per_hour=ceiling,
+            region=placement.country,
+            datacenter_only=True,
+            offer_type="bid" if spot else "on-demand",
+        )
+        instances = [
+            VastaiInstance(
+                scope,
+                f"instance-{i}",
+                provider=provider,
+                # Offer i of the cheapest matches: one machine per instance.
+                offer_id=offers.number_attr(f"offers.{i}.id")
+                if i
+                else offers.number_attr("most_affordable.id"),
+                disk_gb=int(opts.get("disk_gb", 100)),
+                image=str(opts.get("image", DEFAULT_IMAGE)),
+                label=f"{props.name}-{i}",
+                # bid_price is per GPU-hour; bid the decided price so the instance is interruptible.
+                bid_price=round(placement.hourly_usd / count, 4) if spot else None,
+                cancel_unavail=True,
+            )
+            for i in range(placement.instances)
+        ]
+        return {"offers": offers, "instance": instances[0], "instances": instances}
