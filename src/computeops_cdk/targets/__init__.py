@@ -4,10 +4,10 @@ Every target module is imported explicitly below (never by building a module nam
 string), and importing a target module never imports a prebuilt binding: bindings are loaded
 inside ``configure``/``emit`` only, so looking up a target, or asking what it cannot do, is cheap.
 
-Registered today: aws (``cdktn-provider-aws``). The Kubernetes/Helm workload layer (``k8s``) is
-not a provider target: it runs on the cluster of any target that can add a GPU node pool.
-Still to register when their modules land: gcp, azure (prebuilt bindings) and the generic-resource
-targets oci, coreweave, lambda, nebius, crusoe, runpod, vast.
+Registered today: aws, gcp, azure (prebuilt bindings). The Kubernetes/Helm workload layer
+(``k8s``) is not a provider target: it runs on the cluster of any target that can add a GPU pool.
+Still to register when their modules land: the generic-resource targets oci, coreweave, lambda,
+nebius, crusoe, runpod, vast.
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ from types import MappingProxyType
 from ..errors import TargetError, did_you_mean
 from ._base import FEATURES, Target, TargetProps
 from .aws import AwsTarget
+from .azure import AzureTarget
+from .gcp import GcpTarget
 
 __all__ = [
     "FEATURES",
@@ -30,7 +32,7 @@ __all__ = [
 ]
 
 TARGETS: Mapping[str, Target] = MappingProxyType(
-    {target.provider: target for target in (AwsTarget(),)},
+    {target.provider: target for target in (AwsTarget(), GcpTarget(), AzureTarget())},
 )
 """Provider id -> its target, in the catalog's provider order."""
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .._compat import Fn, import_binding
 from ..engine import Placement
 from ._base import Target, TargetProps
 from .k8s import GPU_LABEL, GPU_TAINT_KEY, gpu_label_value, is_training
@@ -51,7 +50,16 @@ _EC2_TRUST = (
 
 
 def _aws(submodule: str) -> Any:
+    # Imported on use: looking up a target (the registry, the engine's pin) must not start jsii.
+    from .._compat import import_binding
+
     return import_binding("aws", submodule, provider="aws")
+
+
+def _fn() -> Any:
+    from .._compat import Fn
+
+    return Fn
 
 
 class AwsTarget(Target):
@@ -81,7 +89,7 @@ class AwsTarget(Target):
         data = _aws("data_aws_eks_cluster").DataAwsEksCluster(scope, "eks_cluster", name=cluster)
         return {
             "host": data.endpoint,
-            "cluster_ca_certificate": Fn.base64decode(data.certificate_authority.get(0).data),
+            "cluster_ca_certificate": _fn().base64decode(data.certificate_authority.get(0).data),
             "exec": {
                 "api_version": "client.authentication.k8s.io/v1beta1",
                 "command": "aws",
@@ -244,7 +252,7 @@ def _instances(
     )
     ami = _ami(scope, props)
     lt_mod = _aws("launch_template")
-    subnet = Fn.element(subnets, 0)
+    subnet = _fn().element(subnets, 0)
     extra: dict[str, Any] = {
         "image_id": ami.id,
         "iam_instance_profile": lt_mod.LaunchTemplateIamInstanceProfile(arn=profile.arn),
@@ -275,7 +283,7 @@ def _instance(scope: Any, placement: Placement, props: TargetProps, template: An
         "instance",
         count=placement.instances,
         launch_template=mod.InstanceLaunchTemplate(
-            id=template.id, version=Fn.tostring(template.latest_version)
+            id=template.id, version=_fn().tostring(template.latest_version)
         ),
         instance_type=placement.instance_type,
         iam_instance_profile=profile.name,
@@ -321,7 +329,7 @@ def _node_group(
         labels={GPU_LABEL: gpu_label_value(placement.accelerator)},
         taint=[mod.EksNodeGroupTaint(key=GPU_TAINT_KEY, value="true", effect="NO_SCHEDULE")],
         launch_template=mod.EksNodeGroupLaunchTemplate(
-            id=template.id, version=Fn.tostring(template.latest_version)
+            id=template.id, version=_fn().tostring(template.latest_version)
         ),
         tags=dict(props.tags),
     )

@@ -23,7 +23,6 @@ from typing import Any
 
 import yaml
 
-from .._compat import import_binding
 from ..engine import Placement
 
 __all__ = [
@@ -62,6 +61,13 @@ MEMORY_GIB_PER_GPU = 8
 """Pod requests per GPU: a floor that still fits the smallest GPU instances (g5.xlarge: 4 vCPU,
 16 GiB per GPU) after the kubelet's reservations; requests, not limits, so pods may use more."""
 _SMOKE_COMMAND = ("python", "-c", "import torch; print(torch.cuda.device_count(), 'GPUs visible')")
+
+
+def import_binding(binding: str, submodule: str, *, provider: str) -> Any:
+    # Imported on use: importing this module (aws.py shares its labels) must not start jsii.
+    from .._compat import import_binding as _import
+
+    return _import(binding, submodule, provider=provider)
 
 
 def gpu_label_value(accelerator: str) -> str:
