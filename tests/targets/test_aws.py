@@ -31,7 +31,11 @@ def stacks() -> dict[str, dict[str, Any]]:
         "train": _synth("train", make_placement(instances=4, training=True, pricing="spot")),
         "eks": _synth("eks", make_placement(instances=2, pricing="spot"), cluster="prod"),
         "custom": _synth(
-            "custom", make_placement(), subnet_ids=["subnet-1", "subnet-2"], vpc_id="vpc-9", root_volume_gib=900
+            "custom",
+            make_placement(),
+            subnet_ids=["subnet-1", "subnet-2"],
+            vpc_id="vpc-9",
+            root_volume_gib=900,
         ),
     }
 
@@ -91,7 +95,10 @@ def test_ssm_instance_profile_and_dlami_lookup(stacks: dict[str, dict[str, Any]]
     doc = stacks["single"]
     attachments = doc["resource"]["aws_iam_role_policy_attachment"].values()
     assert [a["policy_arn"] for a in attachments] == ["arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore"]
-    assert _one(doc, "aws_instance")["iam_instance_profile"] == "${aws_iam_instance_profile.instance_profile.name}"
+    assert (
+        _one(doc, "aws_instance")["iam_instance_profile"]
+        == "${aws_iam_instance_profile.instance_profile.name}"
+    )
     ami = doc["data"]["aws_ami"]["gpu_ami"]
     assert ami["owners"] == ["amazon"] and ami["most_recent"] is True
     assert {f["name"]: f["values"] for f in ami["filter"]} == {
@@ -141,7 +148,9 @@ def test_eks_node_group_instead_of_instances(stacks: dict[str, dict[str, Any]]) 
     template = _one(doc, "aws_launch_template")
     assert "image_id" not in template and "iam_instance_profile" not in template
     assert template["metadata_options"]["http_tokens"] == "required"
-    policies = {a["policy_arn"].rsplit("/", 1)[1] for a in doc["resource"]["aws_iam_role_policy_attachment"].values()}
+    policies = {
+        a["policy_arn"].rsplit("/", 1)[1] for a in doc["resource"]["aws_iam_role_policy_attachment"].values()
+    }
     assert policies == {
         "AmazonEKSWorkerNodePolicy",
         "AmazonEKS_CNI_Policy",

@@ -32,7 +32,9 @@ def _synth(name: str, placement: Any, kind: str, connection: KubeConnection, **s
 
 @pytest.fixture(scope="module")
 def stacks() -> dict[str, dict[str, Any]]:
-    tp4 = EstimateSummary(tokens_per_s=1.0, ttft_ms=None, tpot_ms=None, model="t", tensor_parallel=4, replicas=6)
+    tp4 = EstimateSummary(
+        tokens_per_s=1.0, ttft_ms=None, tpot_ms=None, model="t", tensor_parallel=4, replicas=6
+    )
     eks = KubeConnection.exec_plugin(
         host="https://eks", cluster_ca_certificate="CA", command="aws", args=["eks", "get-token"]
     )
@@ -102,7 +104,11 @@ def test_providers_get_exec_auth_or_kubeconfig(stacks: dict[str, dict[str, Any]]
     (kube,) = stacks["serve"]["provider"]["kubernetes"]
     assert kube["host"] == "https://eks"
     assert kube["exec"] == [
-        {"api_version": "client.authentication.k8s.io/v1beta1", "args": ["eks", "get-token"], "command": "aws"}
+        {
+            "api_version": "client.authentication.k8s.io/v1beta1",
+            "args": ["eks", "get-token"],
+            "command": "aws",
+        }
     ]
     (helm,) = stacks["serve"]["provider"]["helm"]
     assert helm["kubernetes"]["exec"]["command"] == "aws"

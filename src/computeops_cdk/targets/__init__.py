@@ -4,10 +4,9 @@ Every target module is imported explicitly below (never by building a module nam
 string), and importing a target module never imports a prebuilt binding: bindings are loaded
 inside ``configure``/``emit`` only, so looking up a target, or asking what it cannot do, is cheap.
 
-Registered today: aws, gcp, azure (prebuilt bindings). The Kubernetes/Helm workload layer
-(``k8s``) is not a provider target: it runs on the cluster of any target that can add a GPU pool.
-Still to register when their modules land: the generic-resource targets oci, coreweave, lambda,
-nebius, crusoe, runpod, vast.
+Registered: aws, gcp, azure (prebuilt bindings) and oci, coreweave, lambda, nebius, crusoe, runpod,
+vast (typed generic resources, no binding). The Kubernetes/Helm workload layer (``k8s``) is not a
+provider target: it runs on the cluster of any target that can add a GPU node pool.
 """
 
 from __future__ import annotations
@@ -19,7 +18,14 @@ from ..errors import TargetError, did_you_mean
 from ._base import FEATURES, Target, TargetProps
 from .aws import AwsTarget
 from .azure import AzureTarget
+from .coreweave import CoreWeaveTarget
+from .crusoe import CrusoeTarget
 from .gcp import GcpTarget
+from .lambda_ import LambdaTarget
+from .nebius import NebiusTarget
+from .oci import OciTarget
+from .runpod import RunPodTarget
+from .vast import VastTarget
 
 __all__ = [
     "FEATURES",
@@ -31,9 +37,19 @@ __all__ = [
     "unsupported_features",
 ]
 
-TARGETS: Mapping[str, Target] = MappingProxyType(
-    {target.provider: target for target in (AwsTarget(), GcpTarget(), AzureTarget())},
+_ALL: tuple[Target, ...] = (
+    AwsTarget(),
+    GcpTarget(),
+    AzureTarget(),
+    OciTarget(),
+    CoreWeaveTarget(),
+    LambdaTarget(),
+    NebiusTarget(),
+    CrusoeTarget(),
+    RunPodTarget(),
+    VastTarget(),
 )
+TARGETS: Mapping[str, Target] = MappingProxyType({target.provider: target for target in _ALL})
 """Provider id -> its target, in the catalog's provider order."""
 
 
