@@ -79,6 +79,7 @@ def estimate_inference(
     ttft_ms: float | None = None,
     tpot_ms: float | None = None,
     gpus_per_node: int | None = None,
+    tensor_parallel: int | None = None,
 ) -> InferenceEstimate:
     """Serving estimate for ``model`` on ``count`` accelerators (a catalog ``Accelerator``).
 
@@ -95,6 +96,8 @@ def estimate_inference(
             (``slo_met`` says whether any batch does; if none, the batch-1 figures are returned).
         gpus_per_node: accelerators joined by the fast link. Default 8 (the whole slice for TPUs);
             a tensor-parallel group larger than this crosses the network and pays for it.
+        tensor_parallel: pin the tensor-parallel degree (must divide ``count``). Default: the
+            degree that maximises throughput at the operating point (ties: the smaller one).
 
     Returns:
         An estimate; ``fits=False`` (zero throughput, infinite latencies) when one request's
@@ -111,6 +114,8 @@ def estimate_inference(
     for label, slo in (("ttft_ms", ttft_ms), ("tpot_ms", tpot_ms)):
         if slo is not None and not slo > 0:
             raise EstimateError(f"{label} must be a positive number of milliseconds, got {slo!r}")
+    if tensor_parallel is not None and (_positive("tensor_parallel", tensor_parallel) > count):
+        raise EstimateError(f"tensor_parallel ({tensor_parallel}) cannot exceed count ({count})")
     hw = hardware_of(accelerator)
     return estimate_inference_hw(
         model,
@@ -123,6 +128,7 @@ def estimate_inference(
         None if ttft_ms is None else float(ttft_ms),
         None if tpot_ms is None else float(tpot_ms),
         _gpus_per_node(gpus_per_node, count, accelerator),
+        tensor_parallel,
     )
 
 

@@ -37,6 +37,7 @@ class _Replica:
     t: int
     free_kv_gb: float
     static_gb: float
+    weights_gb: float  # per accelerator
     kv_gb_per_token: float  # per accelerator
     max_batch: int
     w_shared: float  # bytes, whole model
@@ -82,6 +83,7 @@ def _replica(m: ModelSpec, hw: Hardware, prec: Precision, t: int, ctx: float, gp
         t=t,
         free_kv_gb=free,
         static_gb=static_gb,
+        weights_gb=weights / t / 1e9,
         kv_gb_per_token=kv_gb_tok,
         max_batch=max(0, max_batch),
         w_shared=shared,
@@ -184,6 +186,7 @@ def estimate_inference_hw(
     ttft_ms: float | None,
     tpot_ms: float | None,
     gpn: int,
+    tp_pin: int | None = None,
 ) -> InferenceEstimate:
     """The estimate for validated inputs (cached: the engine asks the same questions repeatedly)."""
     prec, notes = resolve_precision(hw, precision, training=False)
@@ -192,7 +195,7 @@ def estimate_inference_hw(
     ctx = inp + out / 2
     slo = ttft_ms is not None or tpot_ms is not None
     best: tuple[tuple[float, ...], _Replica, _Point, int, bool | None] | None = None
-    for t in _tp_candidates(m, count):
+    for t in [tp_pin] if tp_pin else _tp_candidates(m, count):
         r = _replica(m, hw, prec, t, ctx, gpn)
         if r.max_batch < 1:
             continue
@@ -216,7 +219,9 @@ def estimate_inference_hw(
         if best is None or key > best[0]:
             best = (key, r, p, replicas, slo_met)
     if best is None:
-        return _no_fit(m, hw, prec, precision, count, ctx, gpn, notes)
+        return _no_fit(
+            m, hw, prec, precision, [tp_pin] if tp_pin else _tp_candidates(m, count), ctx, gpn, notes
+        )
     _, r, p, replicas, slo_met = best
     busy = replicas if concurrency is None else min(replicas, concurrency)
     total = busy * p.tokens_per_s
@@ -240,6 +245,7 @@ def estimate_inference_hw(
         memory_needed_gb=r.t * (r.static_gb + ctx * r.kv_gb_per_token),
         memory_available_gb_per_accelerator=hw.memory_gb,
         requested_precision=precision if prec != precision else None,
+        weights_gb_per_accelerator=r.weights_gb,
     )
 
 
@@ -277,13 +283,12 @@ def _no_fit(
     hw: Hardware,
     prec: Precision,
     asked: Precision,
-    count: int,
+    cands: list[int],
     ctx: float,
     gpn: int,
     notes: list[str],
 ) -> InferenceEstimate:
-    cands = _tp_candidates(m, count) or [1]
-    r = _replica(m, hw, prec, cands[-1], ctx, gpn)
+    r = _replica(m, hw, prec, (cands or [1])[-1], ctx, gpn)
     per_acc = r.static_gb + ctx * r.kv_gb_per_token
     notes.append(
         f"does not fit: needs {per_acc:.1f} GB per accelerator at tensor parallel {r.t} "
@@ -306,4 +311,5 @@ def _no_fit(
         memory_needed_gb=per_acc * r.t,
         memory_available_gb_per_accelerator=hw.memory_gb,
         requested_precision=asked if prec != asked else None,
+        weights_gb_per_accelerator=r.weights_gb,
     )

@@ -81,6 +81,8 @@ class InferenceEstimate:
     """The accelerator's memory (GB) as the catalog gives it."""
     requested_precision: Precision | None = None
     """The precision asked for, when the model fell back to another one (see assumptions)."""
+    weights_gb_per_accelerator: float = 0.0
+    """The model weights' share of ``memory_gb_per_accelerator`` (weights / tensor_parallel)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

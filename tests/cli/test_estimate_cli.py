@@ -1,0 +1,122 @@
+"""`computeops estimate` in-process: exit codes, the JSON contract, and its error messages."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from computeops_cdk.cli import main
+
+KEYS_ALWAYS = {
+    "tokens_per_s", "tokens_per_s_per_accelerator", "memory_gb_per_accelerator", "fits", "bound",
+    "tensor_parallel", "replicas", "model_version", "assumptions",
+}  # fmt: skip
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(["estimate", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_inference_json_contract(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys, "--workload", "inference", "--model", "Llama-3.1-70B", "--precision", "fp8",
+        "--accelerator", "h100", "--count", "8", "--input-tokens", "1024", "--output-tokens", "256",
+        "--format", "json",
+    )  # fmt: skip
+    assert code == 0
+    doc = json.loads(out)
+    assert KEYS_ALWAYS | {"ttft_ms", "tpot_ms"} <= set(doc)
+    assert doc["fits"] is True and doc["accelerator"] == "H100-SXM"
+    assert doc["bound"] in ("memory", "compute", "communication")
+    assert doc["tensor_parallel"] * doc["replicas"] <= 8 and doc["assumptions"]
+
+
+def test_concurrency_one_is_single_request_latency(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["--workload", "inference", "--model", "llama-3.1-8b", "--precision", "bf16", "--accelerator",
+            "A100-80GB", "--format", "json"]  # fmt: skip
+    _, out_max, _ = run(capsys, *args)
+    _, out_one, _ = run(capsys, *args, "--concurrency", "1")
+    one, most = json.loads(out_one), json.loads(out_max)
+    assert one["concurrency_per_replica"] == 1 and one["tpot_ms"] < most["tpot_ms"]
+    assert one["tokens_per_s"] < most["tokens_per_s"]
+
+
+def test_training_json_contract(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys, "--workload", "training", "--params-b", "13", "--precision", "bf16", "--accelerator",
+        "H100", "--count", "64", "--seq-len", "4096", "--global-batch-tokens", "4194304", "--format", "json",
+    )  # fmt: skip
+    assert code == 0
+    doc = json.loads(out)
+    assert KEYS_ALWAYS | {"mfu", "step_time_s"} <= set(doc)
+    assert 0 < doc["mfu"] < 1 and doc["step_time_s"] > 0
+    assert any("defaulted" in a or "ZeRO" in a for a in doc["assumptions"])
+
+
+def test_fine_tuning_on_a_tpu(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys, "--workload", "fine_tuning", "--model", "gemma-2-9b", "--precision", "bf16",
+        "--accelerator", "TPU-v5e", "--count", "8", "--seq-len", "2048", "--format", "json",
+    )  # fmt: skip
+    assert code == 0 and json.loads(out)["fits"] is True
+
+
+def test_does_not_fit_is_exit_3_with_the_numbers(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(
+        capsys, "--workload", "inference", "--model", "llama-3.1-405b", "--precision", "bf16",
+        "--accelerator", "L4", "--count", "1",
+    )  # fmt: skip
+    assert code == 3
+    assert "does not fit on 1 x L4" in err and "GB available" in err
+
+
+def test_unknown_accelerator_is_exit_2_with_suggestions(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(
+        capsys,
+        "--workload",
+        "inference",
+        "--model",
+        "llama-3.1-8b",
+        "--precision",
+        "bf16",
+        "--accelerator",
+        "H10O",
+    )
+    assert code == 2
+    assert "unknown accelerator 'H10O'" in err and "did you mean" in err
+
+
+def test_unknown_model_is_exit_2_with_suggestions(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(
+        capsys,
+        "--workload",
+        "inference",
+        "--model",
+        "mixtral-8x8b",
+        "--precision",
+        "bf16",
+        "--accelerator",
+        "H100",
+    )
+    assert code == 2
+    assert "unknown model 'mixtral-8x8b'" in err and "mixtral-8x7b" in err
+
+
+def test_table_output_lists_the_assumptions(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys, "--workload", "inference", "--model", "llama-3.1-8b", "--precision", "fp8",
+        "--accelerator", "A100-80GB",
+    )  # fmt: skip
+    assert code == 0
+    assert "tokens_per_s" in out and "no FP8 tensor cores" in out
+
+
+def test_help_teaches(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["estimate", "--help"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    assert "examples:" in out and "known models:" in out and "deepseek-r1" in out

@@ -1,0 +1,136 @@
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import pytest
+
+from computeops_cdk.catalog import Accelerator
+from computeops_cdk.errors import EstimateError
+from computeops_cdk.perf import MODEL_VERSION, estimate_inference, resolve_model
+
+L70 = resolve_model("llama-3.1-70b")
+L8 = resolve_model("llama-3.1-8b")
+
+
+def test_max_throughput_fills_memory_and_labels_itself(accs: dict[str, Accelerator]) -> None:
+    e = estimate_inference(
+        L70, precision="fp8", accelerator=accs["H100-SXM"], count=8, input_tokens=1024, output_tokens=256
+    )
+    assert e.fits and e.model_version == MODEL_VERSION
+    assert e.tensor_parallel * e.replicas == 8
+    assert e.concurrency > 16
+    assert e.memory_gb_per_accelerator <= 80
+    assert e.tokens_per_s == pytest.approx(8 * e.tokens_per_s_per_accelerator)
+    assert any("largest batch that fits" in a for a in e.assumptions)
+
+
+def test_single_request_latency_uses_the_widest_tensor_parallel(accs: dict[str, Accelerator]) -> None:
+    one = estimate_inference(
+        L70, precision="fp8", accelerator=accs["H100-SXM"], count=8, input_tokens=1024,
+        output_tokens=256, concurrency=1,
+    )  # fmt: skip
+    assert one.tensor_parallel == 8 and one.concurrency == 1
+    # batch-1 decode streams the weights: TPOT can never beat weights / aggregate bandwidth
+    floor_ms = 70.6 / (8 * 3350) * 1e3
+    assert one.tpot_ms > floor_ms
+    assert one.bound == "memory"
+
+
+def test_does_not_fit_is_reported_not_raised(accs: dict[str, Accelerator]) -> None:
+    e = estimate_inference(
+        resolve_model("llama-3.1-405b"), precision="bf16", accelerator=accs["L4"], count=1,
+        input_tokens=1024, output_tokens=256,
+    )  # fmt: skip
+    assert not e.fits and e.tokens_per_s == 0 and math.isinf(e.ttft_ms)
+    assert e.memory_gb_per_accelerator > 800 > e.memory_available_gb_per_accelerator
+
+
+def test_fp8_falls_back_on_ampere_and_says_so(accs: dict[str, Accelerator]) -> None:
+    e = estimate_inference(
+        L8, precision="fp8", accelerator=accs["A100-80GB"], count=1, input_tokens=512, output_tokens=128
+    )
+    assert e.precision == "bf16" and e.requested_precision == "fp8"
+    assert any("no FP8 tensor cores" in a for a in e.assumptions)
+
+
+def test_fp4_needs_blackwell(accs: dict[str, Accelerator]) -> None:
+    kw = {"count": 1, "input_tokens": 512, "output_tokens": 128}
+    assert estimate_inference(L8, precision="fp4", accelerator=accs["B200"], **kw).precision == "fp4"
+    assert estimate_inference(L8, precision="fp4", accelerator=accs["H100-SXM"], **kw).precision == "fp8"
+    assert estimate_inference(L8, precision="fp4", accelerator=accs["TPU-v5e"], **kw).precision == "bf16"
+    assert estimate_inference(L8, precision="bf16", accelerator=accs["T4"], **kw).precision == "fp16"
+
+
+def test_missing_spec_names_it(accs: dict[str, Accelerator]) -> None:
+    blind = dataclasses.replace(accs["H100-SXM"], memory_bw_gbps=None)
+    with pytest.raises(EstimateError, match="no published memory_bw_gbps"):
+        estimate_inference(L8, precision="bf16", accelerator=blind, count=1, input_tokens=1, output_tokens=1)
+
+
+def test_latency_targets_pick_the_largest_batch_meeting_them(accs: dict[str, Accelerator]) -> None:
+    kw = {"precision": "fp8", "accelerator": accs["H100-SXM"], "count": 8, "input_tokens": 1024}
+    free = estimate_inference(L70, output_tokens=256, **kw)  # type: ignore[arg-type]
+    slo = estimate_inference(L70, output_tokens=256, tpot_ms=30, ttft_ms=1000, **kw)  # type: ignore[arg-type]
+    assert slo.slo_met is True and slo.tpot_ms <= 30 and slo.ttft_ms <= 1000
+    assert slo.concurrency * slo.replicas < free.concurrency * free.replicas
+    impossible = estimate_inference(L70, output_tokens=256, tpot_ms=0.5, **kw)  # type: ignore[arg-type]
+    assert impossible.slo_met is False and impossible.concurrency == 1
+
+
+def test_tensor_parallel_across_nodes_costs_communication(accs: dict[str, Accelerator]) -> None:
+    kw = {"precision": "bf16", "accelerator": accs["H100-SXM"], "count": 16, "input_tokens": 1024}
+    inside = estimate_inference(
+        L70,
+        output_tokens=256,
+        concurrency=1,
+        tensor_parallel=16,
+        gpus_per_node=16,
+        **kw,  # type: ignore[arg-type]
+    )
+    across = estimate_inference(
+        L70,
+        output_tokens=256,
+        concurrency=1,
+        tensor_parallel=16,
+        gpus_per_node=8,
+        **kw,  # type: ignore[arg-type]
+    )
+    assert across.tpot_ms > inside.tpot_ms
+    assert any("spans nodes" in a for a in across.assumptions)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"count": 0}, "count must be a positive integer"),
+        ({"input_tokens": -3}, "input_tokens must be a positive integer"),
+        ({"ttft_ms": 0}, "ttft_ms must be a positive number"),
+        ({"precision": "fp6"}, "unknown precision 'fp6'"),
+        ({"tensor_parallel": 16}, "tensor_parallel (16) cannot exceed count (8)"),
+    ],
+)
+def test_bad_arguments_are_clear(
+    accs: dict[str, Accelerator], kwargs: dict[str, object], message: str
+) -> None:
+    args: dict[str, object] = {"precision": "bf16", "accelerator": accs["H100-SXM"], "count": 8}
+    args |= {"input_tokens": 10, "output_tokens": 10}
+    args.update(kwargs)
+    with pytest.raises(EstimateError) as err:
+        estimate_inference(L8, **args)  # type: ignore[arg-type]
+    assert message in str(err.value)
+
+
+def test_deterministic(accs: dict[str, Accelerator]) -> None:
+    kw = {
+        "precision": "fp8",
+        "accelerator": accs["H200"],
+        "count": 8,
+        "input_tokens": 700,
+        "output_tokens": 300,
+    }
+    first = estimate_inference(resolve_model("mixtral-8x22b"), **kw)  # type: ignore[arg-type]
+    from computeops_cdk.perf import _inference
+
+    _inference.estimate_inference_hw.cache_clear()
+    assert estimate_inference(resolve_model("mixtral-8x22b"), **kw) == first  # type: ignore[arg-type]

@@ -1,0 +1,67 @@
+from __future__ import annotations
+
+import pytest
+
+from computeops_cdk.errors import EstimateError
+from computeops_cdk.perf import model_from_params, model_names, resolve_model
+
+
+@pytest.mark.parametrize(
+    "alias",
+    ["llama-3.1-70b", "LLAMA-3.1-70B", "meta-llama/Llama-3.1-70B", "meta-llama/Llama-3.1-70B-Instruct"],
+)
+def test_aliases_resolve_case_insensitively(alias: str) -> None:
+    assert resolve_model(alias).name == "llama-3.1-70b"
+
+
+def test_unknown_model_suggests_close_names() -> None:
+    with pytest.raises(EstimateError) as err:
+        resolve_model("llama-3.1-7b")
+    assert str(err.value).startswith("unknown model 'llama-3.1-7b'. To fix:")
+    assert "did you mean" in str(err.value)
+
+
+def test_registry_covers_the_issue_list() -> None:
+    names = set(model_names())
+    wanted = {
+        "llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3-8b", "llama-3.1-70b", "llama-3.1-405b",
+        "llama-3.3-70b", "mistral-7b", "mixtral-8x7b", "mixtral-8x22b", "qwen2.5-7b", "qwen2.5-72b",
+        "qwen3-30b-a3b", "qwen3-235b-a22b", "deepseek-v3", "deepseek-r1", "gemma-2-9b", "gemma-3-27b",
+        "gpt-j-6b", "mpt-7b", "mpt-30b", "mpt-70b",
+    }  # fmt: skip
+    assert wanted <= names
+
+
+def test_every_entry_is_consistent_and_cited() -> None:
+    for name in model_names():
+        m = resolve_model(name)
+        assert m.source, name
+        assert 0 < m.active_params_b <= m.params_b, name
+        assert m.heads % m.kv_heads == 0, name
+        assert m.is_moe == (m.experts > 0), name
+        # 12 * layers * hidden^2 is the classic dense-transformer estimate; published counts stay
+        # within 2.5x of it (embeddings, GQA and wide gated MLPs such as Gemma 2 27B's 8x move it).
+        if not m.is_moe:
+            rough = 12 * m.layers * m.hidden**2 / 1e9
+            assert 0.5 < m.params_b / rough < 2.5, name
+
+
+def test_deepseek_uses_the_compressed_mla_cache() -> None:
+    ds = resolve_model("deepseek-r1")
+    assert ds.kv_elements_per_token == 61 * 576
+    assert ds.is_moe and ds.active_params_b == 37.0
+
+
+def test_model_from_params_records_defaults() -> None:
+    m = model_from_params(70)
+    assert {"hidden", "layers", "kv_heads", "head_dim"} <= set(m.estimated_fields)
+    assert 7000 < m.hidden < 10000 and not m.is_moe
+    moe = model_from_params(47, active_params_b=13, layers=32, hidden=4096, kv_heads=8)
+    assert moe.is_moe and "experts" in moe.estimated_fields
+    assert "hidden" not in moe.estimated_fields and moe.layers == 32
+
+
+@pytest.mark.parametrize(("params", "active"), [(0, None), (-1, None), (10, 20), (10, 0)])
+def test_model_from_params_rejects_nonsense(params: float, active: float | None) -> None:
+    with pytest.raises(EstimateError):
+        model_from_params(params, active_params_b=active)
