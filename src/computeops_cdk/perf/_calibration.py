@@ -44,13 +44,14 @@ ACTIVATION_FACTOR = 8
 # Largest batch a serving runtime schedules per replica (TensorRT-LLM's max_batch_size default is
 # 2048 in recent releases; the throughput tables use 64-1024: INF-28 768, INF-29 384).
 MAX_BATCH = 1024
-# Fixed cost per decode step per layer (kernel launches, sampling, scheduler), seconds.
-# Fitted to single-stream TPOT: 7B decode is ~40 % above pure weight streaming on H100.
+# Fixed cost per decode step per layer (kernel launches, sampling, scheduler), seconds. NOT fitted:
+# no calibration row measures batch-1 TPOT; an assumed ~0.4 ms per step for a 32-layer model.
 STEP_OVERHEAD_S_PER_LAYER = 12e-6
 
 # --- interconnect -------------------------------------------------------------------------------
-# Per-allreduce latency: NVLink/xGMI/ICI ~10 us, PCIe ~25 us, across nodes ~40 us (NCCL small-message
-# latencies as published in nccl-tests results); effective share of link bandwidth 0.7.
+# Per-allreduce latency: NVLink/xGMI/ICI 10 us, PCIe 25 us, across nodes 40 us; effective share of
+# link bandwidth 0.7. NOT fitted (no calibration row isolates communication): assumed orders of
+# magnitude of NCCL small-message latency. The held-out TP4/TP8 rows suggest PCIe is worse (ACCURACY.md).
 ALLREDUCE_LATENCY_S = {"fast": 10e-6, "pcie": 25e-6, "network": 40e-6}
 LINK_EFF = 0.7
 # Without a vendor link the GPUs talk over PCIe Gen4 x16: 32 GB/s per direction.
