@@ -1,0 +1,380 @@
+"""GCP target: instance-type mapping, zones, and what the synthesized Terraform contains.
+
+All synthesis happens in one module-scoped stack so the google and google-beta bindings are
+imported once per test run.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from computeops_cdk.engine import EstimateSummary, Placement, UnitCost
+from computeops_cdk.errors import TargetError
+from computeops_cdk.targets._base import FEATURES, TargetProps
+from computeops_cdk.targets.gcp import (
+    CHECKOV_SKIPS,
+    GcpTarget,
+    GpuMachine,
+    TpuSlice,
+    default_zone,
+    map_instance_type,
+)
+
+BASE = Placement(
+    provider="gcp",
+    instance_type="a3-highgpu-8g",
+    accelerator="H100-SXM",
+    accelerators_per_instance=8,
+    instances=1,
+    region="us-central1",
+    country="US",
+    continent="NA",
+    pricing="on_demand",
+    hourly_usd=88.25,
+    monthly_usd=88.25 * 730,
+    unit_cost=UnitCost(unit="usd_per_million_output_tokens", value=1.5),
+    total_usd=None,
+    hours=None,
+    estimate=EstimateSummary(tokens_per_s=1000.0, ttft_ms=None, tpot_ms=None, model="test"),
+    attestations=(),
+    scores={},
+    score=0.5,
+)
+
+
+def placement(**changes: Any) -> Placement:
+    return replace(BASE, **changes)
+
+
+# --- mapping (no synthesis) ---
+
+
+@pytest.mark.parametrize(
+    ("instance_type", "accelerator", "expected"),
+    [
+        ("a3-highgpu-8g", "H100-SXM", ("a3-highgpu-8g", "nvidia-h100-80gb", 8, False)),
+        ("a2-ultragpu-2g", "A100-80GB", ("a2-ultragpu-2g", "nvidia-a100-80gb", 2, False)),
+        ("a2-megagpu-16g", "A100-40GB", ("a2-megagpu-16g", "nvidia-tesla-a100", 16, False)),
+        ("a3-megagpu-8g", "H100-SXM", ("a3-megagpu-8g", "nvidia-h100-mega-80gb", 8, False)),
+        ("a3-ultragpu-8g", "H200", ("a3-ultragpu-8g", "nvidia-h200-141gb", 8, False)),
+        ("a4-highgpu-8g", "B200", ("a4-highgpu-8g", "nvidia-b200", 8, False)),
+        ("g2-standard-48", "L4", ("g2-standard-48", "nvidia-l4", 4, False)),
+        ("n1-standard-8", "T4", ("n1-standard-8", "nvidia-tesla-t4", 2, True)),
+    ],
+)
+def test_gpu_machine_types_map_to_terraform_arguments(
+    instance_type: str, accelerator: str, expected: tuple[str, str, int, bool]
+) -> None:
+    machine = map_instance_type(
+        placement(instance_type=instance_type, accelerator=accelerator, accelerators_per_instance=2)
+    )
+    assert isinstance(machine, GpuMachine)
+    assert (machine.machine_type, machine.accelerator_type, machine.count, machine.attach) == expected
+
+
+@pytest.mark.parametrize(
+    ("instance_type", "accelerator", "per_instance", "expected"),
+    [
+        ("tpu-v5p-8", "TPU-v5p", 4, "v5p-8"),
+        ("tpu-v5litepod-4", "TPU-v5e", 4, "v5litepod-4"),
+        ("tpu-v6e-256", "TPU-v6e", 256, "v6e-256"),
+        ("v4-16", "TPU-v4", 8, "v4-16"),
+        ("TPU-VM", "TPU-v5e", 8, "v5litepod-8"),
+    ],
+)
+def test_tpu_slices_map_to_accelerator_type(
+    instance_type: str, accelerator: str, per_instance: int, expected: str
+) -> None:
+    tpu = map_instance_type(
+        placement(
+            instance_type=instance_type, accelerator=accelerator, accelerators_per_instance=per_instance
+        )
+    )
+    assert isinstance(tpu, TpuSlice)
+    assert tpu.accelerator_type == expected
+
+
+def test_unmappable_instance_type_is_a_clear_error() -> None:
+    with pytest.raises(TargetError) as err:
+        map_instance_type(placement(instance_type="c3-standard-8", accelerator="H100-SXM"))
+    assert str(err.value) == (
+        "gcp target cannot map instance type 'c3-standard-8' (accelerator 'H100-SXM') to Terraform. "
+        "It knows A2/A3/A4 (e.g. 'a3-highgpu-8g'), G2 ('g2-standard-8'), N1 with T4/V100/P4/P100 "
+        "('n1-standard-8'), and TPU slices ('tpu-v5p-8', 'v5litepod-4'). "
+        "To fix: pin a supported instance type, or report the catalog name so the target can learn it."
+    )
+
+
+def test_n1_without_a_known_gpu_is_rejected() -> None:
+    with pytest.raises(TargetError, match="cannot map instance type 'n1-standard-8'"):
+        map_instance_type(placement(instance_type="n1-standard-8", accelerator="A10"))
+
+
+@pytest.mark.parametrize(
+    ("instance_type", "accelerator", "region", "zone"),
+    [
+        ("a3-highgpu-8g", "H100-SXM", "us-central1", "us-central1-a"),  # H100 listed in -a
+        ("a3-highgpu-8g", "H100-SXM", "europe-west4", "europe-west4-b"),  # H100 not listed in -a
+        ("a4-highgpu-8g", "B200", "us-central1", "us-central1-b"),
+        ("a2-ultragpu-1g", "A100-80GB", "us-east1", "us-east1-b"),  # region has no -a zone
+        ("tpu-v5p-8", "TPU-v5p", "us-east1", "us-east1-d"),
+        ("tpu-v5litepod-4", "TPU-v5e", "asia-northeast1", "asia-northeast1-b"),
+        ("a3-highgpu-8g", "H100-SXM", "me-central2", "me-central2-a"),  # unknown to the data
+    ],
+)
+def test_default_zone_follows_the_market_data(
+    instance_type: str, accelerator: str, region: str, zone: str
+) -> None:
+    p = placement(instance_type=instance_type, accelerator=accelerator, region=region)
+    assert default_zone(p, map_instance_type(p)) == zone
+
+
+def test_gcp_declares_no_unsupported_feature_outside_the_vocabulary() -> None:
+    assert set(GcpTarget.unsupported) <= set(FEATURES)
+
+
+def test_importing_the_gcp_target_loads_no_binding() -> None:
+    code = (
+        "import sys, computeops_cdk.targets.gcp\n"
+        "bad = sorted(m for m in sys.modules if m.startswith(('cdktn_provider_', 'cdktn', 'cdktf')))\n"
+        "print(bad)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+# --- synthesis (one stack, bindings imported once) ---
+
+CLUSTER = "projects/p/locations/us-central1/clusters/gpu"
+
+
+@pytest.fixture(scope="module")
+def synth() -> dict[str, Any]:
+    from constructs import Construct
+
+    from computeops_cdk._compat import TerraformStack, Testing
+
+    stack = TerraformStack(Testing.app(), "gcp")
+    target = GcpTarget()
+    provider = target.configure(stack, region="us-central1", props=TargetProps(name="unused"))
+    cases = {
+        "h100": (placement(), TargetProps(name="h100", tags={"Team": "ML"})),
+        "t4": (
+            placement(
+                instance_type="n1-standard-8",
+                accelerator="T4",
+                accelerators_per_instance=2,
+                instances=2,
+                pricing="spot",
+                region="us-central1",
+            ),
+            TargetProps(
+                name="t4", options={"zone": "us-central1-f", "kms_key_self_link": "projects/p/keys/k"}
+            ),
+        ),
+        "h200": (
+            placement(instance_type="a3-ultragpu-8g", accelerator="H200"),
+            TargetProps(name="h200", options={"subnetwork": "projects/p/regions/us-central1/subnetworks/s"}),
+        ),
+        "tpu": (
+            placement(
+                instance_type="tpu-v5p-8",
+                accelerator="TPU-v5p",
+                accelerators_per_instance=4,
+                region="us-east5",
+            ),
+            TargetProps(name="tpu"),
+        ),
+        "tpuspot": (
+            placement(
+                instance_type="tpu-v6e-8",
+                accelerator="TPU-v6e",
+                accelerators_per_instance=8,
+                region="us-east5",
+                pricing="spot",
+            ),
+            TargetProps(name="tpuspot", options={"tpu_runtime_version": "v2-custom"}),
+        ),
+        "gke": (
+            placement(pricing="spot", instances=3),
+            TargetProps(name="gke", cluster=CLUSTER),
+        ),
+    }
+    roles = {}
+    for key, (p, props) in cases.items():
+        roles[key] = target.emit(Construct(stack, key), p, provider=provider, props=props)
+    doc = json.loads(Testing.synth(stack))
+    doc["_roles"] = {k: sorted(v) for k, v in roles.items()}
+    return doc
+
+
+def resources(doc: dict[str, Any], kind: str, prefix: str) -> list[dict[str, Any]]:
+    found = doc["resource"].get(kind, {})
+    return [found[name] for name in sorted(found) if name.startswith(f"{prefix}_")]
+
+
+@pytest.mark.synth
+def test_roles_returned_by_emit(synth: dict[str, Any]) -> None:
+    assert synth["_roles"]["h100"] == ["instance", "instances"]
+    assert synth["_roles"]["tpu"] == ["tpu", "tpus"]
+    assert synth["_roles"]["gke"] == ["node_pool"]
+
+
+@pytest.mark.synth
+def test_bundled_gpu_vm(synth: dict[str, Any]) -> None:
+    (vm,) = resources(synth, "google_compute_instance", "h100")
+    assert vm["machine_type"] == "a3-highgpu-8g"
+    assert vm["zone"] == "us-central1-a"
+    assert "guest_accelerator" not in vm  # A3 carries its GPUs
+    assert vm["scheduling"] == {
+        "on_host_maintenance": "TERMINATE",
+        "automatic_restart": True,
+        "preemptible": False,
+        "provisioning_model": "STANDARD",
+    }
+    assert vm["labels"] == {"computeops-gpu": "h100", "computeops-pricing": "on_demand", "team": "ml"}
+    assert vm["boot_disk"]["initialize_params"]["type"] == "pd-balanced"
+
+
+@pytest.mark.synth
+def test_vm_has_no_external_ip_and_is_shielded(synth: dict[str, Any]) -> None:
+    for vm in synth["resource"]["google_compute_instance"].values():
+        assert all("access_config" not in nic for nic in vm["network_interface"])
+        assert vm["shielded_instance_config"] == {
+            "enable_secure_boot": True,
+            "enable_vtpm": True,
+            "enable_integrity_monitoring": True,
+        }
+        assert vm["metadata"]["block-project-ssh-keys"] == "true"
+        assert vm["metadata"]["serial-port-enable"] == "false"
+        assert vm["service_account"]["email"].startswith("${google_service_account.")
+
+
+@pytest.mark.synth
+def test_n1_spot_vms_attach_gpus_and_share_a_compact_policy(synth: dict[str, Any]) -> None:
+    vms = resources(synth, "google_compute_instance", "t4")
+    assert [vm["name"] for vm in vms] == ["t4-0", "t4-1"]
+    for vm in vms:
+        assert vm["guest_accelerator"] == [{"type": "nvidia-tesla-t4", "count": 2}]
+        assert vm["zone"] == "us-central1-f"
+        assert vm["scheduling"]["provisioning_model"] == "SPOT"
+        assert vm["scheduling"]["preemptible"] is True
+        assert vm["scheduling"]["automatic_restart"] is False
+        assert vm["boot_disk"]["kms_key_self_link"] == "projects/p/keys/k"
+        assert vm["resource_policies"] == [vms[0]["resource_policies"][0]]
+    (policy,) = resources(synth, "google_compute_resource_policy", "t4")
+    assert policy["group_placement_policy"] == {"collocation": "COLLOCATED", "vm_count": 2}
+
+
+@pytest.mark.synth
+def test_new_network_is_private_and_denies_ingress(synth: dict[str, Any]) -> None:
+    (network,) = resources(synth, "google_compute_network", "h100")
+    assert network["auto_create_subnetworks"] is False
+    (subnet,) = resources(synth, "google_compute_subnetwork", "h100")
+    assert subnet["private_ip_google_access"] is True
+    assert subnet["region"] == "us-central1"
+    (firewall,) = resources(synth, "google_compute_firewall", "h100")
+    assert firewall["direction"] == "INGRESS"
+    assert firewall["deny"] == [{"protocol": "all"}]
+    assert "allow" not in firewall
+
+
+@pytest.mark.synth
+def test_given_subnetwork_is_used_and_hyperdisk_for_a3_ultra(synth: dict[str, Any]) -> None:
+    assert resources(synth, "google_compute_network", "h200") == []
+    (vm,) = resources(synth, "google_compute_instance", "h200")
+    assert vm["network_interface"] == [{"subnetwork": "projects/p/regions/us-central1/subnetworks/s"}]
+    assert vm["zone"] == "us-central1-b"
+    assert vm["boot_disk"]["initialize_params"]["type"] == "hyperdisk-balanced"
+
+
+@pytest.mark.synth
+def test_tpu_vm_uses_google_beta(synth: dict[str, Any]) -> None:
+    (tpu,) = resources(synth, "google_tpu_v2_vm", "tpu")
+    assert tpu["accelerator_type"] == "v5p-8"
+    assert tpu["runtime_version"] == "v2-alpha-tpuv5"
+    assert tpu["zone"] == "us-east5-a"
+    assert tpu["provider"] == "google-beta"
+    assert tpu["network_config"]["enable_external_ips"] is False
+    assert "scheduling_config" not in tpu
+    (spot,) = resources(synth, "google_tpu_v2_vm", "tpuspot")
+    assert spot["scheduling_config"] == {"spot": True}
+    assert spot["runtime_version"] == "v2-custom"
+    assert len(synth["provider"]["google-beta"]) == 1  # shared by both TPU workloads
+
+
+@pytest.mark.synth
+def test_gke_node_pool(synth: dict[str, Any]) -> None:
+    (pool,) = resources(synth, "google_container_node_pool", "gke")
+    assert pool["cluster"] == CLUSTER
+    assert pool["node_count"] == 3
+    assert pool["node_locations"] == ["us-central1-a"]
+    config = pool["node_config"]
+    assert config["machine_type"] == "a3-highgpu-8g"
+    assert config["guest_accelerator"] == [
+        {
+            "type": "nvidia-h100-80gb",
+            "count": 8,
+            "gpu_driver_installation_config": {"gpu_driver_version": "LATEST"},
+        }
+    ]
+    assert config["spot"] is True
+    assert config["labels"] == {"computeops.io/gpu": "h100", "computeops.io/gpu-count": "8"}
+    assert config["taint"] == [{"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}]
+    assert resources(synth, "google_compute_instance", "gke") == []
+
+
+@pytest.mark.synth
+def test_required_providers(synth: dict[str, Any]) -> None:
+    required = synth["terraform"]["required_providers"]
+    assert required["google"]["source"] == "hashicorp/google"
+    assert required["google-beta"]["source"] == "hashicorp/google-beta"
+    assert synth["provider"]["google"] == [{"region": "us-central1"}]
+
+
+def test_tpu_on_gke_is_refused() -> None:
+    with pytest.raises(TargetError, match="TPU node pools on GKE are not implemented"):
+        GcpTarget().emit(
+            None,
+            placement(instance_type="tpu-v5p-8", accelerator="TPU-v5p"),
+            provider=None,
+            props=TargetProps(name="x", cluster=CLUSTER),
+        )
+
+
+@pytest.mark.synth
+@pytest.mark.skipif(
+    shutil.which("checkov", path=str(Path(sys.executable).parent)) is None, reason="no checkov"
+)
+def test_checkov_passes_with_declared_skips(synth: dict[str, Any], tmp_path: Path) -> None:
+    doc = {k: v for k, v in synth.items() if not k.startswith("_")}
+    (tmp_path / "cdk.tf.json").write_text(json.dumps(doc))
+    checkov = str(Path(sys.executable).parent / "checkov")
+    skips = ",".join(CHECKOV_SKIPS)
+    result = subprocess.run(
+        [
+            checkov,
+            "-d",
+            str(tmp_path),
+            "--framework",
+            "terraform_json",
+            "--skip-download",
+            "--compact",
+            "--quiet",
+        ]
+        + (["--skip-check", skips] if skips else [])
+        + ["-o", "json"],
+        capture_output=True,
+        text=True,
+    )
+    report = json.loads(result.stdout)
+    failed = [(c["check_id"], c["resource"]) for c in report["results"]["failed_checks"]]
+    assert failed == []
