@@ -56,10 +56,6 @@ class Target(ABC):
     """pip extra that installs the prebuilt binding, None when the target uses generic resources."""
     unsupported: Mapping[str, str]
     """Feature -> reason, for every feature in FEATURES this target cannot express."""
-    checkov_skips: Mapping[str, str] = {}
-    """checkov check id -> why this target's resources do not satisfy it by default. checkov reads
-    skip comments only in HCL, so the tests pass these ids to ``--skip-check`` for stacks of this
-    target; each reason lives here, next to the resources it is about. Default: none skipped."""
 
     @abstractmethod
     def configure(self, scope: Any, *, region: str, props: TargetProps) -> Any:

@@ -298,10 +298,6 @@ class GcpTarget(Target):
     provider = "gcp"
     extra = "gcp"
     unsupported: Mapping[str, str] = {}
-    checkov_skips: Mapping[str, str] = {
-        "CKV_GCP_38": "customer-supplied encryption keys (CSEK) need raw key material the caller holds; "
-        "boot disks are encrypted at rest by Google-managed keys by default (pass your own key to use CSEK)",
-    }
 
     def configure(self, scope: Any, *, region: str, props: TargetProps) -> Any:
         mod = _google("provider", props)
