@@ -163,8 +163,13 @@ def _fetch(transport: Transport, provider: str, url: str) -> bytes:
     try:
         return transport.get(url)
     except httpx.HTTPError as err:
+        detail = (
+            f"HTTP {err.response.status_code}"
+            if isinstance(err, httpx.HTTPStatusError)
+            else f"{type(err).__name__}: {err}"
+        )
         raise CatalogRefreshError(
-            f"{provider}: could not fetch {url} ({type(err).__name__}: {err}). Nothing was changed. "
+            f"{provider}: could not fetch {url} ({detail}). Nothing was changed. "
             "To fix: check the network or --base-url and retry."
         ) from err
 

@@ -1,0 +1,65 @@
+"""The builder is reproducible, the shipped catalog is what data/market builds, and coverage holds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from catalog_testdata import MARKET, ROOT
+
+from computeops_cdk.catalog import PROVIDER_IDS, load_catalog
+from computeops_cdk.catalog._build import canonical_json, content_sha256
+from computeops_cdk.catalog._load import EMBEDDED_CATALOG
+from computeops_cdk.catalog._validate import SCHEMA_PATH
+
+
+def test_rebuild_equals_committed_catalog_byte_for_byte(built_doc: dict[str, Any]) -> None:
+    assert canonical_json(built_doc).encode("utf-8") == EMBEDDED_CATALOG.read_bytes()
+
+
+def test_build_is_deterministic(built_doc: dict[str, Any]) -> None:
+    from computeops_cdk.catalog._build import build_catalog
+
+    assert canonical_json(build_catalog(MARKET)) == canonical_json(built_doc)
+
+
+def test_sha256_covers_content_without_itself(built_doc: dict[str, Any]) -> None:
+    assert built_doc["sha256"] == content_sha256(built_doc)
+    changed = {**built_doc, "as_of": "2026-11-30"}
+    assert content_sha256(changed) != built_doc["sha256"]
+
+
+def test_canonical_json_has_sorted_keys_and_trailing_newline(built_doc: dict[str, Any]) -> None:
+    text = canonical_json(built_doc)
+    assert text.endswith("}\n")
+    top_keys = [line.split('"')[1] for line in text.splitlines() if line.startswith('"')]
+    assert top_keys == sorted(top_keys)
+
+
+def test_repository_schema_is_the_packaged_schema() -> None:
+    assert (ROOT / "schemas" / "catalog.schema.json").read_bytes() == SCHEMA_PATH.read_bytes()
+
+
+def test_embedded_catalog_passes_schema_integrity_and_sha() -> None:
+    catalog = load_catalog(validate=True)
+    assert catalog.as_of == "2026-11-29"
+    assert catalog.version == "2026.11.29"
+
+
+def test_all_ten_providers_are_present() -> None:
+    catalog = load_catalog()
+    assert [p.id for p in catalog.providers] == list(PROVIDER_IDS)
+    offered = {o.provider for o in catalog.offers if o.hourly_usd is not None}
+    assert offered == set(PROVIDER_IDS)
+
+
+def test_at_least_54_distinct_priced_gpu_or_tpu_instance_types() -> None:
+    catalog = load_catalog()
+    priced = {(o.provider, o.instance_type) for o in catalog.offers if o.hourly_usd is not None}
+    with_accelerator = {(t.provider, t.name) for t in catalog.instance_types if t.accelerator_count >= 1}
+    assert len(priced & with_accelerator) >= 54
+
+
+def test_every_offer_has_a_source_and_date() -> None:
+    catalog = load_catalog()
+    assert all(o.source and o.as_of for o in catalog.offers)
+    assert all(o.hourly_usd is None or o.hourly_usd > 0 for o in catalog.offers)

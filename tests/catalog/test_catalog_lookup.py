@@ -1,0 +1,101 @@
+"""Lookups everyone codes against: accelerator aliases, regions, providers, attestations."""
+
+from __future__ import annotations
+
+import pytest
+
+from computeops_cdk.catalog import Catalog, load_catalog
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    return load_catalog()
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("H100", "H100-SXM"),
+        ("h100-sxm", "H100-SXM"),
+        ("H100 SXM", "H100-SXM"),
+        ("H100-MEGA", "H100-SXM"),
+        ("A100", "A100-40GB"),
+        ("A100-80GB", "A100-80GB"),
+        ("a100 80gb pcie", "A100-80GB-PCIe"),
+        ("tpu-v5e", "TPU-v5e"),
+        ("v5litepod", "TPU-v5e"),
+        ("tpu-v5litepod", "TPU-v5e"),
+        ("RTX 4090", "RTX4090"),
+        ("A6000", "RTXA6000"),
+        ("H200-SXM", "H200"),
+        ("Radeon MI25", "MI25"),
+    ],
+)
+def test_find_accelerator_by_id_or_alias(catalog: Catalog, name: str, expected: str) -> None:
+    found = catalog.find_accelerator(name)
+    assert found is not None and found.id == expected
+
+
+def test_unknown_accelerator_is_none_and_names_feed_did_you_mean(catalog: Catalog) -> None:
+    from computeops_cdk.errors import did_you_mean
+
+    assert catalog.find_accelerator("H1000") is None
+    names = catalog.accelerator_names()
+    assert {"H100-SXM", "H100", "TPU-v5e", "v5litepod"} <= set(names)
+    assert "H100" in did_you_mean("H10", names)
+
+
+def test_every_instance_type_accelerator_is_a_catalog_id(catalog: Catalog) -> None:
+    ids = {a.id for a in catalog.accelerators}
+    assert {t.accelerator for t in catalog.instance_types} <= ids
+
+
+def test_blackwell_fp4_is_sourced(catalog: Catalog) -> None:
+    b200 = catalog.accelerator("B200")
+    assert b200.fp4_tflops == 9000
+    assert "fp4_tflops: https://glennklockwood.com/garden/processors/B200" in b200.source
+
+
+def test_accelerator_without_memory_is_kept_but_unsized(catalog: Catalog) -> None:
+    k80 = catalog.accelerator("K80")
+    assert k80.memory_gb is None
+
+
+def test_find_region_and_provider(catalog: Catalog) -> None:
+    region = catalog.find_region("AWS", "US-EAST-1")
+    assert region is not None and (region.country, region.continent) == ("US", "NA")
+    assert catalog.find_region("aws", "atlantis-1") is None
+    provider = catalog.find_provider("Vast")
+    assert provider is not None and provider.kind == "marketplace"
+    assert catalog.find_provider("ibm") is None
+
+
+def test_provider_kinds_and_slas(catalog: Catalog) -> None:
+    kinds = {p.id: p.kind for p in catalog.providers}
+    assert [k for k, v in kinds.items() if v == "hyperscaler"] == ["aws", "gcp", "azure", "oci"]
+    assert kinds["vast"] == "marketplace"
+    assert all(p.sla_source for p in catalog.providers if p.sla_percent is not None)
+    assert catalog.provider("gcp").sla_percent == 99.9
+
+
+def _evidence(catalog: Catalog, provider: str, scope: str) -> set[str]:
+    return {a.evidence for a in catalog.provider(provider).attestations if a.scope == scope}
+
+
+def test_attestation_evidence_grades(catalog: Catalog) -> None:
+    assert _evidence(catalog, "aws", "hipaa") == {"provider_claimed"}
+    assert _evidence(catalog, "coreweave", "hipaa") == {"keyword_only"}
+    assert _evidence(catalog, "runpod", "soc2") == {"keyword_only"}
+    assert _evidence(catalog, "crusoe", "soc2") == {"provider_claimed"}
+    assert _evidence(catalog, "oci", "fedramp_moderate") == {"keyword_only"}  # level not stated
+    assert _evidence(catalog, "nebius", "soc2") == set()  # "in progress" is not an attestation
+    assert _evidence(catalog, "vast", "hipaa") == set()
+
+
+def test_attestation_regional_scope(catalog: Catalog) -> None:
+    by_scope = {a.scope: a for a in catalog.provider("aws").attestations}
+    assert by_scope["fedramp_high"].regions == ("us-gov-east-1", "us-gov-west-1")
+    assert by_scope["fedramp_moderate"].regions == ("us-east-1", "us-east-2", "us-west-1", "us-west-2")
+    assert by_scope["hipaa"].regions is None
+    gcp_high = next(a for a in catalog.provider("gcp").attestations if a.scope == "fedramp_high")
+    assert gcp_high.regions and all(catalog.region("gcp", code).country == "US" for code in gcp_high.regions)
