@@ -27,8 +27,10 @@ def _name(p: Placement) -> str:
     return f"{p.provider} {p.instance_type} in {p.region} ({p.pricing})"
 
 
-def _pct(a: float, b: float) -> float:
-    return abs(a - b) / b * 100 if b else 0.0
+def _pct(a: float, b: float) -> str:
+    """|a - b| as a percentage of b: whole percent, one decimal under 10 % so small gaps stay visible."""
+    value = abs(a - b) / b * 100 if b else 0.0
+    return f"{value:.0f}" if value >= 10 else f"{value:.1f}"
 
 
 def trade_off(chosen: Placement, runner_up: Placement | None) -> str:
@@ -37,9 +39,9 @@ def trade_off(chosen: Placement, runner_up: Placement | None) -> str:
         return f"Trade-off: no runner-up; {_name(chosen)} is the only feasible candidate."
     a, b = chosen.unit_cost.value, runner_up.unit_cost.value
     if a < b:
-        cost = f"{_pct(a, b):.0f} % cheaper"
+        cost = f"{_pct(a, b)} % cheaper"
     elif a > b:
-        cost = f"{_pct(a, b):.0f} % more expensive"
+        cost = f"{_pct(a, b)} % more expensive"
     else:
         cost = "the same unit cost"
     parts = [
@@ -49,7 +51,7 @@ def trade_off(chosen: Placement, runner_up: Placement | None) -> str:
     for dim in SCORE_DIMENSIONS[1:]:
         x, y = chosen.scores[dim], runner_up.scores[dim]
         if y and abs(x - y) / y >= 0.01:
-            parts.append(f"{_pct(x, y):.0f} % {'higher' if x > y else 'lower'} {dim} score ({x:g} vs {y:g})")
+            parts.append(f"{_pct(x, y)} % {'higher' if x > y else 'lower'} {dim} score ({x:g} vs {y:g})")
         elif not y and x:
             parts.append(f"higher {dim} score ({x:g} vs 0)")
     return ", ".join(parts) + f"; weighted score {chosen.score:g} vs {runner_up.score:g}."

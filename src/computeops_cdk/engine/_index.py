@@ -32,6 +32,9 @@ class Row:
 class CatalogIndex:
     """Offers in canonical order plus the lookups the filters and scores need."""
 
+    source: tuple[Offer, ...]
+    """The catalog's own offers tuple: a copy of the catalog (``dataclasses.replace``) shares the
+    cache dict, so the index checks it was built from these very offers."""
     rows: tuple[Row, ...]
     by_itype: tuple[tuple[Row, ...], ...]
     """``rows`` split into runs sharing (provider, instance type), in the same canonical order."""
@@ -81,6 +84,7 @@ def _build(catalog: Catalog) -> CatalogIndex:
     for row in rows:  # dicts keep insertion order, and rows are sorted by (provider, instance type) first
         runs.setdefault((row.offer.provider, row.offer.instance_type), []).append(row)
     return CatalogIndex(
+        source=catalog.offers,
         rows=tuple(rows),
         by_itype=tuple(tuple(run) for run in runs.values()),
         regions_per_itype=counts,
@@ -91,7 +95,7 @@ def _build(catalog: Catalog) -> CatalogIndex:
 def catalog_index(catalog: Catalog) -> CatalogIndex:
     """The engine's index of ``catalog``, built on first use and kept with the catalog."""
     cached = catalog._index.get(_CACHE_KEY)
-    if isinstance(cached, CatalogIndex):
+    if isinstance(cached, CatalogIndex) and cached.source is catalog.offers:
         return cached
     built = _build(catalog)
     catalog._index[_CACHE_KEY] = built

@@ -1,0 +1,222 @@
+"""decide(): unit costs, ranking and tie-break, explanation, infeasibility, name resolution, pin."""
+
+from __future__ import annotations
+
+import random
+import re
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from engine_testdata import inference, intent_of, make_catalog, offer, training
+
+from computeops_cdk.engine import Pin, decide
+from computeops_cdk.errors import IntentError, NoFeasiblePlacementError
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_inference_unit_cost_is_usd_per_million_served_tokens() -> None:
+    decision = decide(inference(), catalog=make_catalog())
+    for p in decision.ranked:
+        assert p.unit_cost.unit == "usd_per_million_output_tokens"
+        assert p.unit_cost.value == pytest.approx(p.hourly_usd / (2000 * 3600) * 1e6, abs=1e-4)
+        assert p.monthly_usd == pytest.approx(p.hourly_usd * 730, abs=0.01)
+        assert p.estimate.tokens_per_s >= 2000  # capacity covers the required rate
+        assert p.total_usd is None and p.hours is None
+
+
+def test_training_unit_cost_is_usd_per_step_and_fills_total_and_hours() -> None:
+    decision = decide(training(), catalog=make_catalog())
+    for p in decision.ranked:
+        assert p.unit_cost.unit == "usd_per_training_step"
+        step_s = 4_194_304 / p.estimate.tokens_per_s
+        assert p.unit_cost.value == pytest.approx(step_s * p.hourly_usd / 3600, rel=1e-3)
+        assert p.hours == pytest.approx(1e10 / p.estimate.tokens_per_s / 3600, rel=1e-3)
+        assert p.total_usd == pytest.approx(p.hourly_usd * p.hours, rel=1e-3)
+
+
+def test_ranking_is_by_score_then_documented_tie_break() -> None:
+    twins = (
+        offer("lambda", "gpu_1x_a100", "us-east-1", 1.79),
+        offer("lambda", "gpu_1x_a100", "europe-central-1", 1.79),
+    )
+    decision = decide(inference(), catalog=make_catalog(offers=twins), alternatives=5)
+    # Same score and unit cost: the region breaks the tie (alphabetical), and the same instance type
+    # in another region is not listed as an alternative.
+    assert decision.chosen is not None and decision.chosen.region == "europe-central-1"
+    assert decision.alternatives == ()
+    assert decision.feasible == 2
+    scores = [p.score for p in decide(inference(), catalog=make_catalog()).ranked]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_alternatives_limit() -> None:
+    assert len(decide(inference(), catalog=make_catalog(), alternatives=1).alternatives) == 1
+    assert len(decide(inference(), catalog=make_catalog(), alternatives=0).alternatives) == 0
+
+
+def test_trade_off_against_the_runner_up_in_words_and_numbers() -> None:
+    decision = decide(inference(), catalog=make_catalog())
+    chosen, runner_up = decision.ranked[0], decision.ranked[1]
+    assert decision.trade_off.startswith(
+        f"Trade-off: chosen {chosen.provider} {chosen.instance_type} in {chosen.region} (on_demand) costs "
+        f"{chosen.unit_cost.value:g} USD/1M output tokens vs {runner_up.unit_cost.value:g} for runner-up "
+        f"{runner_up.provider} {runner_up.instance_type}"
+    )
+    cheaper = (runner_up.unit_cost.value - chosen.unit_cost.value) / runner_up.unit_cost.value * 100
+    assert f"{cheaper:.0f} % cheaper" in decision.trade_off
+    assert decision.trade_off in decision.explanation
+
+
+def test_explanation_quotes_the_estimate_model_catalog_and_price_age() -> None:
+    decision = decide(inference(), catalog=make_catalog())
+    text = "\n".join(decision.explanation)
+    assert decision.chosen is not None
+    assert f"estimate by {decision.chosen.estimate.model}" in text
+    assert "Catalog test.1 as of 2026-11-29" in text
+    assert "price as of 2026-11-01, 28 day(s) before the catalog snapshot" in text
+    assert (
+        "Rejections by rule (a candidate can break several): "
+        "price.unknown 1, pricing.model 1, spec.unknown 1." in text
+    )
+
+
+def test_keyword_only_evidence_is_called_out_in_the_explanation() -> None:
+    decision = decide(inference(providers={"allow": ["lambda"]}), catalog=make_catalog())
+    assert any(
+        line.startswith("Compliance score: soc2 for lambda rest(s) on third-party or keyword-only evidence")
+        for line in decision.explanation
+    )
+
+
+def test_document_shape_and_rejections_by_rule() -> None:
+    doc = decide(inference(), catalog=make_catalog()).to_dict()
+    assert doc["decision"]["provider"] == "vast"
+    assert doc["rejections_by_rule"] == {"price.unknown": 1, "pricing.model": 1, "spec.unknown": 1}
+    assert doc["summary"] == {"considered": 13, "feasible": 10, "rejected": 3, "pinned_out": {}}
+    assert doc["catalog"] == {"version": "test.1", "as_of": "2026-11-29", "sha256": "0" * 64}
+
+
+def test_same_bytes_for_a_shuffled_catalog() -> None:
+    catalog = make_catalog()
+    expected = decide(inference(), catalog=catalog).to_json()
+    for seed in range(5):
+        offers = list(catalog.offers)
+        random.Random(seed).shuffle(offers)
+        shuffled = make_catalog(
+            offers=tuple(offers),
+            providers=tuple(reversed(catalog.providers)),
+            regions=tuple(reversed(catalog.regions)),
+            instance_types=tuple(reversed(catalog.instance_types)),
+        )
+        assert decide(inference(), catalog=shuffled).to_json() == expected
+
+
+def test_same_bytes_across_processes_and_hash_seeds() -> None:
+    script = (
+        "import sys; sys.path.insert(0, 'tests/engine')\n"
+        "from engine_testdata import inference, make_catalog\n"
+        "from computeops_cdk.engine import decide\n"
+        "sys.stdout.write(decide(inference(compliance=['soc2']), catalog=make_catalog()).to_json())\n"
+    )
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", script],
+            cwd=ROOT,
+            env={"PYTHONHASHSEED": seed, "PATH": "/usr/bin:/bin"},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in ("0", "1", "12345")
+    }
+    assert len(outputs) == 1
+    assert outputs == {decide(inference(compliance=["soc2"]), catalog=make_catalog()).to_json()}
+
+
+def test_infeasible_carries_rejections_nearest_misses_and_a_null_document() -> None:
+    with pytest.raises(NoFeasiblePlacementError) as caught:
+        decide(inference(max_hourly_usd=1.0, compliance=["hipaa"]), catalog=make_catalog())
+    err = caught.value
+    assert err.document is not None and err.document["decision"] is None
+    assert len(err.document["rejected"]) == 13 == len(err.rejections)
+    first = re.fullmatch(
+        r"relaxing max_hourly_usd to ([\d.]+) would admit aws g6.xlarge \((\d+) instance\(s\)\) in us-east-1 "
+        r"\(on_demand, ([\d.]+) USD/h\)",
+        err.nearest_misses[0],
+    )
+    assert first is not None  # the cheapest HIPAA deployment: n x 0.80 USD/h
+    assert float(first[1]) == float(first[3]) == pytest.approx(int(first[2]) * 0.8)
+    assert any(m.startswith("dropping hipaa from constraints.compliance") for m in err.nearest_misses)
+    assert str(err).startswith("no feasible placement for intent 't': all 13 candidates were rejected\n")
+    assert "To fix: relax one of the constraints above" in str(err)
+
+
+def test_nearest_miss_for_a_deadline() -> None:
+    with pytest.raises(NoFeasiblePlacementError) as caught:
+        decide(training(deadline_hours=0.01), catalog=make_catalog())
+    assert any(m.startswith("relaxing deadline_hours to ") for m in caught.value.nearest_misses)
+
+
+def test_nothing_relaxable_gives_no_misses() -> None:
+    catalog = make_catalog(offers=(offer("vast", "1x-x9", "us", 0.1),))
+    with pytest.raises(NoFeasiblePlacementError) as caught:
+        decide(inference(), catalog=catalog)
+    assert caught.value.nearest_misses == []
+
+
+@pytest.mark.parametrize(
+    ("constraints", "message"),
+    [
+        (
+            {"accelerators": {"allow": ["H100", "A1000"]}},
+            "constraints.accelerators.allow[1]: unknown accelerator 'A1000'. To fix: use a catalog id or "
+            "alias (computeops catalog accelerators lists them) (did you mean 'A100-80GB'?)",
+        ),
+        (
+            {"residency": {"regions": ["aws:us-east-2"]}},
+            "constraints.residency.regions[0]: unknown region 'aws:us-east-2' in the catalog. To fix: use "
+            "provider:code as `computeops catalog list` shows it (did you mean 'aws:us-east-1' or "
+            "'aws:us-gov-west-1'?)",
+        ),
+    ],
+)
+def test_catalog_names_are_resolved_with_did_you_mean(constraints: dict[str, object], message: str) -> None:
+    with pytest.raises(IntentError) as caught:
+        decide(inference(**constraints), catalog=make_catalog())
+    assert str(caught.value) == message
+
+
+def test_preferred_region_must_exist() -> None:
+    intent = intent_of(inference().workload.model_dump(), {}, preferences={"regions": ["vast:uss"]})
+    with pytest.raises(IntentError, match=r"^preferences.regions\[0\]: unknown region 'vast:uss'"):
+        decide(intent, catalog=make_catalog())
+
+
+def test_unknown_pin_names() -> None:
+    with pytest.raises(
+        IntentError, match=r"^pin.provider: unknown provider 'lamda' \(did you mean 'lambda'\?\)$"
+    ):
+        decide(inference(), catalog=make_catalog(), pin=Pin(provider="lamda"))
+    with pytest.raises(IntentError, match=r"^pin.region: unknown region 'us-east1' of provider aws"):
+        decide(inference(), catalog=make_catalog(), pin=Pin(provider="aws", region="us-east1"))
+
+
+def test_decide_reads_an_intent_path(tmp_path: Path) -> None:
+    path = tmp_path / "i.yaml"
+    path.write_text(inference().to_yaml(), encoding="utf-8")
+    assert (
+        decide(path, catalog=make_catalog()).to_json()
+        == decide(inference(), catalog=make_catalog()).to_json()
+    )
+
+
+def test_a_copied_catalog_does_not_reuse_the_index() -> None:
+    catalog = make_catalog()
+    decide(inference(), catalog=catalog)
+    cheaper = replace(catalog, offers=(offer("aws", "g6.xlarge", "us-east-1", 0.01),))
+    decision = decide(inference(), catalog=cheaper)
+    assert decision.chosen is not None and decision.chosen.hourly_usd < 1 and decision.considered == 1
