@@ -4,12 +4,21 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from catalog_testdata import MARKET, ROOT
 
 from computeops_cdk.catalog import PROVIDER_IDS, load_catalog
 from computeops_cdk.catalog._build import canonical_json, content_sha256
 from computeops_cdk.catalog._load import EMBEDDED_CATALOG
 from computeops_cdk.catalog._validate import SCHEMA_PATH
+
+
+@pytest.fixture(scope="module")
+def built_doc() -> dict[str, Any]:
+    """The catalog built from data/market (about half a second, so once per module)."""
+    from computeops_cdk.catalog._build import build_catalog
+
+    return build_catalog(MARKET)
 
 
 def test_rebuild_equals_committed_catalog_byte_for_byte(built_doc: dict[str, Any]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,21 @@ from pytest_httpserver import HTTPServer
 
 from computeops_cdk.catalog._refresh import HttpxTransport, parse_skypilot_vms, refresh_catalog
 from computeops_cdk.errors import CatalogRefreshError
+
+
+@pytest.fixture(scope="session")
+def httpserver_listen_address() -> tuple[str, int]:
+    """pytest-httpserver binds the loopback address explicitly: tests never leave the machine."""
+    return ("127.0.0.1", 0)
+
+
+@pytest.fixture
+def market_copy(tmp_path: Path) -> Path:
+    """A writable copy of data/market (refresh rewrites it)."""
+    target = tmp_path / "market"
+    shutil.copytree(MARKET, target)
+    return target
+
 
 FEEDS = {"lambda": "lambda-vms.csv", "nebius": "nebius-vms.csv"}
 
@@ -46,7 +62,7 @@ def test_refresh_reproduces_the_transcribed_raw_files(
         ).read_bytes()
     assert result.providers == ("lambda", "nebius")
     assert result.rows == {"lambda": 374, "nebius": 21}
-    assert any(line.startswith("fetching lambda: http://127.0.0.1:") for line in lines)
+    assert f"fetching lambda: {httpserver.url_for('/sky/catalogs/v8/lambda/vms.csv')}" in lines
     doc = json.loads(out.read_text(encoding="utf-8"))
     lambda_offers = [o for o in doc["offers"] if o["provider"] == "lambda"]
     assert {o["as_of"] for o in lambda_offers} == {"2026-11-30"}

@@ -12,6 +12,16 @@ from computeops_cdk.catalog import load_catalog
 from computeops_cdk.catalog._build import canonical_json, content_sha256
 from computeops_cdk.errors import CatalogError
 
+
+@pytest.fixture
+def embedded_doc() -> dict[str, Any]:
+    """A fresh, mutable copy of the embedded catalog document."""
+    from computeops_cdk.catalog._load import EMBEDDED_CATALOG
+
+    doc: dict[str, Any] = json.loads(EMBEDDED_CATALOG.read_text(encoding="utf-8"))
+    return doc
+
+
 FIX = "To fix: rebuild it with `computeops catalog build` or restore the file."
 
 
