@@ -30,7 +30,11 @@ from ..engine import Placement
 from ._base import Target, TargetProps
 from .k8s import GPU_LABEL, GPU_TAINT_KEY, gpu_label_value, is_training
 
-__all__ = ["DEFAULT_AMI_NAME", "DEFAULT_ROOT_VOLUME_GIB", "AwsTarget"]
+__all__ = ["CHECKOV_SKIPS", "DEFAULT_AMI_NAME", "DEFAULT_ROOT_VOLUME_GIB", "AwsTarget"]
+
+CHECKOV_SKIPS: Mapping[str, str] = {}
+"""checkov checks the emitted AWS resources fail on purpose, with the reason: none (every AWS check
+that applies passes; the instance repeats the launch template's settings so scanners see them)."""
 
 DEFAULT_AMI_NAME = "Deep Learning Base OSS Nvidia Driver GPU AMI (Ubuntu 24.04) *"
 """AWS Deep Learning Base AMI with the NVIDIA driver, CUDA, EFA and the SSM agent preinstalled.

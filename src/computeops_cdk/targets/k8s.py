@@ -26,6 +26,7 @@ import yaml
 from ..engine import Placement
 
 __all__ = [
+    "CHECKOV_SKIPS",
     "CPU_PER_GPU",
     "DEFAULT_TRAINING_IMAGE",
     "DEFAULT_VLLM_IMAGE",
@@ -47,6 +48,8 @@ __all__ = [
     "vllm_values",
 ]
 
+CHECKOV_SKIPS: Mapping[str, str] = {}
+"""checkov checks the emitted Kubernetes/Helm resources fail on purpose: none."""
 GPU_LABEL = "computeops.io/gpu"
 GPU_COUNT_LABEL = "computeops.io/gpu-count"
 GPU_TAINT_KEY = "nvidia.com/gpu"

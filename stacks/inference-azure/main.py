@@ -1,0 +1,25 @@
+"""HIPAA inference pinned to Azure: an NC/ND VM with VNet, NSG and NIC, no public IP.
+
+cdktn synth        # from this directory, with the repository's .venv and node_modules/.bin on PATH
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cdktn import App
+
+from computeops_cdk import WorkloadStack
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def build(app: App) -> WorkloadStack:
+    """The stack this example synthesizes (tests call it with their own app)."""
+    return WorkloadStack(app, "inference-azure", intent=EXAMPLES / "hipaa-us.yaml", provider="azure")
+
+
+if __name__ == "__main__":
+    app = App()
+    build(app)
+    app.synth()

@@ -1,0 +1,135 @@
+"""The example apps under stacks/: synthesized once into a temporary cdktf.out, then compared with
+golden JSON (``UPDATE_GOLDEN=1`` rewrites it), scanned by checkov, and checked for their decision
+records. One App holds every example, so each binding is imported once for the whole module."""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import ROOT
+
+from computeops_cdk.cli import main as cli_main
+
+pytestmark = pytest.mark.synth
+
+STACKS = ROOT / "stacks"
+GOLDEN = Path(__file__).parent / "golden"
+EXAMPLES = sorted(p.parent.name for p in STACKS.glob("*/main.py"))
+CHECKOV = Path(sys.executable).parent / "checkov"
+
+
+def _load(name: str) -> Any:
+    spec = importlib.util.spec_from_file_location(
+        f"example_{name.replace('-', '_')}", STACKS / name / "main.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def synthesized(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    from computeops_cdk._compat import App
+
+    outdir = tmp_path_factory.mktemp("cdktf.out")
+    app = App(outdir=str(outdir))
+    stacks = {name: _load(name).build(app) for name in EXAMPLES}
+    app.synth()
+    return outdir / "stacks", stacks
+
+
+def _normalized(path: Path) -> dict[str, Any]:
+    doc: dict[str, Any] = json.loads(path.read_text())
+    # The local backend path is absolute (the checkout's location): not part of what we promise.
+    doc.get("terraform", {}).pop("backend", None)
+    return doc
+
+
+def test_examples_cover_auto_pinned_and_three_hyperscalers() -> None:
+    assert {"inference-auto", "training-pinned", "inference-eks", "finetune-gcp", "inference-azure"} <= set(
+        EXAMPLES
+    )
+    for name in EXAMPLES:
+        config = json.loads((STACKS / name / "cdktf.json").read_text())
+        assert config["language"] == "python" and config["app"] == "python main.py"
+        assert set(config["targetVersions"]) == {"terraform", "opentofu"}
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_example_matches_golden(synthesized: tuple[Path, dict[str, Any]], name: str) -> None:
+    outdir, _ = synthesized
+    actual = _normalized(outdir / name / "cdk.tf.json")
+    golden = GOLDEN / f"{name}.json"
+    if os.environ.get("UPDATE_GOLDEN") == "1":
+        golden.write_text(json.dumps(actual, indent=2, sort_keys=True) + "\n")
+    assert golden.exists(), f"no golden file for {name}: run UPDATE_GOLDEN=1 pytest tests/stacks"
+    assert actual == json.loads(golden.read_text()), f"if {name} changed on purpose: UPDATE_GOLDEN=1"
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_decision_record_beside_each_stack(synthesized: tuple[Path, dict[str, Any]], name: str) -> None:
+    outdir, stacks = synthesized
+    record = json.loads((outdir / name / "computeops-decision.json").read_text())
+    placement = stacks[name].workload.placement
+    assert record["decision"]["provider"] == placement.provider
+    assert record["decision"]["instance_type"] == placement.instance_type
+    outputs = _normalized(outdir / name / "cdk.tf.json")["output"]
+    assert outputs["workload_provider"]["value"] == placement.provider
+    assert outputs["workload_hourly_usd"]["value"] == placement.hourly_usd
+
+
+def test_unpinned_record_is_byte_identical_to_the_cli_json(
+    synthesized: tuple[Path, dict[str, Any]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    outdir, _ = synthesized
+    assert cli_main(["decide", str(ROOT / "examples" / "support-chat.yaml"), "--format", "json"]) == 0
+    assert (outdir / "inference-auto" / "computeops-decision.json").read_text() == capsys.readouterr().out
+
+
+def test_pinned_examples_honour_their_pin(synthesized: tuple[Path, dict[str, Any]]) -> None:
+    _, stacks = synthesized
+    assert stacks["training-pinned"].workload.placement.provider == "aws"
+    assert stacks["finetune-gcp"].workload.placement.provider == "gcp"
+    assert stacks["inference-azure"].workload.placement.provider == "azure"
+    eks = stacks["inference-eks"].workload.resources
+    assert {"node_group", "release", "namespace"} <= set(eks)
+
+
+def _skips(stacks: dict[str, Any]) -> dict[str, str]:
+    """Every check a chosen target skips on purpose, from CHECKOV_SKIPS next to its resources."""
+    from computeops_cdk.targets import k8s
+
+    skips = dict(k8s.CHECKOV_SKIPS)
+    for stack in stacks.values():
+        module = inspect.getmodule(type(stack.workload.target))
+        skips.update(getattr(module, "CHECKOV_SKIPS", {}))
+    return skips
+
+
+def test_checkov_finds_no_failed_check(synthesized: tuple[Path, dict[str, Any]]) -> None:
+    outdir, stacks = synthesized
+    skips = _skips(stacks)
+    assert all(len(reason) > 20 for reason in skips.values()), "every skipped check needs its reason"
+    command = [str(CHECKOV), "-d", str(outdir), "--framework", "terraform_json", "--skip-download"]
+    command += ["--quiet", "--compact", "-o", "json"]
+    if skips:
+        command += ["--skip-check", ",".join(sorted(skips))]
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    report = json.loads(result.stdout)
+    summaries = report if isinstance(report, list) else [report]
+    failed = [
+        f"{c['check_id']} {c['resource']} ({c['file_path']})"
+        for summary in summaries
+        for c in summary.get("results", {}).get("failed_checks", [])
+    ]
+    assert failed == []
+    assert sum(s.get("summary", {}).get("passed", 0) for s in summaries) > 50
