@@ -72,6 +72,8 @@ def _describe(error: ErrorDetails, model: type[BaseModel]) -> tuple[str, str, li
     if kind == "literal_error":
         expected = str(ctx.get("expected", ""))
         choices = [c.strip().strip("'") for c in expected.replace(" or ", ", ").split(",")]
+        if len(choices) == 1:
+            return _path(loc), f"must be {expected} (got {got!r})", []
         suggestions = did_you_mean(str(got), choices) if isinstance(got, str) else []
         return _path(loc), f"must be one of {expected} (got {got!r})", suggestions
     if kind in {"too_short", "too_long"}:

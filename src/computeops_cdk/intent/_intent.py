@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any, Literal, Self
 
@@ -19,6 +20,17 @@ from ._workload import Workload
 __all__ = ["API_VERSION", "WorkloadIntent"]
 
 API_VERSION: Literal["computeops.dev/v1"] = "computeops.dev/v1"
+
+
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader with YAML 1.2 floats: ``1.0e12`` and ``1e12`` are numbers, not strings."""
+
+
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
+    list("-+0123456789"),
+)
 
 
 class WorkloadIntent(StrictModel):
@@ -69,7 +81,7 @@ class WorkloadIntent(StrictModel):
     def from_yaml(cls, text: str, *, source: str = "<string>") -> WorkloadIntent:
         """Parse YAML (or JSON, a subset of YAML) text; syntax errors name the line and column."""
         try:
-            data = yaml.safe_load(text)
+            data = yaml.load(text, Loader=_Loader)  # a SafeLoader subclass: plain data only
         except yaml.YAMLError as err:
             mark = getattr(err, "problem_mark", None)
             where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
