@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import statistics
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -114,6 +115,42 @@ def summary(results: list[dict[str, Any]], split: str) -> dict[str, float]:
     }
 
 
+def timing() -> list[tuple[str, float]]:
+    """Microseconds per uncached estimate (the engine calls one per accelerator and instance size)."""
+    from computeops_cdk.perf import _inference, _training
+
+    accs = load_accelerators()
+    model = resolve_model("llama-3.1-70b")
+    h100 = accs["H100-SXM"]
+    cases = {
+        "inference, max throughput": lambda k: estimate_inference(
+            model, precision="fp8", accelerator=h100, count=8, input_tokens=1024, output_tokens=256 + k
+        ),
+        "inference, TTFT/TPOT targets": lambda k: estimate_inference(
+            model,
+            precision="fp8",
+            accelerator=h100,
+            count=8,
+            input_tokens=1024,
+            output_tokens=256 + k,
+            ttft_ms=800,
+            tpot_ms=60,
+        ),
+        "training, 64 GPUs": lambda k: estimate_training(
+            model, precision="bf16", accelerator=h100, count=64, seq_len=8192, global_batch_tokens=2**22 + k
+        ),
+    }
+    out = []
+    for label, call in cases.items():
+        n, start = 500, time.perf_counter()
+        for k in range(n):
+            _inference.estimate_inference_hw.cache_clear()
+            _training.estimate_training_hw.cache_clear()
+            call(k)
+        out.append((label, (time.perf_counter() - start) / n * 1e6))
+    return out
+
+
 def main(argv: list[str]) -> int:
     results = evaluate()
     md = "--markdown" in argv
@@ -143,6 +180,9 @@ def main(argv: list[str]) -> int:
             f"p90 {s['p90_pct']:.1f} %, worst ratio {s['worst_ratio']:.2f}, "
             f"{s['within_2x']}/{s['rows']} within 2x"
         )
+    print()
+    for label, micros in timing():
+        print(f"{label}: {micros:.0f} us per uncached estimate")
     return 0
 
 

@@ -103,3 +103,26 @@ def test_moe_decodes_faster_than_dense_of_equal_size(gpu: str, conc: int, inp: i
     a = estimate_inference(moe, input_tokens=inp, output_tokens=out, concurrency=conc, **kw)  # type: ignore[arg-type]
     b = estimate_inference(dense, input_tokens=inp, output_tokens=out, concurrency=conc, **kw)  # type: ignore[arg-type]
     assert a.tpot_ms < b.tpot_ms
+
+
+@FEW
+@given(
+    gpu=GPUS,
+    model=st.sampled_from(["llama-3.1-8b", "qwen2.5-14b", "llama-3.1-70b", "mixtral-8x7b"]),
+    inp=LENGTHS,
+    out=LENGTHS,
+    tpot=st.floats(5, 200),
+    ttft=st.floats(50, 5000),
+)
+def test_slo_batch_is_the_largest_meeting_the_targets(
+    gpu: str, model: str, inp: int, out: int, tpot: float, ttft: float
+) -> None:
+    kw = {"precision": "bf16", "accelerator": ACCELERATORS[gpu], "count": 8, "tensor_parallel": 8}
+    kw |= {"input_tokens": inp, "output_tokens": out}
+    best = estimate_inference(resolve_model(model), ttft_ms=ttft, tpot_ms=tpot, **kw)  # type: ignore[arg-type]
+    if not best.fits or not best.slo_met:
+        return
+    assert best.tpot_ms <= tpot and best.ttft_ms <= ttft
+    bigger = estimate_inference(resolve_model(model), concurrency=best.concurrency + 1, **kw)  # type: ignore[arg-type]
+    if bigger.concurrency > best.concurrency:  # one more request still fits in memory
+        assert bigger.tpot_ms > tpot or bigger.ttft_ms > ttft

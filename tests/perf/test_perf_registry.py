@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from computeops_cdk.errors import EstimateError
@@ -65,3 +67,29 @@ def test_model_from_params_records_defaults() -> None:
 def test_model_from_params_rejects_nonsense(params: float, active: float | None) -> None:
     with pytest.raises(EstimateError):
         model_from_params(params, active_params_b=active)
+
+
+def test_sliding_window_layers_cache_only_their_window() -> None:
+    g3 = resolve_model("gemma-3-27b")
+    assert g3.kv_context(512) == 512  # shorter than the window: every layer holds everything
+    # 62 layers: 10 global hold all 131072 tokens, 52 local hold 1024
+    assert g3.kv_context(131072) == (10 * 131072 + 52 * 1024) / 62
+    assert resolve_model("mistral-7b").kv_context(32768) == 4096
+    assert resolve_model("llama-3.1-8b").kv_context(131072) == 131072
+
+
+def test_sliding_window_shrinks_long_context_memory() -> None:
+    from computeops_cdk.perf import estimate_inference
+
+    from .conftest import ACCELERATORS
+
+    g3 = resolve_model("gemma-3-27b")
+    kw = {"precision": "bf16", "accelerator": ACCELERATORS["H200"], "count": 1, "concurrency": 1}
+    local = estimate_inference(g3, input_tokens=65536, output_tokens=256, **kw)  # type: ignore[arg-type]
+    dense = estimate_inference(
+        dataclasses.replace(g3, sliding_window=0),
+        input_tokens=65536,
+        output_tokens=256,
+        **kw,  # type: ignore[arg-type]
+    )
+    assert local.memory_gb_per_accelerator < dense.memory_gb_per_accelerator - 10

@@ -8,8 +8,9 @@ Changing any number here changes MODEL_VERSION.
 
 from __future__ import annotations
 
-MODEL_VERSION = "roofline-calibrated-v2"
-"""Label carried by every estimate; bumped whenever a constant below changes."""
+MODEL_VERSION = "roofline-calibrated-v3"
+"""Label carried by every estimate; bumped whenever a constant below or the model's equations change
+(v3: sliding-window KV caches, training layout chosen by step time including data-parallel traffic)."""
 
 # --- achievable compute -------------------------------------------------------------------------
 # Achieved dense-GEMM throughput grows slower than the datasheet peak: feeding tensor cores from

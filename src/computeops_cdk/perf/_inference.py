@@ -72,7 +72,8 @@ def _replica(m: ModelSpec, hw: Hardware, prec: Precision, t: int, ctx: float, gp
     static_gb = weights / t / 1e9 + cal.RUNTIME_RESERVE_GB + act_gb
     free = hw.memory_gb * cal.MEMORY_UTILIZATION - static_gb
     kv_gb_tok = kv_tok / kv_div / 1e9
-    max_batch = min(cal.MAX_BATCH, math.floor(free / (kv_gb_tok * ctx))) if free > 0 else 0
+    kv_ctx = m.kv_context(ctx)
+    max_batch = min(cal.MAX_BATCH, math.floor(free / (kv_gb_tok * kv_ctx))) if free > 0 else 0
     peak, _ = hw.peak_tflops(prec)
     cross = t > gpn
     if cross:
@@ -121,30 +122,77 @@ def _comm(m: ModelSpec, r: _Replica, tokens: float) -> float:
     return 2 * m.layers * (r.lat + volume / r.link_bps)
 
 
-def _point(m: ModelSpec, r: _Replica, batch: int, inp: int, out: int) -> _Point:
+@dataclass(frozen=True, slots=True)
+class _Coeffs:
+    """Batch-independent terms of one replica's step: every time below is linear in the batch B
+    (except an MoE's expert reads, kept in ``_weights_read``)."""
+
+    kv_per_req_s: float  # KV streaming per request in flight
+    cmp_per_req_s: float  # decode FLOPs per request in flight
+    comm_fixed_s: float
+    comm_per_req_s: float
+    overhead_s: float
+    pf_tok_s: float  # compute time of one prompt token
+    prefill_s: float  # one prompt, alone
+
+
+def _coeffs(m: ModelSpec, r: _Replica, inp: int, out: int) -> _Coeffs:
     q_dim = m.heads * m.head_dim
     dense_flops = 2 * m.active_params_b * 1e9
     ctx_avg = inp + out / 2
-    # decode step for the whole batch
-    t_mem = (_weights_read(r, batch) / r.t + batch * ctx_avg * r.kv_bytes_per_token / r.kv_div) / r.bw
-    t_cmp = batch * (dense_flops + 4 * m.layers * ctx_avg * q_dim) / (r.t * r.ach_flops)
-    t_comm = _comm(m, r, batch)
     overhead = m.layers * cal.STEP_OVERHEAD_S_PER_LAYER
-    step = max(t_mem, t_cmp) + t_comm + overhead
-    # prefill of one prompt (compute bound, but never faster than reading the weights once)
+    comm1 = _comm(m, r, 1)
+    comm_fixed = 2 * m.layers * r.lat if r.t > 1 else 0.0
     pf_tok = (dense_flops + 2 * m.layers * inp * q_dim) / (r.t * r.ach_flops)
+    # prefill of one prompt: compute bound, but never faster than reading the weights once
     prefill = max(inp * pf_tok, _weights_read(r, inp) / r.t / r.bw) + _comm(m, r, inp) + overhead
-    interleaved = (batch - 1) / out * inp * pf_tok
+    return _Coeffs(
+        kv_per_req_s=m.kv_context(ctx_avg) * r.kv_bytes_per_token / r.kv_div / r.bw,
+        cmp_per_req_s=(dense_flops + 4 * m.layers * ctx_avg * q_dim) / (r.t * r.ach_flops),
+        comm_fixed_s=comm_fixed,
+        comm_per_req_s=comm1 - comm_fixed,
+        overhead_s=overhead,
+        pf_tok_s=pf_tok,
+        prefill_s=prefill,
+    )
+
+
+def _point(m: ModelSpec, r: _Replica, batch: int, inp: int, out: int, c: _Coeffs | None = None) -> _Point:
+    c = c or _coeffs(m, r, inp, out)
+    t_mem = _weights_read(r, batch) / r.t / r.bw + batch * c.kv_per_req_s
+    t_cmp = batch * c.cmp_per_req_s
+    t_comm = c.comm_fixed_s + batch * c.comm_per_req_s
+    step = max(t_mem, t_cmp) + t_comm + c.overhead_s
+    interleaved = (batch - 1) / out * inp * c.pf_tok_s
     tpot = step + interleaved
-    ttft = prefill + (step if batch > 1 else 0.0)
-    tokens_per_s = batch * out / (prefill + out * tpot)
-    parts = {"memory": t_mem, "compute": t_cmp + interleaved}
-    bound: Bound = "memory"
-    if parts["compute"] > parts["memory"]:
-        bound = "compute"
-    if t_comm > max(parts["memory"], parts["compute"]):
+    ttft = c.prefill_s + (step if batch > 1 else 0.0)
+    tokens_per_s = batch * out / (c.prefill_s + out * tpot)
+    bound: Bound = "compute" if t_cmp + interleaved > t_mem else "memory"
+    if t_comm > max(t_mem, t_cmp + interleaved):
         bound = "communication"
     return _Point(batch=batch, ttft_s=ttft, tpot_s=tpot, tokens_per_s=tokens_per_s, bound=bound)
+
+
+def _dense_limit(r: _Replica, c: _Coeffs, inp: int, out: int, ttft: float | None, tpot: float | None) -> int:
+    """Largest batch meeting the targets for a dense model, solved from the linear terms.
+
+    tpot(B) = max(mem(B), cmp(B)) + comm(B) + overhead + (B - 1) I/O pf: each branch of the max
+    is linear in B, so the bound is the smaller of two linear solutions (same for ttft).
+    """
+    mem_a, mem_b = r.w_shared / r.t / r.bw, c.kv_per_req_s
+    base_a = c.comm_fixed_s + c.overhead_s
+    best = float(r.max_batch)
+    for limit, extra_a, extra_b in (
+        (tpot, -inp * c.pf_tok_s / out, inp * c.pf_tok_s / out),
+        (ttft, c.prefill_s, 0.0),
+    ):
+        if limit is None:
+            continue
+        for a, b in ((mem_a, mem_b), (0.0, c.cmp_per_req_s)):
+            slope = b + c.comm_per_req_s + extra_b
+            room = limit / 1e3 - (a + base_a + extra_a)
+            best = min(best, room / slope if slope > 0 else (best if room >= 0 else 0.0))
+    return max(1, min(r.max_batch, math.floor(best)))
 
 
 def _tp_candidates(m: ModelSpec, count: int) -> list[int]:
@@ -159,19 +207,32 @@ def _tp_candidates(m: ModelSpec, count: int) -> list[int]:
 def _largest_meeting(
     m: ModelSpec, r: _Replica, inp: int, out: int, ttft: float | None, tpot: float | None
 ) -> _Point | None:
+    c = _coeffs(m, r, inp, out)
+
     def ok(p: _Point) -> bool:
         return (ttft is None or p.ttft_s * 1e3 <= ttft) and (tpot is None or p.tpot_s * 1e3 <= tpot)
 
-    lo, hi = 1, r.max_batch
-    if not ok(_point(m, r, 1, inp, out)):
+    top = _point(m, r, r.max_batch, inp, out, c)
+    if ok(top):  # the SLOs do not bind: the memory limit does
+        return top
+    if not ok(_point(m, r, 1, inp, out, c)):
         return None
+    lo, hi = 1, r.max_batch - 1
+    if r.route_frac == 0.0:  # dense: the linear solution, checked (rounding) on both sides
+        guess = _dense_limit(r, c, inp, out, ttft, tpot)
+        if ok(_point(m, r, guess, inp, out, c)):
+            lo = guess
+            if guess >= hi or not ok(_point(m, r, guess + 1, inp, out, c)):
+                return _point(m, r, guess, inp, out, c)
+        else:
+            hi = guess - 1
     while lo < hi:  # latency grows with the batch: binary search the largest batch meeting the SLOs
         mid = (lo + hi + 1) // 2
-        if ok(_point(m, r, mid, inp, out)):
+        if ok(_point(m, r, mid, inp, out, c)):
             lo = mid
         else:
             hi = mid - 1
-    return _point(m, r, lo, inp, out)
+    return _point(m, r, lo, inp, out, c)
 
 
 @lru_cache(maxsize=8192)
@@ -209,6 +270,12 @@ def estimate_inference_hw(
             if slo:
                 slo_met = _meets(p, ttft_ms, tpot_ms)
         elif slo:
+            if best is not None and best[0][0] == 1.0:
+                # a replica's throughput only grows with its batch: skip TP degrees whose
+                # memory-limited maximum cannot beat an SLO-meeting candidate already found
+                ceiling = replicas * _point(m, r, r.max_batch, inp, out).tokens_per_s
+                if ceiling <= best[0][1]:
+                    continue
             found = _largest_meeting(m, r, inp, out, ttft_ms, tpot_ms)
             slo_met = found is not None
             p = found if found is not None else _point(m, r, 1, inp, out)
@@ -225,7 +292,7 @@ def estimate_inference_hw(
     _, r, p, replicas, slo_met = best
     busy = replicas if concurrency is None else min(replicas, concurrency)
     total = busy * p.tokens_per_s
-    mem = r.static_gb + p.batch * ctx * r.kv_gb_per_token
+    mem = r.static_gb + p.batch * m.kv_context(ctx) * r.kv_gb_per_token
     notes += _notes(m, r, p, count, replicas, gpn, concurrency)
     return InferenceEstimate(
         tokens_per_s=total,
@@ -242,7 +309,7 @@ def estimate_inference_hw(
         model_version=cal.MODEL_VERSION,
         assumptions=tuple(notes),
         slo_met=slo_met,
-        memory_needed_gb=r.t * (r.static_gb + ctx * r.kv_gb_per_token),
+        memory_needed_gb=r.t * (r.static_gb + m.kv_context(ctx) * r.kv_gb_per_token),
         memory_available_gb_per_accelerator=hw.memory_gb,
         requested_precision=precision if prec != precision else None,
         weights_gb_per_accelerator=r.weights_gb,
@@ -289,7 +356,7 @@ def _no_fit(
     notes: list[str],
 ) -> InferenceEstimate:
     r = _replica(m, hw, prec, (cands or [1])[-1], ctx, gpn)
-    per_acc = r.static_gb + ctx * r.kv_gb_per_token
+    per_acc = r.static_gb + m.kv_context(ctx) * r.kv_gb_per_token
     notes.append(
         f"does not fit: needs {per_acc:.1f} GB per accelerator at tensor parallel {r.t} "
         f"(usable {hw.memory_gb * cal.MEMORY_UTILIZATION:.1f} GB of {hw.memory_gb:g} GB)"

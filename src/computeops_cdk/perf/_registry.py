@@ -35,6 +35,7 @@ def _m(
     experts: int = 0,
     top_k: int = 0,
     kv_cache_dim: int = 0,
+    window: tuple[int, int] = (0, 0),
     aliases: tuple[str, ...] = (),
     source: str = "",
     estimated: tuple[str, ...] = (),
@@ -53,6 +54,8 @@ def _m(
         experts=experts,
         experts_per_token=top_k,
         kv_cache_dim=kv_cache_dim,
+        sliding_window=window[0],
+        global_layer_every=window[1],
         aliases=(repo, *aliases),
         source=source or _HF.format(repo),
         estimated_fields=estimated,
@@ -155,7 +158,8 @@ _MODELS: tuple[ModelSpec, ...] = (
         128,
         32000,
         32768,
-        aliases=("mistral-7b-v0.1", "mistral-7b-instruct", "mistralai/Mistral-7B-Instruct-v0.2"),
+        window=(4096, 0),  # config sliding_window 4096 on every layer (v0.2+ dropped it)
+        aliases=("mistral-7b-v0.1", "mistralai/Mistral-7B-Instruct-v0.1"),
     ),
     _m(
         "mixtral-8x7b",
@@ -314,8 +318,9 @@ _MODELS: tuple[ModelSpec, ...] = (
         kv_cache_dim=576,
         aliases=("deepseek-r1-0528",),
     ),
-    # Gemma 2 / 3 (params per the model cards; sliding-window layers are cached as global ones,
-    # which overstates their KV cache: conservative for memory).
+    # Gemma 2 / 3 (params per the model cards). Local layers cache a sliding window: Gemma 2
+    # alternates local (4096) and global layers; Gemma 3 has one global layer in six, local ones
+    # keep 1024 tokens (config sliding_window / sliding_window_pattern).
     _m(
         "gemma-2-9b",
         "google/gemma-2-9b",
@@ -327,6 +332,7 @@ _MODELS: tuple[ModelSpec, ...] = (
         256,
         256000,
         8192,
+        window=(4096, 2),
         aliases=("gemma-2-9b-it", "google/gemma-2-9b-it"),
     ),
     _m(
@@ -340,6 +346,7 @@ _MODELS: tuple[ModelSpec, ...] = (
         128,
         256000,
         8192,
+        window=(4096, 2),
         aliases=("gemma-2-27b-it", "google/gemma-2-27b-it"),
     ),
     _m(
@@ -353,6 +360,7 @@ _MODELS: tuple[ModelSpec, ...] = (
         256,
         262208,
         131072,
+        window=(1024, 6),
         aliases=("gemma-3-12b-it", "google/gemma-3-12b-it"),
     ),
     _m(
@@ -366,6 +374,7 @@ _MODELS: tuple[ModelSpec, ...] = (
         128,
         262208,
         131072,
+        window=(1024, 6),
         aliases=("gemma-3-27b-it", "google/gemma-3-27b-it"),
     ),
     # GPT-J and MPT (the calibration rows' models)

@@ -9,10 +9,11 @@
   LoRA: the frozen base at its precision (int4/int8 allowed: QLoRA) sharded the same way, plus
   adapters (0.5 % of the params) with their Adam states.
 * MFU = peak law x width law x recompute x model-parallel loss x scale loss (x FP8 factor); every
-  factor is in _calibration with the rows it was fitted to. The layout (model-parallel degree,
-  recomputation) that fits and maximises MFU is chosen.
+  factor is in _calibration with the rows it was fitted to.
 * Step time = max(compute, exposed data-parallel traffic): 3 x bf16 params per step per rank
-  (all-gather forward and backward, reduce-scatter) over the slowest link the group spans.
+  (all-gather forward and backward, reduce-scatter) over the slowest link the group spans. The
+  layout (model-parallel degree, recomputation) with the shortest step is chosen; pipeline
+  activations between stages are small and not modelled.
 """
 
 from __future__ import annotations
@@ -126,13 +127,20 @@ def estimate_training_hw(
     if not fitting:
         worst = min(layouts, key=lambda lay: lay.mem_gb)
         return _no_fit(m, hw, prec, precision, count, worst, notes)
-    lay = max(fitting, key=lambda x: (x.mfu, -x.mp))
     peak, peak_note = hw.peak_tflops(prec)
     if peak_note:
         notes.append(peak_note)
     fpt = _flops_per_token(m, seq_len, lora)
-    compute_s = global_batch_tokens * fpt / (count * peak * 1e12 * lay.mfu)
-    comm_s, link = _dp_traffic_s(m, hw, count, lay.mp, gpn, fabric, lora)
+
+    def timing(lay: _Layout) -> tuple[float, float, str]:
+        compute = global_batch_tokens * fpt / (count * peak * 1e12 * lay.mfu)
+        comm, link = _dp_traffic_s(m, hw, count, lay.mp, gpn, fabric, lora)
+        return compute, comm, link
+
+    # The layout with the shortest step: a wider model-parallel group loses MFU but shrinks the
+    # data-parallel traffic (and, with mp = count, removes it), which wins on slow networks.
+    lay = min(fitting, key=lambda x: (max(timing(x)[:2]), x.mp))
+    compute_s, comm_s, link = timing(lay)
     step = max(compute_s, comm_s)
     bound: Bound = "communication" if comm_s > compute_s else "compute"
     tokens_per_s = global_batch_tokens / step

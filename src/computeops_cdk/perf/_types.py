@@ -40,12 +40,28 @@ class ModelSpec:
     ``2 * kv_heads * head_dim``; set for compressed caches (DeepSeek MLA: 512 + 64 = 576)."""
     aliases: tuple[str, ...] = ()
     """Other names the registry resolves to this model (case-insensitive)."""
+    sliding_window: int = 0
+    """Tokens a sliding-window (local) attention layer keeps in its KV cache; 0: every layer is global."""
+    global_layer_every: int = 0
+    """With ``sliding_window``: every n-th layer attends globally (Gemma 2: 2, Gemma 3: 6); 0 means
+    every layer is local (Mistral 7B v0.1)."""
 
     @property
     def kv_elements_per_token(self) -> int:
         """KV-cache elements one token occupies across all layers."""
         per_layer = self.kv_cache_dim or 2 * self.kv_heads * self.head_dim
         return self.layers * per_layer
+
+    def kv_context(self, ctx: float) -> float:
+        """Tokens of full-attention cache equivalent to a request holding ``ctx`` tokens.
+
+        Equal to ``ctx`` for full attention; local layers keep at most ``sliding_window`` tokens.
+        """
+        if not self.sliding_window or ctx <= self.sliding_window:
+            return ctx
+        global_layers = self.layers // self.global_layer_every if self.global_layer_every else 0
+        local_layers = self.layers - global_layers
+        return (global_layers * ctx + local_layers * self.sliding_window) / self.layers
 
     @property
     def is_moe(self) -> bool:
