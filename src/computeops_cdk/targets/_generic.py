@@ -134,7 +134,7 @@ def provider_for(scope: Any, local_name: str, attributes: Mapping[str, Any] | No
     for node in stack.node.find_all():
         if isinstance(node, GenericProvider) and node.terraform_resource_type == local_name:
             return node
-    return GenericProvider(stack, local_name, local_name=local_name, attributes=attributes)
+    return GenericProvider(stack, f"provider-{local_name}", local_name=local_name, attributes=attributes)
 
 
 # --- typed resources (attribute names as in each provider's docs; see TARGETS.md for verification) ---

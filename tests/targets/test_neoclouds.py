@@ -1,0 +1,384 @@
+"""Neocloud targets on generic resources: name mapping, unsupported features, synthesized resources.
+
+One module-scoped stack holds a placement per provider (no prebuilt binding is involved).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from computeops_cdk.engine import EstimateSummary, Placement, UnitCost
+from computeops_cdk.errors import TargetError
+from computeops_cdk.targets._base import FEATURES, Target, TargetProps
+from computeops_cdk.targets.coreweave import CoreWeaveTarget
+from computeops_cdk.targets.crusoe import CrusoeTarget, crusoe_type
+from computeops_cdk.targets.lambda_ import LambdaTarget
+from computeops_cdk.targets.nebius import NebiusTarget, platform_and_preset
+from computeops_cdk.targets.oci import OciTarget
+from computeops_cdk.targets.runpod import RunPodTarget
+from computeops_cdk.targets.vast import VastTarget, vast_gpu_name
+
+BASE = Placement(
+    provider="x",
+    instance_type="x",
+    accelerator="H100-SXM",
+    accelerators_per_instance=8,
+    instances=1,
+    region="r",
+    country="US",
+    continent="NA",
+    pricing="on_demand",
+    hourly_usd=20.0,
+    monthly_usd=20.0 * 730,
+    unit_cost=UnitCost(unit="usd_per_million_output_tokens", value=1.0),
+    total_usd=None,
+    hours=None,
+    estimate=EstimateSummary(tokens_per_s=1000.0, ttft_ms=None, tpot_ms=None, model="test"),
+    attestations=(),
+    scores={},
+    score=0.5,
+)
+TARGETS: list[Target] = [
+    OciTarget(),
+    CoreWeaveTarget(),
+    LambdaTarget(),
+    NebiusTarget(),
+    CrusoeTarget(),
+    RunPodTarget(),
+    VastTarget(),
+]
+
+
+def placement(**changes: Any) -> Placement:
+    return replace(BASE, **changes)
+
+
+# --- declarations ---
+
+
+@pytest.mark.parametrize("target", TARGETS, ids=lambda t: t.provider)
+def test_targets_are_generic_and_declare_features_with_reasons(target: Target) -> None:
+    assert target.extra is None
+    assert set(target.unsupported) <= set(FEATURES)
+    assert all(len(reason) > 12 for reason in target.unsupported.values())
+    assert target.unsupported["tpu"]
+
+
+def test_the_specific_limitations_are_declared() -> None:
+    assert VastTarget.unsupported["repeatable_plan"] == (
+        "Vast.ai offers are marketplace listings whose ids change: a re-plan may pick a different machine"
+    )
+    assert "no Kubernetes resources" in LambdaTarget.unsupported["kubernetes_node_pool"]
+    assert "spot" in LambdaTarget.unsupported
+    assert "retired spot pods" in RunPodTarget.unsupported["spot"]
+    assert "no VM product" in CoreWeaveTarget.unsupported["gpu_vm"]
+    assert "kubernetes_node_pool" not in CoreWeaveTarget.unsupported
+
+
+def test_importing_the_targets_loads_no_cdk_framework() -> None:
+    code = (
+        "import sys\n"
+        "from computeops_cdk.targets import oci, coreweave, lambda_, nebius, crusoe, runpod, vast\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('cdktn', 'cdktf', 'jsii'))))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+# --- name mapping ---
+
+
+@pytest.mark.parametrize(
+    ("catalog", "crusoe"),
+    [
+        ("crusoe_A100-80GB", "a100-80gb.1x"),
+        ("crusoe_A100-80GBx4", "a100-80gb.4x"),
+        ("crusoe_A100-80G-sxm4x8", "a100-80gb-sxm-ib.8x"),
+        ("crusoe_L40Sx10", "l40s-48gb.10x"),
+        ("h100-80gb-sxm-ib.8x", "h100-80gb-sxm-ib.8x"),
+    ],
+)
+def test_crusoe_types(catalog: str, crusoe: str) -> None:
+    assert crusoe_type(catalog) == crusoe
+
+
+def test_nebius_platform_and_preset() -> None:
+    assert platform_and_preset("gpu-l40s-d_4gpu-128vcpu-768gb") == ("gpu-l40s-d", "4gpu-128vcpu-768gb")
+
+
+def test_vast_gpu_names() -> None:
+    assert vast_gpu_name("1x-RTX_4060_Ti-32-65536") == ("RTX 4060 Ti", 1)
+    assert vast_gpu_name("16x-RTX_5090-32-65536") == ("RTX 5090", 16)
+
+
+@pytest.mark.parametrize(
+    ("target", "instance_type", "message"),
+    [
+        (
+            OciTarget(),
+            "p5.48xlarge",
+            "oci target cannot map instance type 'p5.48xlarge': it expects a GPU shape",
+        ),
+        (LambdaTarget(), "gpu-8x-h100", "lambda target cannot map instance type 'gpu-8x-h100'"),
+        (NebiusTarget(), "gpu-h100-sxm", "nebius target cannot map instance type 'gpu-h100-sxm'"),
+        (CrusoeTarget(), "crusoe_H100x8", "crusoe target cannot map instance type 'crusoe_H100x8'"),
+        (VastTarget(), "H100", "vast target cannot map instance type 'H100'"),
+    ],
+)
+def test_unmappable_names_are_clear_errors(target: Target, instance_type: str, message: str) -> None:
+    with pytest.raises(TargetError, match=message.replace(".", r"\.").replace("(", r"\(")) as err:
+        target.emit(None, placement(instance_type=instance_type), provider=None, props=TargetProps(name="w"))
+    assert "To fix:" in str(err.value)
+
+
+def test_runpod_unknown_gpu_suggests_close_names() -> None:
+    with pytest.raises(TargetError) as err:
+        RunPodTarget().emit(
+            None, placement(instance_type="1x_H100-SMX_SECURE"), provider=None, props=TargetProps(name="w")
+        )
+    assert str(err.value).startswith(
+        "runpod target cannot map instance type '1x_H100-SMX_SECURE' to a RunPod GPU type id "
+        "(did you mean 'H100-SXM'"
+    )
+
+
+def test_coreweave_without_a_cluster_explains_why() -> None:
+    with pytest.raises(TargetError) as err:
+        CoreWeaveTarget().emit(
+            None, placement(instance_type="hgx-h100-8x"), provider=None, props=TargetProps(name="w")
+        )
+    assert str(err.value) == (
+        "coreweave target: CoreWeave has no VM product; GPU capacity is a node in a CKS cluster "
+        "(pass `cluster=`). To fix: pass cluster='<CKS cluster name>'."
+    )
+
+
+def test_coreweave_unknown_instance_type() -> None:
+    with pytest.raises(TargetError, match="cannot map instance type 'h100-pcie-1x' to a CKS instance id"):
+        CoreWeaveTarget().emit(
+            None,
+            placement(instance_type="h100-pcie-1x"),
+            provider=None,
+            props=TargetProps(name="w", cluster="c"),
+        )
+
+
+@pytest.mark.synth
+def test_multi_node_without_fabric_ids_is_refused() -> None:
+    from computeops_cdk import _compat
+
+    stack = _compat.TerraformStack(_compat.Testing.app(), "s")
+    nebius = placement(instance_type="gpu-h100-sxm_8gpu-128vcpu-1600gb", instances=2)
+    with pytest.raises(TargetError, match="options=\\{'infiniband_fabric': '<fabric>'\\}"):
+        NebiusTarget().emit(stack, nebius, provider=None, props=TargetProps(name="n"))
+    crusoe = placement(instance_type="crusoe_A100-80G-sxm4x8", instances=2, region="culpeper-usa-1")
+    with pytest.raises(TargetError, match="need an InfiniBand partition on an IB network in us-east1-a"):
+        CrusoeTarget().emit(stack, crusoe, provider=None, props=TargetProps(name="c"))
+
+
+# --- synthesis ---
+
+
+@pytest.fixture(scope="module")
+def synth() -> dict[str, Any]:
+    from constructs import Construct
+
+    from computeops_cdk import _compat
+
+    stack = _compat.TerraformStack(_compat.Testing.app(), "neo")
+    cases: dict[str, tuple[Target, Placement, TargetProps]] = {
+        "oci": (
+            OciTarget(),
+            placement(provider="oci", instance_type="BM.GPU.H100.8", region="us-phoenix-1"),
+            TargetProps(name="oci", options={"compartment_id": "ocid1.compartment.oc1..x"}),
+        ),
+        "ocispot": (
+            OciTarget(),
+            placement(provider="oci", instance_type="VM.GPU.A10.1", region="us-phoenix-1", pricing="spot"),
+            TargetProps(name="ocispot", options={"availability_domain": "Uocm:PHX-AD-1"}),
+        ),
+        "lam": (
+            LambdaTarget(),
+            placement(provider="lambda", instance_type="gpu_8x_h100_sxm5", region="us-east-1", instances=2),
+            TargetProps(name="lam", options={"ssh_key_name": "ops"}),
+        ),
+        "neb": (
+            NebiusTarget(),
+            placement(
+                provider="nebius",
+                instance_type="gpu-h200-sxm_8gpu-128vcpu-1600gb",
+                region="eu-north1",
+                instances=2,
+                pricing="spot",
+            ),
+            TargetProps(name="neb", options={"infiniband_fabric": "fabric-3", "project_id": "project-e00x"}),
+        ),
+        "cru": (
+            CrusoeTarget(),
+            placement(
+                provider="crusoe",
+                instance_type="crusoe_A100-80G-sxm4x8",
+                region="culpeper-usa-1",
+                instances=2,
+            ),
+            TargetProps(name="cru", options={"ib_network_id": "ib-net-1", "subnet_id": "sub-1"}),
+        ),
+        "rp": (
+            RunPodTarget(),
+            placement(provider="runpod", instance_type="2x_A100-80GB_SECURE", region="EU-RO-1"),
+            TargetProps(name="rp", options={"ports": ["8000/http"], "env": {"MODEL": "m"}}),
+        ),
+        "va": (
+            VastTarget(),
+            placement(
+                provider="vast",
+                instance_type="2x-H100_SXM-32-65536",
+                accelerators_per_instance=2,
+                region="us-texas",
+                hourly_usd=3.73,
+                instances=2,
+                pricing="spot",
+            ),
+            TargetProps(name="va"),
+        ),
+        "cw": (
+            CoreWeaveTarget(),
+            placement(provider="coreweave", instance_type="hgx-h200-8x", accelerator="H200", instances=4),
+            TargetProps(name="cw", cluster="cks-prod"),
+        ),
+    }
+    for key, (target, p, props) in cases.items():
+        provider = target.configure(stack, region=p.region, props=props)
+        target.emit(Construct(stack, key), p, provider=provider, props=props)
+    return json.loads(_compat.Testing.synth(stack))  # type: ignore[no-any-return]
+
+
+def resources(doc: dict[str, Any], kind: str, prefix: str, section: str = "resource") -> list[dict[str, Any]]:
+    found = doc[section].get(kind, {})
+    return [found[name] for name in sorted(found) if name.startswith(f"{prefix}_")]
+
+
+@pytest.mark.synth
+def test_required_providers(synth: dict[str, Any]) -> None:
+    sources = {name: p["source"] for name, p in synth["terraform"]["required_providers"].items()}
+    assert sources == {
+        "oci": "oracle/oci",
+        "kubernetes": "hashicorp/kubernetes",
+        "lambdalabs": "elct9620/lambdalabs",
+        "nebius": "nebius/nebius",
+        "crusoe": "crusoecloud/crusoe",
+        "runpod": "runpod/runpod",
+        "vastai": "realnedsanders/vastai",
+    }
+    # One block per provider even with two OCI workloads; no credentials in any block.
+    assert synth["provider"]["oci"] == [{"region": "us-phoenix-1"}]
+    assert all(blocks == [{}] for name, blocks in synth["provider"].items() if name != "oci")
+
+
+@pytest.mark.synth
+def test_oci_instance(synth: dict[str, Any]) -> None:
+    (vm,) = resources(synth, "oci_core_instance", "oci")
+    assert vm["shape"] == "BM.GPU.H100.8"
+    assert vm["compartment_id"] == "ocid1.compartment.oc1..x"
+    assert vm["create_vnic_details"] == {"subnet_id": "${var.oci_subnet_id}", "assign_public_ip": False}
+    assert vm["source_details"]["source_type"] == "image"
+    assert vm["availability_domain"].startswith("${data.oci_identity_availability_domains.oci_")
+    assert vm["instance_options"] == {"are_legacy_imds_endpoints_disabled": True}
+    assert "preemptible_instance_config" not in vm
+    (spot,) = resources(synth, "oci_core_instance", "ocispot")
+    assert spot["availability_domain"] == "Uocm:PHX-AD-1"
+    assert spot["preemptible_instance_config"] == {
+        "preemption_action": {"type": "TERMINATE", "preserve_boot_volume": False}
+    }
+    assert resources(synth, "oci_identity_availability_domains", "ocispot", "data") == []
+
+
+@pytest.mark.synth
+def test_lambda_instances(synth: dict[str, Any]) -> None:
+    boxes = resources(synth, "lambdalabs_instance", "lam")
+    assert [b["name"] for b in boxes] == ["lam-0", "lam-1"]
+    for box in boxes:
+        assert box["region_name"] == "us-east-1"
+        assert box["instance_type_name"] == "gpu_8x_h100_sxm5"
+        assert box["ssh_key_names"] == ["ops"]
+
+
+@pytest.mark.synth
+def test_nebius_instances_in_a_gpu_cluster(synth: dict[str, Any]) -> None:
+    (cluster,) = resources(synth, "nebius_compute_v1_gpu_cluster", "neb")
+    assert cluster == {
+        "provider": "nebius",
+        "parent_id": "project-e00x",
+        "name": "neb-ib",
+        "infiniband_fabric": "fabric-3",
+    }
+    vms = resources(synth, "nebius_compute_v1_instance", "neb")
+    assert len(vms) == 2
+    for vm in vms:
+        assert vm["resources"] == {"platform": "gpu-h200-sxm", "preset": "8gpu-128vcpu-1600gb"}
+        assert vm["gpu_cluster"]["id"].startswith("${nebius_compute_v1_gpu_cluster.neb_")
+        assert vm["preemptible"] == {"on_preemption": "STOP"}
+        (nic,) = vm["network_interfaces"]
+        assert "public_ip_address" not in nic
+        assert nic["ip_address"] == {}
+        assert vm["boot_disk"]["managed_disk"]["spec"]["type"] == "NETWORK_SSD"
+
+
+@pytest.mark.synth
+def test_crusoe_instances_on_an_ib_partition(synth: dict[str, Any]) -> None:
+    (partition,) = resources(synth, "crusoe_ib_partition", "cru")
+    assert partition["ib_network_id"] == "ib-net-1"
+    vms = resources(synth, "crusoe_compute_instance", "cru")
+    assert len(vms) == 2
+    for vm in vms:
+        assert vm["type"] == "a100-80gb-sxm-ib.8x"
+        assert vm["location"] == "us-east1-a"
+        assert vm["image"] == "ubuntu22.04-nvidia-sxm-docker:latest"
+        assert vm["network_interfaces"] == [{"subnet": "sub-1"}]
+        assert vm["host_channel_adapters"][0]["ib_partition_id"].startswith("${crusoe_ib_partition.cru_")
+        assert vm["ssh_key"] == "${var.cru_ssh_public_key}"
+
+
+@pytest.mark.synth
+def test_runpod_pod(synth: dict[str, Any]) -> None:
+    (pod,) = resources(synth, "runpod_pod", "rp")
+    assert pod["gpu_type_id"] == "NVIDIA A100 80GB PCIe"
+    assert pod["gpu_count"] == 2
+    assert pod["cloud"] == "SECURE"
+    assert pod["data_center_ids"] == ["EU-RO-1"]
+    assert pod["ports"] == ["8000/http"]
+    assert pod["env"] == {"MODEL": "m"}
+
+
+@pytest.mark.synth
+def test_vast_offer_query_and_instances(synth: dict[str, Any]) -> None:
+    (query,) = resources(synth, "vastai_gpu_offers", "va", "data")
+    assert query["gpu_name"] == "H100 SXM"
+    assert query["num_gpus"] == 2
+    assert query["max_price_per_hour"] == pytest.approx(3.73 * 1.10)
+    assert query["region"] == "US"
+    assert query["datacenter_only"] is True
+    assert query["offer_type"] == "bid"
+    first, second = resources(synth, "vastai_instance", "va")
+    assert first["offer_id"].endswith(".most_affordable.id}")
+    assert second["offer_id"].endswith(".offers.1.id}")
+    assert first["bid_price"] == pytest.approx(3.73 / 2)
+
+
+@pytest.mark.synth
+def test_coreweave_node_pool_custom_resource(synth: dict[str, Any]) -> None:
+    (pool,) = resources(synth, "kubernetes_manifest", "cw")
+    manifest = pool["manifest"]
+    assert (manifest["apiVersion"], manifest["kind"]) == ("compute.coreweave.com/v1alpha1", "NodePool")
+    assert manifest["spec"]["instanceType"] == "gd-8xh200ib-i128"
+    assert manifest["spec"]["targetNodes"] == 4
+    assert manifest["spec"]["nodeLabels"]["computeops.io/gpu"] == "h200"
+    assert manifest["spec"]["nodeTaints"] == [
+        {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
+    ]
