@@ -174,7 +174,8 @@ def test_nothing_relaxable_gives_no_misses() -> None:
         (
             {"accelerators": {"allow": ["H100", "A1000"]}},
             "constraints.accelerators.allow[1]: unknown accelerator 'A1000'. To fix: use a catalog id or "
-            "alias (computeops catalog accelerators lists them) (did you mean 'A100-80GB'?)",
+            "alias (computeops catalog accelerators lists them) "
+            "(did you mean 'A100' or 'A100-80GB' or 'H100'?)",
         ),
         (
             {"residency": {"regions": ["aws:us-east-2"]}},

@@ -32,7 +32,8 @@ class Resolved:
     pin_region: str | None
 
 
-def _accelerators(names: Sequence[str], index: CatalogIndex) -> frozenset[str]:
+def _accelerators(names: Sequence[str], index: CatalogIndex, catalog: Catalog) -> frozenset[str]:
+    known = sorted({n for a in catalog.accelerators for n in (a.id, *a.aliases)})
     ids = []
     for position, name in enumerate(names):
         found = index.accelerator_names.get(name.lower())
@@ -41,7 +42,7 @@ def _accelerators(names: Sequence[str], index: CatalogIndex) -> frozenset[str]:
                 f"unknown accelerator {name!r}. To fix: use a catalog id or alias "
                 "(computeops catalog accelerators lists them)",
                 path=f"constraints.accelerators.allow[{position}]",
-                suggestions=did_you_mean(name, sorted(set(index.accelerator_names.values()))),
+                suggestions=did_you_mean(name, known),
             )
         ids.append(found)
     return frozenset(ids)
@@ -92,7 +93,7 @@ def resolve(intent: WorkloadIntent, catalog: Catalog, index: CatalogIndex, pin: 
     regions = residency.regions if residency is not None else None
     pin_provider, pin_region = _pin(pin, catalog)
     return Resolved(
-        accelerators=_accelerators(allow, index) if allow is not None else None,
+        accelerators=_accelerators(allow, index, catalog) if allow is not None else None,
         residency_regions=(
             frozenset(_regions(regions, catalog, path="constraints.residency.regions"))
             if regions is not None

@@ -1,0 +1,139 @@
+"""`computeops decide`, run in-process: output formats, exit codes, messages without tracebacks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from computeops_cdk.cli import main
+from computeops_cdk.engine import decide
+
+ROOT = Path(__file__).resolve().parents[2]
+SUPPORT_CHAT = str(ROOT / "examples" / "support-chat.yaml")
+INFEASIBLE = str(ROOT / "examples" / "infeasible-budget.yaml")
+SCHEMA = json.loads((ROOT / "schemas" / "decision.schema.json").read_text(encoding="utf-8"))
+EMBEDDED = ROOT / "src" / "computeops_cdk" / "catalog" / "data" / "catalog.json"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(["decide", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_json_is_the_engines_document_and_matches_the_schema(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, SUPPORT_CHAT, "--format", "json")
+    assert (code, err) == (0, "")
+    assert out == decide(SUPPORT_CHAT).to_json()
+    jsonschema.validate(json.loads(out), SCHEMA)
+
+
+def test_table_marks_the_chosen_row_and_groups_rejections(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, SUPPORT_CHAT)
+    chosen = decide(SUPPORT_CHAT).chosen
+    assert code == 0 and chosen is not None
+    marked = next(line for line in out.splitlines() if "✔" in line)
+    assert chosen.provider in marked and chosen.instance_type in marked
+    for heading in (
+        "Considered placements for support-chat",
+        "Why",
+        "Rejected candidates by rule",
+        "Trade-off",
+    ):
+        assert heading in out
+    assert "residency.country" in out
+
+
+def test_markdown_for_a_pull_request(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, SUPPORT_CHAT, "--format", "markdown", "--top", "3")
+    assert code == 0
+    assert out.startswith("### computeops decision: `support-chat`\n\n**Chosen:** ")
+    assert "| ✔ | " in out and "| 4 | " in out and "| 5 | " not in out
+    assert "**Rejected candidates by rule**" in out and "| `memory.fit` |" in out
+
+
+def test_top_limits_alternatives(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, SUPPORT_CHAT, "--format", "json", "--top", "2")
+    assert code == 0 and len(json.loads(out)["alternatives"]) == 2
+
+
+def test_infeasible_json_still_prints_the_document(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, INFEASIBLE, "--format", "json")
+    assert code == 3
+    doc = json.loads(out)
+    jsonschema.validate(doc, SCHEMA)
+    assert doc["decision"] is None and doc["rejected"] and doc["nearest_misses"]
+    assert err.startswith("error: no feasible placement for intent 'infeasible-budget'")
+
+
+def test_infeasible_table_prints_nearest_misses_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, INFEASIBLE)
+    assert (code, out) == (3, "")
+    assert "nearest misses:\n  - relaxing max_hourly_usd to " in err
+    assert "Traceback" not in err
+
+
+def test_missing_file_is_exit_2_without_traceback(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, err = run(capsys, str(tmp_path / "nope.yaml"))
+    assert (code, out) == (2, "")
+    assert err == (
+        f"error: intent file not found: {tmp_path / 'nope.yaml'}. To fix: pass the path of a YAML or JSON "
+        "intent (see examples/)\n"
+    )
+
+
+def test_bad_yaml_names_the_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\nworkload:\n  type: [inference\n")
+    code, _, err = run(capsys, str(bad))
+    assert code == 2
+    assert err.startswith(f"error: {bad}: invalid YAML at line 4, column 1:")
+
+
+def test_invalid_intent_is_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        Path(SUPPORT_CHAT).read_text().replace("output_tokens_per_s: 20000", "output_tokens_per_s: -5")
+    )
+    code, _, err = run(capsys, str(bad))
+    assert code == 2
+    assert err == "error: workload.serving.output_tokens_per_s: must be > 0 (got -5)\n"
+
+
+def test_unknown_accelerator_is_exit_2_with_did_you_mean(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    bad = tmp_path / "bad.yaml"
+    text = Path(SUPPORT_CHAT).read_text()
+    bad.write_text(
+        text.replace("  max_hourly_usd: 400\n", "  max_hourly_usd: 400\n  accelerators: {allow: [H1000]}\n")
+    )
+    code, _, err = run(capsys, str(bad))
+    assert code == 2
+    assert err.startswith("error: constraints.accelerators.allow[0]: unknown accelerator 'H1000'.")
+    assert "did you mean" in err
+
+
+def test_catalog_option(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, _ = run(capsys, SUPPORT_CHAT, "--format", "json", "--catalog", str(EMBEDDED))
+    assert code == 0 and out == decide(SUPPORT_CHAT).to_json()
+    code, _, err = run(capsys, SUPPORT_CHAT, "--catalog", str(tmp_path / "missing.json"))
+    assert code == 2 and err.startswith("error: ")
+
+
+def test_bad_top_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main(["decide", SUPPORT_CHAT, "--top", "-1"])
+    assert caught.value.code == 2
+    assert "--top must be >= 0 (got -1)" in capsys.readouterr().err
+
+
+def test_help_teaches_the_intent(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["decide", "--help"])
+    out = capsys.readouterr().out
+    for text in ("apiVersion: computeops.dev/v1", "constraints:", "preferences:", "exit codes: 0 decided"):
+        assert text in out
