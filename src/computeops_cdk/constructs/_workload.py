@@ -93,7 +93,8 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
             name=_resource_name(id),
             cluster=cluster,
             tags=dict(tags) if tags is not None else {"computeops/workload": id},
-            options=dict(options or {}),
+            # chosen_by: targets name who picked them when their binding is missing.
+            options={"chosen_by": "your pin" if provider else "the engine", **(options or {})},
         )
         provider_block = self._configure(chosen) if configure_provider else None
         self.resources: dict[str, Any] = self.target.emit(
@@ -240,25 +241,36 @@ def _model_url(name: str) -> str:
     return hub_ids[0] if hub_ids else name
 
 
+_PHYSICAL_RULES = frozenset({"memory.fit", "spec.unknown", "price.unknown", "target.unsupported"})
+"""Rules no intent change can relax: the machine cannot hold the model, or we know too little of it."""
+
+
 def _pinned_error(
     path: str, provider: str | None, region: str | None, err: NoFeasiblePlacementError
 ) -> PinnedPlacementError:
-    """The rule that rejected most of the pinned candidates, with one of its messages (the numbers)."""
+    """The rule that stops the pinned provider/region, with one of its messages (the numbers)."""
     pinned = [
         r
         for r in err.rejections
         if (provider is None or r.provider == provider) and (region is None or r.region == region)
     ] or list(err.rejections)
-    rules = Counter(reason.rule for r in pinned for reason in r.reasons)
     what = " ".join(f"{k}={v}" for k, v in (("provider", provider), ("region", region)) if v)
+    rules = Counter(reason.rule for r in pinned for reason in r.reasons)
     if not rules:
         return PinnedPlacementError(
             f"[{path}] the pinned placement ({what}) has no candidate in the catalog. "
             "To fix: pin another provider/region, or leave the pin out.",
             rule="pin.empty",
         )
-    rule = sorted(rules.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
-    example = next(reason for r in pinned for reason in r.reasons if reason.rule == rule)
+    # The binding constraint is the one that stops the nearest candidates: machines that could run
+    # the workload at all (no physical rule against them), with the fewest reasons.
+    viable = [r for r in pinned if r.reasons and not {x.rule for x in r.reasons} & _PHYSICAL_RULES]
+    pool = viable or [r for r in pinned if r.reasons]
+    fewest = min(len(r.reasons) for r in pool)
+    nearest = [r for r in pool if len(r.reasons) == fewest]
+    near_rules = Counter(reason.rule for r in nearest for reason in r.reasons)
+    rule = sorted(near_rules.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
+    example = next(reason for r in nearest for reason in r.reasons if reason.rule == rule)
     others = ", ".join(sorted(r for r in rules if r != rule))
     also = f" (other rules that rejected it: {others})" if others else ""
     misses = f" Nearest misses: {'; '.join(err.nearest_misses[:3])}." if err.nearest_misses else ""

@@ -60,6 +60,13 @@ def _aws(submodule: str) -> Any:
     return import_binding("aws", submodule, provider="aws")
 
 
+def _require_binding(props: TargetProps) -> None:
+    """Fail early, naming who chose aws (``options["chosen_by"]``), when the binding is missing."""
+    from .._compat import import_binding
+
+    import_binding("aws", chosen_by=str(props.options.get("chosen_by", "the engine")), provider="aws")
+
+
 def _fn() -> Any:
     from .._compat import Fn
 
@@ -76,11 +83,13 @@ class AwsTarget(Target):
     }
 
     def configure(self, scope: Any, *, region: str, props: TargetProps) -> Any:
+        _require_binding(props)
         mod = _aws("provider")
         tags = [mod.AwsProviderDefaultTags(tags=dict(props.tags))] if props.tags else None
         return mod.AwsProvider(scope, "aws", region=region, default_tags=tags)
 
     def emit(self, scope: Any, placement: Placement, *, provider: Any, props: TargetProps) -> dict[str, Any]:
+        _require_binding(props)
         subnets = self._subnet_ids(scope, props)
         group = _security_group(scope, props, multi_node=_multi_node(placement))
         if props.cluster:

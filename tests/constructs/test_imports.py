@@ -1,0 +1,92 @@
+"""Only what is chosen is imported; a missing binding is a clear MissingExtraError.
+
+Each test runs in a fresh interpreter so the module cache shows exactly what one synth imported.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from conftest import ROOT
+
+pytestmark = pytest.mark.synth
+
+_SYNTH = """
+import json, sys
+from computeops_cdk._compat import App, Testing
+from computeops_cdk.constructs import WorkloadStack
+stack = WorkloadStack(App(), "s", intent={intent!r}{pin})
+Testing.synth(stack)
+print(json.dumps(sorted({{m.split(".")[0] for m in sys.modules if m.startswith("cdktn_provider")}})))
+"""
+
+# A meta-path finder that makes one binding look uninstalled, without uninstalling it.
+_BLOCK = """
+import importlib.abc, sys
+class _Block(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] == {blocked!r}:
+            raise ModuleNotFoundError(f"No module named {{name!r}}", name=name)
+        return None
+sys.meta_path.insert(0, _Block())
+"""
+
+
+def _run(code: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+
+
+def _bindings(intent: str, pin: str = "") -> list[str]:
+    result = _run(_SYNTH.format(intent=str(ROOT / "examples" / intent), pin=pin))
+    assert result.returncode == 0, result.stderr[-2000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def test_an_aws_placement_imports_the_aws_binding_only() -> None:
+    assert _bindings("support-chat.yaml", ', provider="aws"') == ["cdktn_provider_aws"]
+
+
+def test_an_aws_cluster_placement_adds_only_kubernetes_and_helm() -> None:
+    loaded = _bindings("support-chat.yaml", ', provider="aws", cluster="prod"')
+    assert loaded == ["cdktn_provider_aws", "cdktn_provider_helm", "cdktn_provider_kubernetes"]
+
+
+def test_a_generic_resource_placement_imports_no_binding() -> None:
+    # support-chat left to the engine lands on a provider without a prebuilt binding.
+    assert _bindings("support-chat.yaml") == []
+
+
+def _missing(blocked: str, intent: str, pin: str = "") -> str:
+    code = _BLOCK.format(blocked=blocked) + textwrap.dedent(
+        """
+        from computeops_cdk.errors import MissingExtraError
+        try:
+        """
+    )
+    body = _SYNTH.format(intent=str(ROOT / "examples" / intent), pin=pin)
+    code += (
+        textwrap.indent(body, "    ") + "\nexcept MissingExtraError as err:\n    print(err.extra, '|', err)\n"
+    )
+    result = _run(code)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return result.stdout.strip().splitlines()[-1]
+
+
+def test_missing_extra_names_the_engines_choice_and_the_extra() -> None:
+    # llama-8b-pretrain left to the engine lands on a GCP TPU.
+    line = _missing("cdktn_provider_google_beta", "llama-8b-pretrain.yaml")
+    assert line == (
+        "gcp | the engine chose gcp; install computeops-cdk[gcp] (the google_beta binding, "
+        "cdktn_provider_google_beta, is not installed). To fix: pip install 'computeops-cdk[gcp]'."
+    )
+
+
+def test_missing_extra_for_a_pinned_provider_says_so() -> None:
+    line = _missing("cdktn_provider_aws", "support-chat.yaml", ', provider="aws"')
+    assert line.startswith("aws | your pin chose aws; install computeops-cdk[aws] (the aws binding")

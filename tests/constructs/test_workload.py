@@ -1,0 +1,182 @@
+"""ComputeWorkload end to end: intent -> engine -> target, outputs, decision records, pinned errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import ROOT
+
+from computeops_cdk import WorkloadIntent, decide
+from computeops_cdk.errors import NoFeasiblePlacementError, PinnedPlacementError, TargetError
+
+pytestmark = pytest.mark.synth
+
+EXAMPLES = ROOT / "examples"
+
+
+@pytest.fixture(scope="module")
+def app_dir(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """One app: a pinned AWS stack, and a stack with two workloads in two AWS regions."""
+    from computeops_cdk._compat import App, TerraformStack
+    from computeops_cdk.constructs import ComputeWorkload, WorkloadStack
+
+    outdir = tmp_path_factory.mktemp("out")
+    app = App(outdir=str(outdir))
+    single = WorkloadStack(app, "serve", intent=EXAMPLES / "support-chat.yaml", provider="aws")
+    both = TerraformStack(app, "both")
+    east = ComputeWorkload(
+        both, "east", intent=EXAMPLES / "support-chat.yaml", provider="aws", tags={"a": "b"}
+    )
+    west = ComputeWorkload(
+        both,
+        "west",
+        intent=WorkloadIntent.from_file(EXAMPLES / "llama-8b-pretrain.yaml"),
+        provider="aws",
+        region="eu-west-1",
+    )
+    app.synth()
+    return outdir / "stacks", {"single": single, "east": east, "west": west}
+
+
+def _doc(outdir: Path, stack: str) -> dict[str, Any]:
+    return json.loads((outdir / stack / "cdk.tf.json").read_text())  # type: ignore[no-any-return]
+
+
+def test_decision_and_placement_are_the_engines(app_dir: tuple[Path, dict[str, Any]]) -> None:
+    _, built = app_dir
+    workload = built["single"].workload
+    from computeops_cdk import Pin
+    from computeops_cdk.targets import unsupported_features
+
+    expected = decide(
+        EXAMPLES / "support-chat.yaml", pin=Pin(provider="aws", unsupported=unsupported_features("aws"))
+    )
+    assert workload.decision == expected
+    assert workload.placement == expected.chosen
+    assert built["single"].decision is workload.decision
+
+
+def test_outputs_carry_the_decision(app_dir: tuple[Path, dict[str, Any]]) -> None:
+    outdir, built = app_dir
+    placement = built["single"].workload.placement
+    outputs = {k: v["value"] for k, v in _doc(outdir, "serve")["output"].items()}
+    total = placement.instances * placement.accelerators_per_instance
+    assert outputs == {
+        "workload_provider": "aws",
+        "workload_instance_type": placement.instance_type,
+        "workload_region": placement.region,
+        "workload_accelerators": f"{total} x {placement.accelerator} "
+        f"({placement.instances} x {placement.accelerators_per_instance})",
+        "workload_hourly_usd": placement.hourly_usd,
+        "workload_unit_cost": f"{placement.unit_cost.value:g} usd_per_million_output_tokens",
+    }
+
+
+def test_resources_follow_the_placement(app_dir: tuple[Path, dict[str, Any]]) -> None:
+    outdir, built = app_dir
+    placement = built["single"].workload.placement
+    doc = _doc(outdir, "serve")
+    (instance,) = doc["resource"]["aws_instance"].values()
+    assert instance["instance_type"] == placement.instance_type
+    assert instance["count"] == placement.instances
+    assert instance["tags"]["computeops/workload"] == "serve"
+    assert doc["provider"]["aws"] == [
+        {"default_tags": [{"tags": {"computeops/workload": "serve"}}], "region": placement.region}
+    ]
+
+
+def test_one_record_per_workload_and_a_second_region_is_aliased(app_dir: tuple[Path, dict[str, Any]]) -> None:
+    outdir, built = app_dir
+    first = json.loads((outdir / "both" / "computeops-decision.json").read_text())
+    second = json.loads((outdir / "both" / "computeops-decision.west.json").read_text())
+    assert first["intent"]["name"] == "support-chat"
+    assert second["intent"]["name"] == "llama-8b-pretrain"
+    assert second["decision"]["region"] == "eu-west-1"
+    providers = _doc(outdir, "both")["provider"]["aws"]
+    assert sorted(p["region"] for p in providers) == sorted([built["east"].placement.region, "eu-west-1"])
+    assert [p.get("alias") for p in providers].count(None) == 1
+    assert built["west"].decision_file == "computeops-decision.west.json"
+
+
+def test_pinned_provider_violating_a_constraint_names_rule_numbers_and_path() -> None:
+    from computeops_cdk._compat import App, TerraformStack
+    from computeops_cdk.constructs import ComputeWorkload
+
+    stack = TerraformStack(App(), "s")
+    with pytest.raises(PinnedPlacementError) as err:
+        ComputeWorkload(stack, "eu", intent=EXAMPLES / "eu-residency.yaml", provider="aws")
+    assert err.value.rule == "compliance.gdpr"
+    assert str(err.value).startswith(
+        "[s/eu] the pinned placement (provider=aws) violates the intent's hard constraint compliance.gdpr: "
+        "aws has no gdpr attestation in the catalog"
+    )
+    with pytest.raises(PinnedPlacementError) as err:
+        ComputeWorkload(stack, "train", intent=EXAMPLES / "llama-8b-pretrain.yaml", provider="azure")
+    assert err.value.rule == "deadline"
+    assert "over deadline_hours 240" in str(err.value)
+
+
+def test_unknown_provider_and_region_suggest_names() -> None:
+    from computeops_cdk._compat import App, TerraformStack
+    from computeops_cdk.constructs import ComputeWorkload
+
+    stack = TerraformStack(App(), "s")
+    with pytest.raises(TargetError) as err:
+        ComputeWorkload(stack, "a", intent=EXAMPLES / "support-chat.yaml", provider="awz")
+    assert str(err.value).startswith(
+        "[s/a] 'provider' ('awz') is not a known provider (did you mean 'aws'?)."
+    )
+    with pytest.raises(TargetError) as err:
+        ComputeWorkload(stack, "b", intent=EXAMPLES / "support-chat.yaml", provider="aws", region="us-est-1")
+    assert str(err.value).startswith(
+        "[s/b] 'region': unknown region 'us-est-1' of provider aws (did you mean"
+    )
+    assert "'us-east-1'" in str(err.value)
+
+
+def test_cluster_on_a_provider_without_node_pools_is_refused() -> None:
+    from computeops_cdk._compat import App, TerraformStack
+    from computeops_cdk.constructs import ComputeWorkload
+
+    stack = TerraformStack(App(), "s")
+    with pytest.raises(TargetError, match=r"^\[s/c\] 'cluster' \('gpus'\) cannot be used on runpod: "):
+        ComputeWorkload(stack, "c", intent=EXAMPLES / "support-chat.yaml", provider="runpod", cluster="gpus")
+
+
+def test_infeasible_intent_keeps_its_rejections_and_gains_the_path() -> None:
+    from computeops_cdk._compat import App, TerraformStack
+    from computeops_cdk.constructs import ComputeWorkload
+
+    stack = TerraformStack(App(), "s")
+    with pytest.raises(NoFeasiblePlacementError) as err:
+        ComputeWorkload(stack, "x", intent=EXAMPLES / "infeasible-budget.yaml")
+    assert str(err.value).startswith("[s/x] no feasible placement for intent 'infeasible-budget'")
+    assert err.value.rejections and err.value.nearest_misses
+
+
+def test_bad_props_fail_at_construction() -> None:
+    from computeops_cdk._compat import App, TerraformStack
+    from computeops_cdk.constructs import ComputeWorkload
+
+    stack = TerraformStack(App(), "s")
+    with pytest.raises(TargetError, match="'intent' must be a WorkloadIntent or a path"):
+        ComputeWorkload(stack, "i", intent=42)  # type: ignore[arg-type]
+    with pytest.raises(TargetError, match=r"'cluster' is empty"):
+        ComputeWorkload(stack, "e", intent=EXAMPLES / "support-chat.yaml", cluster=" ")
+
+
+def test_a_second_default_provider_block_fails_at_synth_with_the_path() -> None:
+    from computeops_cdk._compat import App, TerraformStack, Testing, import_binding
+    from computeops_cdk.constructs import ComputeWorkload
+
+    stack = TerraformStack(App(), "dup")
+    workload = ComputeWorkload(stack, "w", intent=EXAMPLES / "support-chat.yaml", provider="aws")
+    assert workload.node.validate() == []
+    import_binding("aws", "provider").AwsProvider(stack, "mine", region="us-west-2")
+    (message,) = workload.node.validate()
+    assert message.startswith("[dup/w] the stack has 2 default aws provider blocks (dup/computeops_aws_")
+    with pytest.raises(RuntimeError, match="the stack has 2 default aws provider blocks"):
+        Testing.synth(stack, True)
