@@ -69,6 +69,12 @@ def test_list_unknown_accelerator_exits_2_with_did_you_mean(capsys: pytest.Captu
     assert "'H100'" in err
 
 
+def test_list_unknown_region_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "list", "--region", "us-east-9")
+    assert code == 2
+    assert err.startswith("error: unknown region 'us-east-9' (did you mean ")
+
+
 def test_show_prints_specs_offers_and_age(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "show", "P5.48XLARGE")
     assert code == 0

@@ -162,6 +162,7 @@ _WHERE = {
     "provider": f"one of {', '.join(PROVIDER_IDS)}",
     "accelerator": "an id or alias from `computeops catalog accelerators`",
     "instance type": "a name from `computeops catalog list`",
+    "region": "a region code from `computeops catalog list --json` (e.g. us-east-1)",
 }
 
 
@@ -184,6 +185,9 @@ def _cmd_list(args: argparse.Namespace) -> int:
             return _unknown("accelerator", args.accelerator, catalog.accelerator_names())
         offers = [o for o in offers if _itype(catalog, o).accelerator == acc.id]
     if args.region:
+        codes = sorted({r.code for r in catalog.regions})
+        if args.region.lower() not in {c.lower() for c in codes}:
+            return _unknown("region", args.region, codes)
         offers = [o for o in offers if o.region.lower() == args.region.lower()]
     if args.pricing:
         offers = [o for o in offers if o.pricing == args.pricing]
