@@ -1,0 +1,108 @@
+"""``python -m computeops_cdk.cli._demo``: run ``cdktn synth`` on the example apps under ``stacks/``.
+
+Run by ``make demo`` after the decide step. For each example it prints a progress line, the
+placement the engine chose (read back from the decision record written beside the stack) and where
+the synthesized Terraform JSON is. Uses the repository's cdktn CLI (``node_modules/.bin``, Node 22)
+and this interpreter's directory first on PATH, so ``python main.py`` in each ``cdktf.json`` is the
+interpreter that has computeops-cdk installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+__all__ = ["main"]
+
+DECISION_FILE = "computeops-decision.json"  # same name as constructs.DECISION_FILE (no cdktn import here)
+FIRST = ("inference-auto", "training-pinned")
+
+
+def _root() -> Path:
+    here = Path.cwd()
+    if (here / "stacks").is_dir():
+        return here
+    return Path(__file__).resolve().parents[3]
+
+
+def _env(root: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    path = [str(root / "node_modules" / ".bin"), str(Path(sys.executable).parent), env.get("PATH", "")]
+    env["PATH"] = os.pathsep.join(path)
+    env.setdefault("CHECKPOINT_DISABLE", "1")
+    env.setdefault("CDKTN_DISABLE_TELEMETRY", "true")
+    return env
+
+
+def _summary(record: Path) -> str:
+    chosen = json.loads(record.read_text())["decision"]
+    unit = chosen["unit_cost"]
+    unit_text = (
+        "USD/1M output tokens" if unit["unit"] == "usd_per_million_output_tokens" else "USD/training step"
+    )
+    return (
+        f"{chosen['provider']} {chosen['instance_type']} x{chosen['instances']} "
+        f"({chosen['accelerators_per_instance']} x {chosen['accelerator']} each) in {chosen['region']}, "
+        f"{chosen['pricing']}, {chosen['hourly_usd']:,.2f} USD/h, {unit['value']:.4g} {unit_text}"
+    )
+
+
+def _synth(root: Path, name: str, cdktn: Path) -> bool:
+    app_dir = root / "stacks" / name
+    print(f"==> cdktn synth stacks/{name}", flush=True)
+    started = time.perf_counter()
+    result = subprocess.run(
+        [str(cdktn), "synth"], cwd=app_dir, env=_env(root), capture_output=True, text=True, check=False
+    )
+    seconds = time.perf_counter() - started
+    out_dir = app_dir / "cdktf.out" / "stacks" / name
+    if result.returncode != 0 or not (out_dir / "cdk.tf.json").exists():
+        print(f"    failed after {seconds:.1f} s:", file=sys.stderr)
+        print(textwrap_tail(result.stdout + result.stderr), file=sys.stderr)
+        return False
+    print(f"    chosen: {_summary(out_dir / DECISION_FILE)}")
+    print(f"    terraform: {(out_dir / 'cdk.tf.json').relative_to(root)}  ({seconds:.1f} s)")
+    print(f"    decision:  {(out_dir / DECISION_FILE).relative_to(root)}")
+    return True
+
+
+def textwrap_tail(text: str, lines: int = 25) -> str:
+    """The last ``lines`` lines of a tool's output, indented."""
+    return "\n".join("    " + line for line in text.strip().splitlines()[-lines:])
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Synthesize the example stacks; exit 1 when any fails."""
+    parser = argparse.ArgumentParser(prog="python -m computeops_cdk.cli._demo", description=__doc__)
+    parser.add_argument("stacks", nargs="*", help="example names under stacks/ (default: all)")
+    args = parser.parse_args(argv)
+    root = _root()
+    cdktn = root / "node_modules" / ".bin" / "cdktn"
+    if not cdktn.exists():
+        print(f"error: {cdktn} not found. To fix: run `make demo` (it runs `npm ci`).", file=sys.stderr)
+        return 2
+    found = {p.parent.name for p in (root / "stacks").glob("*/cdktf.json")}
+    # The two the README walks through first (engine's choice, then a pin), the rest by name.
+    available = [n for n in FIRST if n in found] + sorted(found - set(FIRST))
+    names = args.stacks or available
+    unknown = [n for n in names if n not in available]
+    if unknown:
+        print(f"error: unknown example(s) {unknown}; available: {', '.join(available)}", file=sys.stderr)
+        return 2
+    print(f"Synthesizing {len(names)} example stack(s) with cdktn (CDK Terrain) ...")
+    ok = [_synth(root, name, cdktn) for name in names]
+    if all(ok):
+        print(
+            "Done: each stacks/<name>/cdktf.out/stacks/<name>/ holds cdk.tf.json (terraform/tofu plan there)."
+        )
+    return 0 if all(ok) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
