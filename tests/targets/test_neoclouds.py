@@ -169,17 +169,52 @@ def test_coreweave_unknown_instance_type() -> None:
         )
 
 
+@pytest.mark.parametrize(
+    ("target", "instance_type", "pricing", "cluster", "feature"),
+    [
+        (LambdaTarget(), "gpu_8x_h100_sxm5", "spot", None, "spot"),
+        (RunPodTarget(), "8x_H100-SXM_SECURE", "spot", None, "spot"),
+        (CrusoeTarget(), "crusoe_L40Sx4", "spot", None, "spot"),
+        (VastTarget(), "1x-RTX_4090-32-65536", "on_demand", "k8s", "kubernetes_node_pool"),
+        (OciTarget(), "BM.GPU.H100.8", "on_demand", "oke", "kubernetes_node_pool"),
+        (CoreWeaveTarget(), "hgx-h100-8x", "spot", "cks", "spot"),
+    ],
+)
+def test_a_placement_needing_an_unsupported_feature_is_refused_with_the_reason(
+    target: Target, instance_type: str, pricing: str, cluster: str | None, feature: str
+) -> None:
+    p = placement(instance_type=instance_type, pricing=pricing)
+    with pytest.raises(TargetError) as err:
+        target.emit(None, p, provider=None, props=TargetProps(name="w", cluster=cluster))
+    assert str(err.value) == (
+        f"{target.provider} target cannot express {feature!r} for {instance_type!r}: "
+        f"{target.unsupported[feature]}. "
+        "To fix: let the engine choose another provider, or change the pin/pricing."
+    )
+
+
 @pytest.mark.synth
-def test_multi_node_without_fabric_ids_is_refused() -> None:
+def test_several_instances_without_fabric_ids_are_independent() -> None:
+    from constructs import Construct
+
     from computeops_cdk import _compat
 
     stack = _compat.TerraformStack(_compat.Testing.app(), "s")
     nebius = placement(instance_type="gpu-h100-sxm_8gpu-128vcpu-1600gb", instances=2)
-    with pytest.raises(TargetError, match="options=\\{'infiniband_fabric': '<fabric>'\\}"):
-        NebiusTarget().emit(stack, nebius, provider=None, props=TargetProps(name="n"))
     crusoe = placement(instance_type="crusoe_A100-80G-sxm4x8", instances=2, region="culpeper-usa-1")
-    with pytest.raises(TargetError, match="need an InfiniBand partition on an IB network in us-east1-a"):
-        CrusoeTarget().emit(stack, crusoe, provider=None, props=TargetProps(name="c"))
+    for target, p in ((NebiusTarget(), nebius), (CrusoeTarget(), crusoe)):
+        props = TargetProps(name=target.provider)
+        target.emit(
+            Construct(stack, target.provider),
+            p,
+            provider=target.configure(stack, region="", props=props),
+            props=props,
+        )
+    doc = json.loads(_compat.Testing.synth(stack))
+    assert "nebius_compute_v1_gpu_cluster" not in doc["resource"]
+    assert "crusoe_ib_partition" not in doc["resource"]
+    assert all("gpu_cluster" not in vm for vm in doc["resource"]["nebius_compute_v1_instance"].values())
+    assert len(doc["resource"]["crusoe_compute_instance"]) == 2
 
 
 # --- synthesis ---

@@ -27,6 +27,7 @@ from typing import Any
 from ..engine import Placement
 from ..errors import TargetError
 from ._base import Target, TargetProps
+from ._support import require_supported
 
 __all__ = ["CHECKOV_SKIPS", "DEFAULT_IMAGE", "AzureTarget", "gpu_count"]
 
@@ -81,6 +82,7 @@ class AzureTarget(Target):
         )
 
     def emit(self, scope: Any, placement: Placement, *, provider: Any, props: TargetProps) -> dict[str, Any]:
+        require_supported(self, placement, props)
         size = _check_size(placement)
         if props.cluster:
             return {"node_pool": self._node_pool(scope, placement, size, provider, props)}

@@ -24,6 +24,7 @@ from typing import Any
 from ..engine import Placement
 from ..errors import TargetError
 from ._base import Target, TargetProps
+from ._support import require_supported
 
 __all__ = ["CHECKOV_SKIPS", "CKS_INSTANCE_IDS", "CoreWeaveTarget"]
 
@@ -61,6 +62,7 @@ class CoreWeaveTarget(Target):
     def configure(self, scope: Any, *, region: str, props: TargetProps) -> Any:
         from ._generic import provider_for
 
+        _require_cluster(props)
         if props.options.get("kubernetes_provider") is not None:
             return props.options["kubernetes_provider"]
         return provider_for(scope, "kubernetes")
@@ -68,10 +70,8 @@ class CoreWeaveTarget(Target):
     def emit(self, scope: Any, placement: Placement, *, provider: Any, props: TargetProps) -> dict[str, Any]:
         from ._generic import KubernetesManifest
 
-        if not props.cluster:
-            raise TargetError(
-                f"coreweave target: {_GPU_VM_REASON}. To fix: pass cluster='<CKS cluster name>'."
-            )
+        _require_cluster(props)
+        require_supported(self, placement, props)
         name = placement.instance_type.strip()
         instance_id = CKS_INSTANCE_IDS.get(name) or (
             name if _CKS_ID.match(name) and name.startswith("gd-") else None
@@ -101,3 +101,8 @@ class CoreWeaveTarget(Target):
             },
         )
         return {"node_pool": pool}
+
+
+def _require_cluster(props: TargetProps) -> None:
+    if not props.cluster:
+        raise TargetError(f"coreweave target: {_GPU_VM_REASON}. To fix: pass cluster='<CKS cluster name>'.")

@@ -11,7 +11,8 @@ product names and locations (tables below; locations unverified: pass ``location
 
 Options: ``ssh_public_key`` (Default: Terraform variable ``<name>_ssh_public_key``), ``location``,
 ``image`` (Default: Crusoe's curated NVIDIA Docker image for the form factor), ``subnet_id``
-(Default: Crusoe's default VPC subnet for the location), ``ib_network_id`` (required for multi-node).
+(Default: Crusoe's default VPC subnet for the location), ``ib_network_id`` (IB network of a partition
+joining the instances; Default: none, instances are independent).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 from ..engine import Placement
 from ..errors import TargetError
 from ._base import Target, TargetProps
+from ._support import require_supported
 
 __all__ = ["CHECKOV_SKIPS", "CrusoeTarget", "crusoe_type"]
 
@@ -78,6 +80,7 @@ class CrusoeTarget(Target):
     def emit(self, scope: Any, placement: Placement, *, provider: Any, props: TargetProps) -> dict[str, Any]:
         from ._generic import CrusoeComputeInstance, CrusoeIbPartition, option_or_variable
 
+        require_supported(self, placement, props)
         product = crusoe_type(placement.instance_type)
         opts = props.options
         location = str(opts.get("location") or _LOCATIONS.get(placement.region, placement.region))
@@ -87,13 +90,9 @@ class CrusoeTarget(Target):
         form = "sxm" if "sxm" in product else "pcie"
         roles: dict[str, Any] = {}
         adapters = None
-        if placement.instances > 1:
-            if not opts.get("ib_network_id"):
-                raise TargetError(
-                    f"crusoe target: {placement.instances} instances need an InfiniBand partition on an IB "
-                    f"network in {location}. To fix: pass options={{'ib_network_id': '<id from "
-                    "data.crusoe_ib_networks>'}}."
-                )
+        # Instances share an InfiniBand partition only when an IB network is named (ids are per account);
+        # without one they are independent replicas.
+        if placement.instances > 1 and opts.get("ib_network_id"):
             partition = CrusoeIbPartition(
                 scope,
                 "ib-partition",

@@ -22,6 +22,8 @@ Options (``TargetProps.options``):
   ``CHECKOV_SKIPS``).
 - ``image``: boot image. Default: ``DEFAULT_IMAGE`` (a Deep Learning VM family with NVIDIA drivers).
 - ``boot_disk_gb``: boot disk size. Default: 200.
+- ``secure_boot``: Shielded VM secure boot. Default: True (vTPM and integrity monitoring are always on).
+  Set False for an image whose NVIDIA kernel module is not signed.
 - ``tpu_runtime_version``: TPU software version. Default: per generation, see ``TPU_RUNTIMES``.
 - ``gke_location``: location of the GKE cluster given as ``cluster``. Default: the region.
 - ``gpu_driver_version``: GKE driver install (``LATEST``, ``DEFAULT``, ``INSTALLATION_DISABLED``).
@@ -38,13 +40,15 @@ from typing import Any
 from ..engine import Placement
 from ..errors import TargetError
 from ._base import Target, TargetProps
+from ._support import require_supported
 
 __all__ = ["CHECKOV_SKIPS", "DEFAULT_IMAGE", "TPU_RUNTIMES", "GcpTarget"]
 
 DEFAULT_IMAGE = (
     "projects/deeplearning-platform-release/global/images/family/common-cu128-ubuntu-2204-nvidia-570"
 )
-"""Deep Learning VM image family with CUDA and the NVIDIA driver (family name unverified: pass ``image``)."""
+"""Deep Learning VM image family with CUDA 12.8 and the NVIDIA 570 driver (family name as used in many
+public configurations; not checked against the image list: pass ``image`` to choose another)."""
 
 TPU_RUNTIMES: Mapping[str, str] = {
     "v2": "tpu-ubuntu2204-base",
@@ -305,6 +309,7 @@ class GcpTarget(Target):
         return mod.GoogleProvider(scope, "google", region=region, project=project)
 
     def emit(self, scope: Any, placement: Placement, *, provider: Any, props: TargetProps) -> dict[str, Any]:
+        require_supported(self, placement, props)
         machine = map_instance_type(placement)
         zone = str(props.options.get("zone") or default_zone(placement, machine))
         if props.cluster:
@@ -434,7 +439,7 @@ class GcpTarget(Target):
                     "instance_termination_action": "STOP" if spot else None,
                 },
                 shielded_instance_config={
-                    "enable_secure_boot": True,
+                    "enable_secure_boot": bool(props.options.get("secure_boot", True)),
                     "enable_vtpm": True,
                     "enable_integrity_monitoring": True,
                 },

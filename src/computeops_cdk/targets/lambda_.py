@@ -17,6 +17,7 @@ from typing import Any
 from ..engine import Placement
 from ..errors import TargetError
 from ._base import Target, TargetProps
+from ._support import require_supported
 
 __all__ = ["CHECKOV_SKIPS", "LambdaTarget"]
 
@@ -48,6 +49,7 @@ class LambdaTarget(Target):
     def emit(self, scope: Any, placement: Placement, *, provider: Any, props: TargetProps) -> dict[str, Any]:
         from ._generic import LambdalabsInstance, option_or_variable
 
+        require_supported(self, placement, props)
         name = placement.instance_type.strip()
         if not _TYPE.match(name):
             raise TargetError(

@@ -6,8 +6,8 @@ is implied by the project: ``project_id`` must be a project in the placement's r
 
 Options: ``project_id``, ``subnet_id``. Default: Terraform variables ``<name>_project_id`` /
 ``<name>_subnet_id``. ``image_family``: Default ``ubuntu22.04-cuda12`` (name unverified).
-``boot_disk_gb``: Default 200. ``infiniband_fabric``: required for multi-node (fabric names are per
-region and not in our data).
+``boot_disk_gb``: Default 200. ``infiniband_fabric``: InfiniBand fabric of a GPU cluster joining
+the instances. Default: none, several instances are independent (name a fabric for multi-node training).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import Any
 from ..engine import Placement
 from ..errors import TargetError
 from ._base import Target, TargetProps
+from ._support import require_supported
 
 __all__ = ["CHECKOV_SKIPS", "NebiusTarget", "platform_and_preset"]
 
@@ -62,6 +63,7 @@ class NebiusTarget(Target):
     def emit(self, scope: Any, placement: Placement, *, provider: Any, props: TargetProps) -> dict[str, Any]:
         from ._generic import NebiusComputeInstance, NebiusGpuCluster, option_or_variable
 
+        require_supported(self, placement, props)
         platform, preset = platform_and_preset(placement.instance_type)
         opts = props.options
         project = option_or_variable(
@@ -72,12 +74,9 @@ class NebiusTarget(Target):
         )
         roles: dict[str, Any] = {}
         gpu_cluster = None
-        if placement.instances > 1:
-            if not opts.get("infiniband_fabric"):
-                raise TargetError(
-                    f"nebius target: {placement.instances} instances need an InfiniBand GPU cluster, and its "
-                    "fabric name is region-specific. To fix: pass options={'infiniband_fabric': '<fabric>'}."
-                )
+        # Several instances share an InfiniBand GPU cluster only when a fabric is named (fabric names are
+        # region-specific and not in our data); without one they are independent replicas.
+        if placement.instances > 1 and opts.get("infiniband_fabric"):
             cluster = NebiusGpuCluster(
                 scope,
                 "gpu-cluster",

@@ -20,6 +20,7 @@ from typing import Any
 from ..engine import Placement
 from ..errors import TargetError
 from ._base import Target, TargetProps
+from ._support import require_supported
 
 __all__ = ["CHECKOV_SKIPS", "OciTarget"]
 
@@ -53,6 +54,7 @@ class OciTarget(Target):
     def emit(self, scope: Any, placement: Placement, *, provider: Any, props: TargetProps) -> dict[str, Any]:
         from ._generic import GenericDataSource, OciCoreInstance, option_or_variable
 
+        require_supported(self, placement, props)
         shape = placement.instance_type.strip()
         if not _SHAPE.match(shape):
             raise TargetError(

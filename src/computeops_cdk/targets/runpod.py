@@ -18,6 +18,7 @@ from typing import Any
 from ..engine import Placement
 from ..errors import TargetError, did_you_mean
 from ._base import Target, TargetProps
+from ._support import require_supported
 
 __all__ = ["CHECKOV_SKIPS", "DEFAULT_IMAGE", "GPU_TYPE_IDS", "RunPodTarget"]
 
@@ -75,6 +76,7 @@ class RunPodTarget(Target):
     def emit(self, scope: Any, placement: Placement, *, provider: Any, props: TargetProps) -> dict[str, Any]:
         from ._generic import RunpodPod
 
+        require_supported(self, placement, props)
         match = _TYPE.match(placement.instance_type.strip())
         gpu_type = GPU_TYPE_IDS.get(match.group(2)) if match else None
         if not match or gpu_type is None:

@@ -19,6 +19,7 @@ from typing import Any
 from ..engine import Placement
 from ..errors import TargetError
 from ._base import Target, TargetProps
+from ._support import require_supported
 
 __all__ = ["CHECKOV_SKIPS", "DEFAULT_IMAGE", "VastTarget", "vast_gpu_name"]
 
@@ -69,6 +70,7 @@ class VastTarget(Target):
     def emit(self, scope: Any, placement: Placement, *, provider: Any, props: TargetProps) -> dict[str, Any]:
         from ._generic import VastaiGpuOffers, VastaiInstance
 
+        require_supported(self, placement, props)
         gpu_name, count = vast_gpu_name(placement.instance_type)
         opts = props.options
         spot = placement.pricing == "spot"
