@@ -13,7 +13,7 @@ from pathlib import Path
 from ..catalog import HOURS_PER_MONTH, Catalog, Region, load_catalog
 from ..errors import NoFeasiblePlacementError
 from ..intent import WorkloadIntent
-from ._decision import Decision, EstimateSummary, Placement, UnitCost
+from ._decision import SCORE_DIMENSIONS, Decision, EstimateSummary, Placement, UnitCost
 from ._evaluate import Candidate, Evaluation, evaluate
 from ._explain import explanation, trade_off
 from ._index import catalog_index
@@ -27,9 +27,8 @@ from ._scores import (
     performance_score,
     reliability_score,
     residency_score,
-    weighted,
 )
-from ._sizing import Sizer, model_spec
+from ._sizing import sizer_for
 
 __all__ = ["DEFAULT_ALTERNATIVES", "decide"]
 
@@ -74,49 +73,37 @@ class _Scorer:
         self.preferred_records = [_region(catalog, p, r) for p, r in self.preferred]
         self.index_regions = index_regions
         self.memo: dict[tuple[object, ...], float] = {}
+        self.regional: dict[tuple[str, str], tuple[float, float, float]] = {}
 
-    def _performance(self, c: Candidate) -> float:
-        m = _metrics(c, self.training)
-        key = ("performance", *m)
-        if key not in self.memo:
-            self.memo[key] = performance_score(m, self.best)
-        return self.memo[key]
-
-    def _availability(self, c: Candidate) -> float:
-        o, kind = c.row.offer, c.row.provider.kind
-        regions = self.index_regions.get((o.provider, o.instance_type), 1)
-        key = ("availability", o.pricing, regions, kind)
-        if key not in self.memo:
-            self.memo[key] = availability_score(o.pricing, regions, kind)
-        return self.memo[key]
-
-    def _region(self, c: Candidate) -> tuple[float, float, float]:
+    def _static(self, c: Candidate) -> tuple[float, float, float, float, float]:
+        """(performance, availability, reliability, compliance, residency), each memoised by its inputs."""
         o, row = c.row.offer, c.row
-        key = ("region", o.provider, o.region)
-        if key not in self.memo:
-            self.memo[key] = 0.0
-            self.memo[("reliability", *key)] = reliability_score(row.provider)
-            self.memo[("compliance", *key)] = compliance_credit(row.provider, o.region)[0]
-            self.memo[("residency", *key)] = residency_score(
-                o.provider, row.region, o.region, self.preferred, self.preferred_records
+        m = _metrics(c, self.training)
+        performance = self.memo.get(m)
+        if performance is None:
+            performance = self.memo[m] = round(performance_score(m, self.best), 4)
+        key = (o.provider, o.instance_type, o.pricing)
+        availability = self.memo.get(key)
+        if availability is None:
+            regions = self.index_regions.get((o.provider, o.instance_type), 1)
+            availability = self.memo[key] = round(
+                availability_score(o.pricing, regions, row.provider.kind), 4
             )
-        return (
-            self.memo[("reliability", *key)],
-            self.memo[("compliance", *key)],
-            self.memo[("residency", *key)],
-        )
+        where = self.regional.get((o.provider, o.region))
+        if where is None:
+            where = self.regional[(o.provider, o.region)] = (
+                round(reliability_score(row.provider), 4),
+                round(compliance_credit(row.provider, o.region)[0], 4),
+                round(
+                    residency_score(o.provider, row.region, o.region, self.preferred, self.preferred_records),
+                    4,
+                ),
+            )
+        return (performance, availability, *where)
 
-    def scores(self, c: Candidate) -> dict[str, float]:
-        reliability, compliance, residency = self._region(c)
-        raw = {
-            "cost": cost_score(c.unit_cost, self.cheapest),
-            "performance": self._performance(c),
-            "availability": self._availability(c),
-            "reliability": reliability,
-            "compliance": compliance,
-            "residency": residency,
-        }
-        return {k: round(v, 4) for k, v in raw.items()}
+    def parts(self, c: Candidate) -> tuple[float, ...]:
+        """The six scores in SCORE_DIMENSIONS order, rounded to 4 decimals."""
+        return (round(cost_score(c.unit_cost, self.cheapest), 4), *self._static(c))
 
 
 def _score(
@@ -130,10 +117,11 @@ def _score(
     for c in feasible:
         c.unit_cost = _unit_cost(c, intent)
     scorer = _Scorer(feasible, intent, resolved, index_regions, catalog)
-    weights = intent.preferences.weights.as_dict()
+    weights = [intent.preferences.weights.as_dict()[d] for d in SCORE_DIMENSIONS]
+    total = sum(weights)
     for c in feasible:
-        c.scores = scorer.scores(c)
-        c.score = round(weighted(c.scores, weights), 4)
+        c.parts = scorer.parts(c)
+        c.score = round(sum(w * v for w, v in zip(weights, c.parts, strict=True)) / total, 4)
 
 
 def _region(catalog: Catalog, provider: str, code: str) -> Region | None:
@@ -208,7 +196,7 @@ def _placement(c: Candidate, intent: WorkloadIntent) -> Placement:
             memory_gb_per_accelerator=_r(s.memory_gb_per_accelerator, 2),
         ),
         attestations=_attested(c),
-        scores=c.scores,
+        scores=dict(zip(SCORE_DIMENSIONS, c.parts, strict=True)),
         score=c.score,
         price_source=row.offer.source,
         price_as_of=row.offer.as_of,
@@ -324,7 +312,7 @@ def decide(
     pin = pin if pin is not None else Pin()
     index = catalog_index(catalog)
     resolved = resolve(intent, catalog, index, pin)
-    result = evaluate(intent, index, resolved, pin, Sizer(intent, model_spec(intent)))
+    result = evaluate(intent, index, resolved, pin, sizer_for(intent.workload))
     header = _Header(intent=intent, catalog=catalog, result=result)
     if not result.feasible:
         raise _infeasible(header)

@@ -7,10 +7,11 @@ dictionary lookup per group per offer plus the offer's own price checks.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from ..catalog import HOURS_PER_MONTH
+from ..catalog import HOURS_PER_MONTH, PRICE_MODELS
 from ..intent import WorkloadIntent
 from ._decision import Reason, Rejection
 from ._index import CatalogIndex, Row
@@ -45,7 +46,8 @@ class Candidate:
     unit_cost: float = 0.0
     total: float | None = None
     reasons: tuple[Reason, ...] = ()
-    scores: dict[str, float] = field(default_factory=dict)
+    parts: tuple[float, ...] = ()
+    """The six scores in SCORE_DIMENSIONS order (feasible candidates only)."""
     score: float = 0.0
 
     @property
@@ -89,7 +91,11 @@ class _Evaluator:
         self.pin = pin
         self.sizer = sizer
         self.regions: dict[tuple[str, str], tuple[Reason, ...]] = {}
-        self.pricing: dict[str, tuple[Reason, ...]] = {}
+        self.pricing = {model: pricing_rule(model, self.constraints) for model in PRICE_MODELS}
+        k = self.constraints
+        self.caps = tuple(
+            math.inf if cap is None else cap for cap in (k.max_hourly_usd, k.max_monthly_usd, k.max_total_usd)
+        )
 
     def _unsupported(self, provider: str) -> Mapping[str, str] | None:
         targets = self.pin.targets
@@ -98,6 +104,9 @@ class _Evaluator:
         return targets.get(provider)
 
     def _target(self, row: Row, sizing: Sizing) -> tuple[Reason, ...]:
+        pin = self.pin
+        if pin.targets is None and not pin.unsupported and not pin.require:
+            return ()  # no target limits given: every feature is assumed expressible
         offer = row.offer
         features = features_needed(
             accelerator=row.accelerator, pricing=offer.pricing, needs_fabric=sizing.needs_fabric
@@ -121,20 +130,9 @@ class _Evaluator:
 
     def _region(self, row: Row) -> tuple[Reason, ...]:
         offer = row.offer
-        key = (offer.provider, offer.region)
-        found = self.regions.get(key)
-        if found is None:
-            residency = residency_rule(
-                offer.provider, offer.region, row.region, self.constraints, self.resolved
-            )
-            found = residency + compliance_rules(row.provider, offer.region, self.constraints.compliance)
-            self.regions[key] = found
-        return found
-
-    def _pricing(self, pricing: str) -> tuple[Reason, ...]:
-        found = self.pricing.get(pricing)
-        if found is None:
-            found = self.pricing[pricing] = pricing_rule(pricing, self.constraints)
+        residency = residency_rule(offer.provider, offer.region, row.region, self.constraints, self.resolved)
+        found = residency + compliance_rules(row.provider, offer.region, self.constraints.compliance)
+        self.regions[(offer.provider, offer.region)] = found
         return found
 
     def run(self, run: tuple[Row, ...]) -> list[Candidate]:
@@ -146,22 +144,33 @@ class _Evaluator:
             accelerator, self.resolved
         )
         priced = all(r.rule in _SIZED_RULES for r in sizing.reasons)
+        instances, hours = sizing.instances, sizing.hours
+        cap_hourly, cap_monthly, cap_total = self.caps
         targets: dict[str, tuple[Reason, ...]] = {}
+        regions, pricing_reasons = self.regions, self.pricing
         out = []
         for row in run:
             offer = row.offer
             target = targets.get(offer.pricing)
             if target is None:
                 target = targets[offer.pricing] = self._target(row, sizing)
-            reasons = shared + self._pricing(offer.pricing) + self._region(row) + target + sizing.reasons
+            region = regions.get((offer.provider, offer.region))
+            if region is None:
+                region = self._region(row)
+            reasons = shared + pricing_reasons[offer.pricing] + region + target + sizing.reasons
             price = offer.hourly_usd
             if price is None:
                 out.append(Candidate(row=row, sizing=sizing, hourly=None, reasons=(*reasons, _UNKNOWN_PRICE)))
                 continue
-            hourly = price * sizing.instances
-            total = hourly * sizing.hours if sizing.hours is not None else None
-            if priced:
-                reasons += price_rules(hourly, sizing.hours, sizing.instances, price, self.constraints)
+            hourly = price * instances
+            total = hourly * hours if hours is not None else None
+            # The caps are checked cheaply first; price_rules builds the messages only for a breach.
+            if priced and (
+                hourly > cap_hourly
+                or hourly * HOURS_PER_MONTH > cap_monthly
+                or (total is not None and total > cap_total)
+            ):
+                reasons += price_rules(hourly, hours, instances, price, self.constraints)
             out.append(Candidate(row=row, sizing=sizing, hourly=hourly, total=total, reasons=reasons))
         return out
 

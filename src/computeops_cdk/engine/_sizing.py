@@ -23,10 +23,10 @@ from typing import Literal
 from .. import perf
 from ..catalog import Accelerator, InstanceType
 from ..errors import EstimateError
-from ..intent import WorkloadIntent
+from ..intent import Workload
 from ._decision import Reason
 
-__all__ = ["MAX_INSTANCES", "Sizer", "Sizing", "model_spec"]
+__all__ = ["MAX_INSTANCES", "Sizer", "Sizing", "model_spec", "sizer_for"]
 
 MAX_INSTANCES = 256
 """Largest deployment (instances of one offer) the engine considers."""
@@ -62,9 +62,9 @@ class Sizing:
         return self.group_instances > 1
 
 
-def model_spec(intent: WorkloadIntent) -> perf.ModelSpec:
-    """The performance model's spec for the intent's model (registry first, else from its size)."""
-    ref = intent.workload.model
+def model_spec(workload: Workload) -> perf.ModelSpec:
+    """The performance model's spec for the workload's model (registry first, else from its size)."""
+    ref = workload.model
     try:
         return perf.resolve_model(ref.name)
     except EstimateError:
@@ -123,13 +123,19 @@ def _gb(value: float) -> str:
     return f"{value:,.1f} GB"
 
 
-class Sizer:
-    """Sizes instance types for one intent; results are cached per (accelerator, count, multi-node)."""
+@lru_cache(maxsize=64)
+def sizer_for(workload: Workload) -> Sizer:
+    """The Sizer of a workload, shared by every decision about the same workload (pure, so safe)."""
+    return Sizer(workload, model_spec(workload))
 
-    def __init__(self, intent: WorkloadIntent, model: perf.ModelSpec) -> None:
-        self._intent = intent
+
+class Sizer:
+    """Sizes instance types for one workload; results are cached per (accelerator, count, multi-node)."""
+
+    def __init__(self, workload: Workload, model: perf.ModelSpec) -> None:
+        self._workload = workload
         self._model = model
-        self._precision = intent.workload.model.precision
+        self._precision = workload.model.precision
         self._cache: dict[tuple[str, int, bool], Sizing] = {}
 
     def size(self, itype: InstanceType, acc: Accelerator) -> Sizing:
@@ -138,7 +144,7 @@ class Sizer:
         found = self._cache.get(key)
         if found is None:
             try:
-                if self._intent.workload.type == "inference":
+                if self._workload.type == "inference":
                     found = self._size_inference(acc, itype.accelerator_count, itype.multi_node)
                 else:
                     found = self._size_training(acc, itype.accelerator_count, itype.multi_node)
@@ -150,7 +156,7 @@ class Sizer:
     # -- inference ------------------------------------------------------------------------------
 
     def _size_inference(self, acc: Accelerator, per_node: int, multi_node: bool) -> Sizing:
-        serving = self._intent.workload.serving
+        serving = self._workload.serving
         assert serving is not None  # the intent guarantees it for inference
         lengths = (serving.input_tokens, serving.output_tokens)
         targets = (serving.ttft_ms, serving.tpot_ms)
@@ -237,7 +243,7 @@ class Sizer:
     # -- training -------------------------------------------------------------------------------
 
     def _size_training(self, acc: Accelerator, per_node: int, multi_node: bool) -> Sizing:
-        training = self._intent.workload.training
+        training = self._workload.training
         assert training is not None  # the intent guarantees it for training and fine_tuning
         shape = (training.seq_len, training.global_batch_tokens, training.method)
         deadline = training.deadline_hours
