@@ -1,7 +1,7 @@
 """Regression on the published measurements the model was calibrated to (rows.csv, split
 "calibration"): each prediction must stay inside a tolerance band around the published value.
 Rows whose workload the source does not fully describe (MLPerf's mean input lengths) get the
-issue's outer band (2x); the others +-35 %."""
+issue's outer band (2x), the MoE rows sharing one fitted factor a wider one; the others +-35 %."""
 
 from __future__ import annotations
 
@@ -21,13 +21,18 @@ with open(ROOT / "benchmarks" / "calibration" / "rows.csv", newline="") as fh:
     ROWS = list(csv.DictReader(fh))
 CALIBRATION = [r for r in ROWS if r["split"] == "calibration"]
 LOOSE = {"INF-01": (0.35, 2.0), "INF-03": (0.5, 2.0)}
+# One MoE factor is fitted across four different MoE models and stacks: they spread +-45 %.
+LOOSE |= {f"CAL-MOE-{i}": (0.55, 1.6) for i in range(1, 5)}
 ACCS = accuracy.load_accelerators()
 
 
 def test_calibration_rows_match_the_shared_csv() -> None:
     with open(ROOT / "benchmarks" / "calibration" / "benchmarks-calibration.csv", newline="") as fh:
         shared = {r["id"]: float(r["value"]) for r in csv.DictReader(fh)}
-    assert {r["id"]: float(r["value"]) for r in CALIBRATION} == shared
+    ours = {r["id"]: float(r["value"]) for r in CALIBRATION if r["id"] in shared}
+    assert ours == shared  # every shared row is evaluated, with its published value
+    added = [r["id"] for r in CALIBRATION if r["id"] not in shared]
+    assert all(i.startswith("CAL-") for i in added)  # our own additions are labelled as such
 
 
 @pytest.mark.parametrize("row", CALIBRATION, ids=[r["id"] for r in CALIBRATION])
@@ -37,7 +42,8 @@ def test_prediction_within_band(row: dict[str, str]) -> None:
     assert lo <= ratio <= hi, f"{row['id']}: predicted/published = {ratio:.2f}"
 
 
-def test_heldout_median_error_stays_near_the_target() -> None:
-    results = accuracy.evaluate()
-    s = accuracy.summary(results, "heldout")
-    assert s["median_pct"] <= 25
+def test_heldout_rows_meet_the_issue_targets() -> None:
+    # median |error| <= 20 % and no row off by more than 2x, on rows never used for fitting
+    s = accuracy.summary(accuracy.evaluate(), "heldout")
+    assert s["median_pct"] <= 20
+    assert s["within_2x"] == s["rows"]

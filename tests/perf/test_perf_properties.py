@@ -94,8 +94,12 @@ def test_more_accelerators_never_reduce_training_throughput(
 
 
 @FEW
-@given(gpu=GPUS, conc=st.integers(1, 256), inp=LENGTHS, out=LENGTHS)
-def test_moe_decodes_faster_than_dense_of_equal_size(gpu: str, conc: int, inp: int, out: int) -> None:
+@given(gpu=GPUS, inp=LENGTHS, out=LENGTHS)
+def test_moe_decodes_faster_than_dense_of_equal_size(gpu: str, inp: int, out: int) -> None:
+    # A single stream reads only the routed experts (2 of 8 here). At mid-size batches every
+    # expert is read anyway and the fitted MoE kernel factor (_calibration.MOE_DECODE_FACTOR)
+    # can make an MoE step as slow as a dense one, as measured serving stacks show.
+    conc = 1
     moe = resolve_model("mixtral-8x7b")
     dense = model_from_params(moe.params_b, layers=moe.layers, hidden=moe.hidden, kv_heads=moe.kv_heads)
     dense = dataclasses.replace(dense, heads=moe.heads, head_dim=moe.head_dim)

@@ -49,6 +49,7 @@ class _Replica:
     bw: float  # bytes/s effective per accelerator
     lat: float
     link_bps: float
+    moe_factor: float  # MOE_DECODE_FACTOR for MoE models, 1 for dense ones
 
 
 def _kv_bytes(precision: Precision) -> float:
@@ -96,6 +97,7 @@ def _replica(m: ModelSpec, hw: Hardware, prec: Precision, t: int, ctx: float, gp
         bw=hw.bw_gbps * 1e9 * cal.DECODE_BW_EFF,
         lat=lat,
         link_bps=link * 1e9 * cal.LINK_EFF,
+        moe_factor=cal.MOE_DECODE_FACTOR if frac else 1.0,
     )
 
 
@@ -143,7 +145,7 @@ def _coeffs(m: ModelSpec, r: _Replica, inp: int, out: int) -> _Coeffs:
     overhead = m.layers * cal.STEP_OVERHEAD_S_PER_LAYER
     comm1 = _comm(m, r, 1)
     comm_fixed = 2 * m.layers * r.lat if r.t > 1 else 0.0
-    pf_tok = (dense_flops + 2 * m.layers * inp * q_dim) / (r.t * r.ach_flops)
+    pf_tok = r.moe_factor * (dense_flops + 2 * m.layers * inp * q_dim) / (r.t * r.ach_flops)
     # prefill of one prompt: compute bound, but never faster than reading the weights once
     prefill = max(inp * pf_tok, _weights_read(r, inp) / r.t / r.bw) + _comm(m, r, inp) + overhead
     return _Coeffs(
@@ -159,13 +161,13 @@ def _coeffs(m: ModelSpec, r: _Replica, inp: int, out: int) -> _Coeffs:
 
 def _point(m: ModelSpec, r: _Replica, batch: int, inp: int, out: int, c: _Coeffs | None = None) -> _Point:
     c = c or _coeffs(m, r, inp, out)
-    t_mem = _weights_read(r, batch) / r.t / r.bw + batch * c.kv_per_req_s
-    t_cmp = batch * c.cmp_per_req_s
+    t_mem = r.moe_factor * (_weights_read(r, batch) / r.t / r.bw + batch * c.kv_per_req_s)
+    t_cmp = r.moe_factor * batch * c.cmp_per_req_s
     t_comm = c.comm_fixed_s + batch * c.comm_per_req_s
     step = max(t_mem, t_cmp) + t_comm + c.overhead_s
     interleaved = (batch - 1) / out * inp * c.pf_tok_s
     tpot = step + interleaved
-    ttft = c.prefill_s + (step if batch > 1 else 0.0)
+    ttft = cal.REQUEST_OVERHEAD_S + c.prefill_s + (step if batch > 1 else 0.0)
     tokens_per_s = batch * out / (c.prefill_s + out * tpot)
     bound: Bound = "compute" if t_cmp + interleaved > t_mem else "memory"
     if t_comm > max(t_mem, t_cmp + interleaved):
@@ -184,7 +186,7 @@ def _dense_limit(r: _Replica, c: _Coeffs, inp: int, out: int, ttft: float | None
     best = float(r.max_batch)
     for limit, extra_a, extra_b in (
         (tpot, -inp * c.pf_tok_s / out, inp * c.pf_tok_s / out),
-        (ttft, c.prefill_s, 0.0),
+        (ttft, cal.REQUEST_OVERHEAD_S + c.prefill_s, 0.0),
     ):
         if limit is None:
             continue
