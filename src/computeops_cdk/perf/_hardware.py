@@ -53,6 +53,8 @@ class Hardware:
     """'fast' (NVLink, Infinity Fabric, ICI), or 'pcie' when the part has no vendor link."""
     link_gbps: float
     is_tpu: bool
+    link_note: str | None
+    """Set when the link bandwidth is assumed rather than published."""
     arch: str
 
     def supports(self, precision: str) -> bool:
@@ -115,6 +117,14 @@ def hardware_of(acc: Any) -> Hardware:
         # A vendor link without a published per-GPU figure (Infinity Fabric, NVLink 2): count it
         # as PCIe-class bandwidth with fast-link latency rather than inventing a number.
         link_gbps = cal.PCIE_GBPS
+        link_note = (
+            f"{name}'s {interconnect} bandwidth is not published in the catalog: modelled at "
+            f"PCIe Gen4 speed ({cal.PCIE_GBPS:g} GB/s per accelerator), a conservative floor"
+        )
+    elif not fast:
+        link_note = f"{name} has no accelerator link in the catalog: tensor/data parallel traffic over PCIe"
+    else:
+        link_note = None
     return Hardware(
         name=name,
         memory_gb=float(acc.memory_gb),
@@ -126,6 +136,7 @@ def hardware_of(acc: Any) -> Hardware:
         link="fast" if fast else "pcie",
         link_gbps=float(link_gbps) if fast and link_gbps else cal.PCIE_GBPS,
         is_tpu=is_tpu,
+        link_note=link_note,
         arch=arch,
     )
 

@@ -255,6 +255,9 @@ def estimate_inference_hw(
     prec, notes = resolve_precision(hw, precision, training=False)
     if prec in ("int8", "int4"):
         notes.append(f"{prec} weight-only quantization: weights stored at {prec}, math in 16-bit")
+    peak_note = hw.peak_tflops(prec)[1]
+    if peak_note:
+        notes.append(peak_note)
     ctx = inp + out / 2
     slo = ttft_ms is not None or tpot_ms is not None
     best: tuple[tuple[float, ...], _Replica, _Point, int, bool | None] | None = None
@@ -295,7 +298,7 @@ def estimate_inference_hw(
     busy = replicas if concurrency is None else min(replicas, concurrency)
     total = busy * p.tokens_per_s
     mem = r.static_gb + p.batch * m.kv_context(ctx) * r.kv_gb_per_token
-    notes += _notes(m, r, p, count, replicas, gpn, concurrency)
+    notes += _notes(m, r, p, count, replicas, gpn, concurrency, hw.link_note)
     return InferenceEstimate(
         tokens_per_s=total,
         tokens_per_s_per_accelerator=total / count,
@@ -323,7 +326,14 @@ def _meets(p: _Point, ttft_ms: float | None, tpot_ms: float | None) -> bool:
 
 
 def _notes(
-    m: ModelSpec, r: _Replica, p: _Point, count: int, replicas: int, gpn: int, conc: int | None
+    m: ModelSpec,
+    r: _Replica,
+    p: _Point,
+    count: int,
+    replicas: int,
+    gpn: int,
+    conc: int | None,
+    hw_link_note: str | None = None,
 ) -> list[str]:
     notes = [
         f"tensor parallel {r.t} x {replicas} replica(s), {p.batch} request(s) in flight per replica "
@@ -334,8 +344,11 @@ def _notes(
     if m.is_moe:
         notes.append(
             f"MoE: {m.active_params_b:g}B of {m.params_b:g}B params active per token drive FLOPs; "
-            "all experts are held in memory; a batch reads the experts its tokens route to"
+            "all experts are held in memory; a batch reads the experts its tokens route to; "
+            f"MoE kernels modelled at 1/{cal.MOE_DECODE_FACTOR:g} of the roofline (fitted)"
         )
+    if r.t > 1 and r.t <= gpn and hw_link_note:
+        notes.append(hw_link_note)
     if r.t > gpn:
         notes.append(f"tensor parallel {r.t} spans nodes of {gpn}: all-reduces cross the network fabric")
     if count > r.t * replicas:

@@ -153,6 +153,8 @@ def estimate_training_hw(
         + (", full activation recomputation" if lay.ckpt else ""),
         f"data-parallel traffic over {link}" + (" is the bottleneck" if bound == "communication" else ""),
     ]
+    if hw.link_note and count > 1 and link != "the inter-node fabric":
+        notes.append(hw.link_note)
     if m.is_moe:
         notes.append("MoE: FLOPs from active params; expert all-to-all cost not modelled separately")
     return TrainingEstimate(
