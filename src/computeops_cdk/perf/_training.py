@@ -151,8 +151,15 @@ def estimate_training_hw(
         f"layout: tensor parallel {lay.tp} x pipeline {lay.mp // lay.tp} x data parallel "
         f"{count // lay.mp}, ZeRO-3/FSDP sharded states"
         + (", full activation recomputation" if lay.ckpt else ""),
-        f"data-parallel traffic over {link}" + (" is the bottleneck" if bound == "communication" else ""),
     ]
+    if link:
+        notes.append(
+            f"data-parallel traffic over {link}" + (" is the bottleneck" if bound == "communication" else "")
+        )
+    else:
+        notes.append("one replica: no data-parallel traffic")
+    if lora:
+        notes.append("LoRA efficiency assumed equal to full training's (no published LoRA row calibrates it)")
     if hw.link_note and count > 1 and link != "the inter-node fabric":
         notes.append(hw.link_note)
     if m.is_moe:
@@ -181,7 +188,7 @@ def _dp_traffic_s(
     m: ModelSpec, hw: Hardware, count: int, mp: int, gpn: int, fabric: bool, lora: bool
 ) -> tuple[float, str]:
     if count <= mp:
-        return 0.0, "no data-parallel group"
+        return 0.0, ""
     trained = m.params_b * 1e9 * (cal.LORA_PARAM_FRACTION if lora else 1.0)
     volume = 3 * 2 * trained / mp
     if count > gpn:
