@@ -144,6 +144,21 @@ class Rejection:
             "reasons": [r.to_dict() for r in self.reasons],
         }
 
+    @classmethod
+    def of(
+        cls, provider: str, instance_type: str, region: str, pricing: str, reasons: tuple[Reason, ...]
+    ) -> Rejection:
+        """Positional constructor for the engine's hot path (a catalog rejects thousands of offers);
+        it skips the keyword-argument frozen ``__init__`` and sets the same fields."""
+        made = object.__new__(cls)
+        set_field = object.__setattr__
+        set_field(made, "provider", provider)
+        set_field(made, "instance_type", instance_type)
+        set_field(made, "region", region)
+        set_field(made, "pricing", pricing)
+        set_field(made, "reasons", reasons)
+        return made
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Decision:

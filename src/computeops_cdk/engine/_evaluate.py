@@ -29,7 +29,7 @@ from ._rules import (
 )
 from ._sizing import Sizer, Sizing
 
-__all__ = ["Candidate", "Evaluation", "evaluate"]
+__all__ = ["Candidate", "Evaluation", "Rejected", "as_candidate", "evaluate"]
 
 _SIZED_RULES = frozenset({"deadline", "latency.ttft", "latency.tpot", "throughput"})
 """Sizing failures after which the deployment's size (and so its price) is still meaningful."""
@@ -55,33 +55,36 @@ class Candidate:
         return None if self.hourly is None else self.hourly * HOURS_PER_MONTH
 
 
+Rejected = tuple[Row, Sizing, float | None, float | None, tuple[Reason, ...]]
+"""A rejected offer as (row, sizing, hourly, total, reasons): a plain tuple, because most offers are
+rejected and only an infeasible decision (nearest misses) needs them as Candidates."""
+
+
+def as_candidate(rejected: Rejected) -> Candidate:
+    """A rejected offer as a Candidate (for the nearest-miss search)."""
+    row, sizing, hourly, total, reasons = rejected
+    return Candidate(row=row, sizing=sizing, hourly=hourly, total=total, reasons=reasons)
+
+
 @dataclass(slots=True)
 class Evaluation:
-    """What ``evaluate`` found: feasible candidates, rejected ones, and what the pin left out."""
+    """What ``evaluate`` found: feasible candidates, rejected offers, and what the pin left out."""
 
     feasible: list[Candidate]
-    rejected: list[Candidate]
+    rejected: list[Rejected]
     pinned_out: dict[str, int]
     pinned_out_feasible: list[Candidate]
     _rejections: tuple[Rejection, ...] | None = None
 
     def rejections(self) -> tuple[Rejection, ...]:
-        """The rejected candidates as the Decision's records (canonical order; built once)."""
+        """The rejected offers as the Decision's records (canonical order; built once)."""
         if self._rejections is None:
-            self._rejections = self._build_rejections()
-        return self._rejections
-
-    def _build_rejections(self) -> tuple[Rejection, ...]:
-        return tuple(
-            Rejection(
-                provider=c.row.offer.provider,
-                instance_type=c.row.offer.instance_type,
-                region=c.row.offer.region,
-                pricing=c.row.offer.pricing,
-                reasons=c.reasons,
+            make = Rejection.of
+            self._rejections = tuple(
+                make(o.provider, o.instance_type, o.region, o.pricing, reasons)
+                for o, reasons in ((r[0].offer, r[4]) for r in self.rejected)
             )
-            for c in self.rejected
-        )
+        return self._rejections
 
 
 class _Evaluator:
@@ -135,8 +138,8 @@ class _Evaluator:
         self.regions[(offer.provider, offer.region)] = found
         return found
 
-    def run(self, run: tuple[Row, ...]) -> list[Candidate]:
-        """Candidates for one run of offers sharing (provider, instance type)."""
+    def run(self, run: tuple[Row, ...], feasible: list[Candidate], rejected: list[Rejected]) -> None:
+        """Evaluate one run of offers sharing (provider, instance type) into the two lists."""
         first = run[0]
         sizing = self._sizing(first)
         accelerator = first.itype.accelerator if first.itype is not None else ""
@@ -148,7 +151,6 @@ class _Evaluator:
         cap_hourly, cap_monthly, cap_total = self.caps
         targets: dict[str, tuple[Reason, ...]] = {}
         regions, pricing_reasons = self.regions, self.pricing
-        out = []
         for row in run:
             offer = row.offer
             target = targets.get(offer.pricing)
@@ -160,7 +162,7 @@ class _Evaluator:
             reasons = shared + pricing_reasons[offer.pricing] + region + target + sizing.reasons
             price = offer.hourly_usd
             if price is None:
-                out.append(Candidate(row=row, sizing=sizing, hourly=None, reasons=(*reasons, _UNKNOWN_PRICE)))
+                rejected.append((row, sizing, None, None, (*reasons, _UNKNOWN_PRICE)))
                 continue
             hourly = price * instances
             total = hourly * hours if hours is not None else None
@@ -171,8 +173,10 @@ class _Evaluator:
                 or (total is not None and total > cap_total)
             ):
                 reasons += price_rules(hourly, hours, instances, price, self.constraints)
-            out.append(Candidate(row=row, sizing=sizing, hourly=hourly, total=total, reasons=reasons))
-        return out
+            if reasons:
+                rejected.append((row, sizing, hourly, total, reasons))
+            else:
+                feasible.append(Candidate(row=row, sizing=sizing, hourly=hourly, total=total))
 
     def pin_rule(self, row: Row) -> str | None:
         if self.resolved.pin_provider is not None and row.offer.provider != self.resolved.pin_provider:
@@ -198,16 +202,25 @@ def evaluate(
     """
     evaluator = _Evaluator(intent, resolved, pin, sizer)
     result = Evaluation(feasible=[], rejected=[], pinned_out={}, pinned_out_feasible=[])
-    pinned = resolved.pin_provider is not None or resolved.pin_region is not None
+    if resolved.pin_provider is None and resolved.pin_region is None:
+        for run in index.by_itype:
+            evaluator.run(run, result.feasible, result.rejected)
+        return result
+    feasible: list[Candidate] = []
+    rejected: list[Rejected] = []
     for run in index.by_itype:
-        for candidate in evaluator.run(run):
-            rule = evaluator.pin_rule(candidate.row) if pinned else None
-            if rule is not None:
-                result.pinned_out[rule] = result.pinned_out.get(rule, 0) + 1
-                if not candidate.reasons:
-                    result.pinned_out_feasible.append(candidate)
-            elif candidate.reasons:
-                result.rejected.append(candidate)
-            else:
-                result.feasible.append(candidate)
+        evaluator.run(run, feasible, rejected)
+    for candidate in feasible:
+        rule = evaluator.pin_rule(candidate.row)
+        if rule is None:
+            result.feasible.append(candidate)
+        else:
+            result.pinned_out[rule] = result.pinned_out.get(rule, 0) + 1
+            result.pinned_out_feasible.append(candidate)
+    for item in rejected:
+        rule = evaluator.pin_rule(item[0])
+        if rule is None:
+            result.rejected.append(item)
+        else:
+            result.pinned_out[rule] = result.pinned_out.get(rule, 0) + 1
     return result

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from ._evaluate import Candidate
+from ._evaluate import Candidate, Rejected, as_candidate
 
 __all__ = ["MAX_MISSES", "nearest_misses"]
 
@@ -104,10 +104,13 @@ def _what(c: Candidate) -> str:
     )
 
 
-def nearest_misses(rejected: Sequence[Candidate], caps: dict[str, float | None]) -> list[str]:
+def nearest_misses(rejected: Sequence[Rejected], caps: dict[str, float | None]) -> list[str]:
     """Up to MAX_MISSES relaxations, nearest first, each naming the candidate it would admit."""
     best: dict[tuple[str, ...], tuple[tuple[float, float, str], list[str], Candidate]] = {}
-    for c in rejected:
+    for item in rejected:
+        if any(r.rule in _FIXED for r in item[4]):
+            continue
+        c = as_candidate(item)
         found = _relaxation(c, caps)
         if found is None:
             continue
