@@ -134,3 +134,15 @@ def test_deterministic(accs: dict[str, Accelerator]) -> None:
 
     _inference.estimate_inference_hw.cache_clear()
     assert estimate_inference(resolve_model("mixtral-8x22b"), **kw) == first  # type: ignore[arg-type]
+
+
+def test_tensor_parallel_stays_inside_a_node_when_the_model_fits(accs: dict[str, Accelerator]) -> None:
+    kw = {"precision": "fp8", "accelerator": accs["H100-SXM"], "count": 32, "gpus_per_node": 8}
+    for conc in (1, None):
+        e = estimate_inference(L70, input_tokens=1024, output_tokens=256, concurrency=conc, **kw)  # type: ignore[arg-type]
+        assert e.tensor_parallel <= 8
+    big = estimate_inference(
+        resolve_model("llama-3.1-405b"), precision="bf16", accelerator=accs["H100-SXM"], count=16,
+        gpus_per_node=8, input_tokens=1024, output_tokens=256,
+    )  # fmt: skip
+    assert big.fits and big.tensor_parallel == 16  # 810 GB of weights need two nodes

@@ -261,10 +261,14 @@ def estimate_inference_hw(
     ctx = inp + out / 2
     slo = ttft_ms is not None or tpot_ms is not None
     best: tuple[tuple[float, ...], _Replica, _Point, int, bool | None] | None = None
+    fits_in_node = False
     for t in [tp_pin] if tp_pin else _tp_candidates(m, count):
+        if t > gpn and fits_in_node:
+            break  # tensor parallelism stays inside a node whenever the model fits there
         r = _replica(m, hw, prec, t, ctx, gpn)
         if r.max_batch < 1:
             continue
+        fits_in_node = fits_in_node or t <= gpn
         replicas = count // t
         slo_met: bool | None = None
         busy = replicas
