@@ -12,7 +12,9 @@ every estimate. Pure arithmetic, deterministic and cached (an estimate costs mic
 Sizing for the engine: call once per (accelerator, accelerators per instance) with ``count`` =
 accelerators per instance; the result is already the best tensor-parallel degree x replicas for
 that instance, so ``n`` instances serve ``n x tokens_per_s``. ``fits=False`` means the model does
-not fit in one instance (larger instances or fewer bytes per weight are needed).
+not fit in one instance: call again with ``count = k x per_instance`` and ``gpus_per_node =
+per_instance`` (a TP group spanning k instances, paying for the network), or use fewer bytes per
+weight.
 """
 
 from __future__ import annotations

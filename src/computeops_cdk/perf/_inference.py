@@ -12,9 +12,10 @@ The model, per replica of ``t`` tensor-parallel accelerators serving ``B`` reque
 * Continuous batching in steady state: each step also prefills the prompts of the requests that
   replace finished ones, so TPOT = step + (B - 1) / output_tokens x prompt prefill time, and a
   replica produces B x output_tokens per (own prefill + output_tokens x TPOT).
-* Tensor parallelism stays inside a node (``gpus_per_node``); a TP group larger than a node uses
-  the inter-node fabric for its all-reduces (50 GB/s per GPU, 40 us), which is why it is rarely
-  chosen. Accelerators beyond TP x replicas idle.
+* Tensor parallelism stays inside a node (``gpus_per_node``) whenever the model fits there; only a
+  model too big for one node gets a TP group spanning nodes, whose all-reduces then cross the
+  inter-node fabric (50 GB/s per GPU, 40 us). Among the degrees that fit, the one with the highest
+  throughput at the operating point wins (ties: the smaller). Accelerators beyond TP x replicas idle.
 """
 
 from __future__ import annotations
