@@ -121,3 +121,25 @@ def test_every_generic_provider_has_a_namespaced_source_and_a_constraint() -> No
     for local, (source, version) in PROVIDER_SOURCES.items():
         assert source.count("/") == 1, local
         assert version.startswith("~> "), local
+
+
+def test_configure_makes_a_fresh_block_that_the_construct_can_alias() -> None:
+    from constructs import Construct
+
+    from computeops_cdk.targets._base import TargetProps
+    from computeops_cdk.targets.oci import OciTarget
+
+    stack = _compat.TerraformStack(_compat.Testing.app(), "s")
+    target = OciTarget()
+    first = target.configure(stack, region="us-phoenix-1", props=TargetProps(name="a"))
+
+    second = target.configure(Construct(stack, "other"), region="us-sanjose-1", props=TargetProps(name="b"))
+    second.alias = "sanjose"
+    assert second is not first
+    GenericResource(stack, "r", resource_type="oci_thing", provider=second, attributes={"a": 1})
+    doc = synth(stack)
+    blocks = doc["provider"]["oci"]
+    assert {"region": "us-phoenix-1"} in blocks
+    assert {"region": "us-sanjose-1", "alias": "sanjose"} in blocks
+    (thing,) = doc["resource"]["oci_thing"].values()
+    assert thing["provider"] == "oci.sanjose"

@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import jsii
+
 from .._compat import TerraformProvider, TerraformResource, core
 
 _TerraformDataSource: Any = core.TerraformDataSource
@@ -72,6 +74,7 @@ class GenericProvider(TerraformProvider):  # type: ignore[misc]
 
     def __init__(self, scope: Any, id: str, *, local_name: str, attributes: Mapping[str, Any] | None = None):
         source, version = PROVIDER_SOURCES[local_name]
+        self._alias_value: str | None = None
         super().__init__(
             scope,
             id,
@@ -84,8 +87,20 @@ class GenericProvider(TerraformProvider):  # type: ignore[misc]
         )
         self._attributes = _clean(dict(attributes or {}))
 
+    # The core class leaves `alias` storage to generated subclasses; keep it here, overriding the jsii
+    # member so the core's `fqn` (used in resources' `provider = "oci.<alias>"`) sees it too.
+    @property
+    @jsii.member(jsii_name="alias")
+    def alias(self) -> str | None:
+        return self._alias_value
+
+    @alias.setter
+    def alias(self, value: str | None) -> None:
+        self._alias_value = value
+
     def _synthesize_attributes(self) -> Mapping[str, Any]:
-        return dict(self._attributes)
+        alias = self._alias_value
+        return {**self._attributes, "alias": alias} if alias else dict(self._attributes)
 
 
 class GenericResource(TerraformResource):  # type: ignore[misc]
@@ -125,10 +140,10 @@ class GenericDataSource(_TerraformDataSource):  # type: ignore[misc]
 
 
 def provider_for(scope: Any, local_name: str, attributes: Mapping[str, Any] | None = None) -> GenericProvider:
-    """The stack's provider block for ``local_name``, created once per stack.
+    """The stack's provider block for ``local_name``, created once per stack (for stand-alone use).
 
-    A second unaliased block for the same provider is a Terraform error, so targets that may be
-    emitted twice in one stack share the first block.
+    Targets' ``configure`` creates a fresh block in the scope it is given instead: the construct keeps
+    one block per provider and region and aliases the extra ones, which a shared block would break.
     """
     stack = core.TerraformStack.of(scope)
     for node in stack.node.find_all():

@@ -60,12 +60,12 @@ class CoreWeaveTarget(Target):
     }
 
     def configure(self, scope: Any, *, region: str, props: TargetProps) -> Any:
-        from ._generic import provider_for
+        from ._generic import GenericProvider
 
         _require_cluster(props)
         if props.options.get("kubernetes_provider") is not None:
             return props.options["kubernetes_provider"]
-        return provider_for(scope, "kubernetes")
+        return GenericProvider(scope, "provider-kubernetes", local_name="kubernetes")
 
     def emit(self, scope: Any, placement: Placement, *, provider: Any, props: TargetProps) -> dict[str, Any]:
         from ._generic import KubernetesManifest

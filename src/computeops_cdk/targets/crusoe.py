@@ -73,9 +73,9 @@ class CrusoeTarget(Target):
     }
 
     def configure(self, scope: Any, *, region: str, props: TargetProps) -> Any:
-        from ._generic import provider_for
+        from ._generic import GenericProvider
 
-        return provider_for(scope, "crusoe")
+        return GenericProvider(scope, "provider-crusoe", local_name="crusoe")
 
     def emit(self, scope: Any, placement: Placement, *, provider: Any, props: TargetProps) -> dict[str, Any]:
         from ._generic import CrusoeComputeInstance, CrusoeIbPartition, option_or_variable

@@ -42,9 +42,9 @@ class LambdaTarget(Target):
     }
 
     def configure(self, scope: Any, *, region: str, props: TargetProps) -> Any:
-        from ._generic import provider_for
+        from ._generic import GenericProvider
 
-        return provider_for(scope, "lambdalabs")
+        return GenericProvider(scope, "provider-lambdalabs", local_name="lambdalabs")
 
     def emit(self, scope: Any, placement: Placement, *, provider: Any, props: TargetProps) -> dict[str, Any]:
         from ._generic import LambdalabsInstance, option_or_variable

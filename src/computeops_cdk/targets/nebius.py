@@ -56,9 +56,9 @@ class NebiusTarget(Target):
     }
 
     def configure(self, scope: Any, *, region: str, props: TargetProps) -> Any:
-        from ._generic import provider_for
+        from ._generic import GenericProvider
 
-        return provider_for(scope, "nebius")
+        return GenericProvider(scope, "provider-nebius", local_name="nebius")
 
     def emit(self, scope: Any, placement: Placement, *, provider: Any, props: TargetProps) -> dict[str, Any]:
         from ._generic import NebiusComputeInstance, NebiusGpuCluster, option_or_variable

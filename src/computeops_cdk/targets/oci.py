@@ -47,9 +47,9 @@ class OciTarget(Target):
     }
 
     def configure(self, scope: Any, *, region: str, props: TargetProps) -> Any:
-        from ._generic import provider_for
+        from ._generic import GenericProvider
 
-        return provider_for(scope, "oci", {"region": region})
+        return GenericProvider(scope, "provider-oci", local_name="oci", attributes={"region": region})
 
     def emit(self, scope: Any, placement: Placement, *, provider: Any, props: TargetProps) -> dict[str, Any]:
         from ._generic import GenericDataSource, OciCoreInstance, option_or_variable

@@ -69,9 +69,9 @@ class RunPodTarget(Target):
     }
 
     def configure(self, scope: Any, *, region: str, props: TargetProps) -> Any:
-        from ._generic import provider_for
+        from ._generic import GenericProvider
 
-        return provider_for(scope, "runpod")
+        return GenericProvider(scope, "provider-runpod", local_name="runpod")
 
     def emit(self, scope: Any, placement: Placement, *, provider: Any, props: TargetProps) -> dict[str, Any]:
         from ._generic import RunpodPod

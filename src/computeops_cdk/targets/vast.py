@@ -63,9 +63,9 @@ class VastTarget(Target):
     }
 
     def configure(self, scope: Any, *, region: str, props: TargetProps) -> Any:
-        from ._generic import provider_for
+        from ._generic import GenericProvider
 
-        return provider_for(scope, "vastai")
+        return GenericProvider(scope, "provider-vastai", local_name="vastai")
 
     def emit(self, scope: Any, placement: Placement, *, provider: Any, props: TargetProps) -> dict[str, Any]:
         from ._generic import VastaiGpuOffers, VastaiInstance
