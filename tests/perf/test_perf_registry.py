@@ -93,3 +93,9 @@ def test_sliding_window_shrinks_long_context_memory() -> None:
         **kw,  # type: ignore[arg-type]
     )
     assert local.memory_gb_per_accelerator < dense.memory_gb_per_accelerator - 10
+
+
+def test_every_alias_resolves_to_its_own_model() -> None:
+    for name in model_names():
+        for alias in resolve_model(name).aliases:
+            assert resolve_model(alias).name == name, alias
