@@ -1,11 +1,12 @@
 """The decision engine: filter by hard constraints, size, estimate, cost, score, rank, explain.
 
-Pure and deterministic; never imports cdktn, never prints.
+Pure and deterministic; never imports cdktn, never prints. Rule ids, score formulas, defaults and
+the tie-break are documented in examples/README.md (and in ``_rules``, ``_scores``, ``_decide``).
 """
 
 from __future__ import annotations
 
-from ._decide import decide
+from ._decide import DEFAULT_ALTERNATIVES, decide
 from ._decision import (
     SCORE_DIMENSIONS,
     Decision,
@@ -16,8 +17,12 @@ from ._decision import (
     UnitCost,
 )
 from ._pin import Pin
+from ._rules import features_needed
+from ._sizing import MAX_INSTANCES
 
 __all__ = [
+    "DEFAULT_ALTERNATIVES",
+    "MAX_INSTANCES",
     "SCORE_DIMENSIONS",
     "Decision",
     "EstimateSummary",
@@ -27,4 +32,5 @@ __all__ = [
     "Rejection",
     "UnitCost",
     "decide",
+    "features_needed",
 ]
