@@ -1,8 +1,7 @@
-"""``decide``: filter by hard constraints, size, cost, score, rank and explain. Pure and deterministic.
+"""``decide``: resolve names, evaluate every offer, score and rank the feasible ones, explain.
 
-Tie-break of the ranking (documented): weighted score descending, then unit cost ascending, then
-provider, instance type, region and price model ascending, then hourly price ascending.
-Alternatives list one placement per (provider, instance type, price model): its best region.
+Pure and deterministic: no clock, no network, no printing; the order of the catalog's records does
+not matter (see ``_index``), and floats in the output are rounded to fixed decimals.
 """
 
 from __future__ import annotations
@@ -10,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..catalog import HOURS_PER_MONTH, Catalog, Region, load_catalog
+from ..catalog import HOURS_PER_MONTH, Catalog, load_catalog
 from ..errors import NoFeasiblePlacementError
 from ..intent import WorkloadIntent
 from ._decision import SCORE_DIMENSIONS, Decision, EstimateSummary, Placement, UnitCost
@@ -19,145 +18,15 @@ from ._explain import explanation, trade_off
 from ._index import catalog_index
 from ._misses import nearest_misses
 from ._pin import Pin
-from ._resolve import Resolved, resolve
-from ._scores import (
-    availability_score,
-    compliance_credit,
-    cost_score,
-    performance_score,
-    reliability_score,
-    residency_score,
-)
+from ._rank import distinct, rank_key, score_all
+from ._resolve import resolve
+from ._scores import compliance_credit
 from ._sizing import sizer_for
 
 __all__ = ["DEFAULT_ALTERNATIVES", "decide"]
 
 DEFAULT_ALTERNATIVES = 10
 """Ranked alternatives a Decision lists after the chosen placement."""
-
-
-def _unit_cost(c: Candidate, intent: WorkloadIntent) -> float:
-    assert c.hourly is not None
-    serving, training = intent.workload.serving, intent.workload.training
-    if serving is not None:
-        # What a million tokens actually served costs: the deployment runs at the required rate, so
-        # capacity rounded up to whole instances is paid for but not used.
-        return c.hourly / (serving.output_tokens_per_s * 3600) * 1e6
-    assert training is not None
-    return training.global_batch_tokens / c.sizing.tokens_per_s * c.hourly / 3600
-
-
-def _metrics(c: Candidate, training: bool) -> tuple[float | None, ...]:
-    """The performance figures of a candidate, lower is better."""
-    return (c.sizing.hours,) if training else (c.sizing.tpot_ms, c.sizing.ttft_ms)
-
-
-class _Scorer:
-    """Scores feasible candidates; every score but cost is memoised by the inputs it reads."""
-
-    def __init__(
-        self,
-        feasible: list[Candidate],
-        intent: WorkloadIntent,
-        resolved: Resolved,
-        index_regions: dict[tuple[str, str], int],
-        catalog: Catalog,
-    ) -> None:
-        self.training = intent.workload.type != "inference"
-        self.cheapest = min(c.unit_cost for c in feasible)
-        metrics = [_metrics(c, self.training) for c in feasible]
-        self.best = tuple(
-            min((v for m in metrics if (v := m[i])), default=None) for i in range(len(metrics[0]))
-        )
-        self.preferred = resolved.preferred_regions
-        self.preferred_records = [_region(catalog, p, r) for p, r in self.preferred]
-        self.index_regions = index_regions
-        self.memo: dict[tuple[object, ...], float] = {}
-        self.regional: dict[tuple[str, str], tuple[float, float, float]] = {}
-
-    def _static(self, c: Candidate) -> tuple[float, float, float, float, float]:
-        """(performance, availability, reliability, compliance, residency), each memoised by its inputs."""
-        o, row = c.row.offer, c.row
-        m = _metrics(c, self.training)
-        performance = self.memo.get(m)
-        if performance is None:
-            performance = self.memo[m] = round(performance_score(m, self.best), 4)
-        key = (o.provider, o.instance_type, o.pricing)
-        availability = self.memo.get(key)
-        if availability is None:
-            regions = self.index_regions.get((o.provider, o.instance_type), 1)
-            availability = self.memo[key] = round(
-                availability_score(o.pricing, regions, row.provider.kind), 4
-            )
-        where = self.regional.get((o.provider, o.region))
-        if where is None:
-            where = self.regional[(o.provider, o.region)] = (
-                round(reliability_score(row.provider), 4),
-                round(compliance_credit(row.provider, o.region)[0], 4),
-                round(
-                    residency_score(o.provider, row.region, o.region, self.preferred, self.preferred_records),
-                    4,
-                ),
-            )
-        return (performance, availability, *where)
-
-    def parts(self, c: Candidate) -> tuple[float, ...]:
-        """The six scores in SCORE_DIMENSIONS order, rounded to 4 decimals."""
-        return (round(cost_score(c.unit_cost, self.cheapest), 4), *self._static(c))
-
-
-def _score(
-    feasible: list[Candidate],
-    intent: WorkloadIntent,
-    index_regions: dict[tuple[str, str], int],
-    resolved: Resolved,
-    catalog: Catalog,
-) -> None:
-    """Fill unit cost, the six scores and the weighted score of every feasible candidate."""
-    for c in feasible:
-        c.unit_cost = _unit_cost(c, intent)
-    scorer = _Scorer(feasible, intent, resolved, index_regions, catalog)
-    weights = [intent.preferences.weights.as_dict()[d] for d in SCORE_DIMENSIONS]
-    total = sum(weights)
-    for c in feasible:
-        c.parts = scorer.parts(c)
-        c.score = round(sum(w * v for w, v in zip(weights, c.parts, strict=True)) / total, 4)
-
-
-def _region(catalog: Catalog, provider: str, code: str) -> Region | None:
-    try:
-        return catalog.region(provider, code)
-    except KeyError:
-        return None
-
-
-def _rank_key(c: Candidate) -> tuple[float, float, str, str, str, str, float]:
-    o = c.row.offer
-    return (
-        -c.score,
-        round(c.unit_cost, 9),
-        o.provider,
-        o.instance_type,
-        o.region,
-        o.pricing,
-        c.hourly or 0.0,
-    )
-
-
-def _distinct(ranked: list[Candidate], limit: int) -> list[Candidate]:
-    """The best ``limit`` candidates, one per (provider, instance type, price model): the same machine
-    in another region is not an alternative worth a row (its best region stands for it)."""
-    seen: set[tuple[str, str, str]] = set()
-    out = []
-    for c in ranked:
-        o = c.row.offer
-        key = (o.provider, o.instance_type, o.pricing)
-        if key not in seen:
-            seen.add(key)
-            out.append(c)
-            if len(out) == limit:
-                break
-    return out
 
 
 def _r(value: float | None, digits: int) -> float | None:
@@ -316,9 +185,9 @@ def decide(
     header = _Header(intent=intent, catalog=catalog, result=result)
     if not result.feasible:
         raise _infeasible(header)
-    _score(result.feasible, intent, index.regions_per_itype, resolved, catalog)
-    result.feasible.sort(key=_rank_key)
-    top = [_placement(c, intent) for c in _distinct(result.feasible, max(0, alternatives) + 1)]
+    score_all(result.feasible, intent, index.regions_per_itype, resolved, catalog)
+    result.feasible.sort(key=rank_key)
+    top = [_placement(c, intent) for c in distinct(result.feasible, max(0, alternatives) + 1)]
     chosen, runner_up = top[0], (top[1] if len(top) > 1 else None)
     draft = header.decision()
     pinned = "".join(f"; {n:,} outside the pin ({rule})" for rule, n in draft.pinned_out.items())
