@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import subprocess
@@ -221,3 +222,63 @@ def test_a_copied_catalog_does_not_reuse_the_index() -> None:
     cheaper = replace(catalog, offers=(offer("aws", "g6.xlarge", "us-east-1", 0.01),))
     decision = decide(inference(), catalog=cheaper)
     assert decision.chosen is not None and decision.chosen.hourly_usd < 1 and decision.considered == 1
+
+
+@pytest.mark.parametrize(
+    "constraints",
+    [
+        {"max_hourly_usd": 1.0},
+        {"max_monthly_usd": 500.0},
+        {"max_hourly_usd": 1.0, "residency": {"countries": ["DE"]}},
+        {"compliance": ["hipaa"], "max_hourly_usd": 1.0},
+        {"providers": {"allow": ["lambda"]}, "max_hourly_usd": 1.5},
+    ],
+)
+def test_each_nearest_miss_really_admits_its_candidate(constraints: dict[str, object]) -> None:
+    intent = inference(**constraints)
+    with pytest.raises(NoFeasiblePlacementError) as caught:
+        decide(intent, catalog=make_catalog())
+    assert caught.value.nearest_misses
+    for miss in caught.value.nearest_misses:
+        relaxed = dict(constraints)
+        for name, value in re.findall(r"relaxing (\w+) to ([\d.]+)", miss):
+            relaxed[name] = float(value)
+        if "constraints.residency" in miss:
+            relaxed.pop("residency")
+        if "from constraints.compliance" in miss:
+            relaxed.pop("compliance")
+        if "to constraints.providers.allow" in miss:
+            relaxed.pop("providers")
+        for model in re.findall(r"allowing (\w+) in constraints.pricing", miss):
+            relaxed["pricing"] = ["on_demand", model]
+        found = re.search(r"would admit (\S+) (\S+) \(\d+ instance\(s\)\) in (\S+) \((\w+)", miss)
+        assert found is not None, miss
+        decision = decide(inference(**relaxed), catalog=make_catalog(), alternatives=100)
+        admitted = {(p.provider, p.instance_type, p.region, p.pricing) for p in decision.ranked}
+        rejected = {(r.provider, r.instance_type, r.region, r.pricing) for r in decision.rejected}
+        assert found.groups() not in rejected, miss
+        assert decision.feasible >= 1 and (found.groups() in admitted or decision.feasible > len(admitted))
+
+
+def test_features_needed() -> None:
+    from engine_testdata import H100
+
+    from computeops_cdk.engine import features_needed
+
+    tpu = replace(H100, id="TPU-v5e", vendor="Google")
+    assert features_needed(accelerator=H100, pricing="on_demand", needs_fabric=False) == (
+        "gpu_vm",
+        "repeatable_plan",
+    )
+    assert features_needed(accelerator=tpu, pricing="spot", needs_fabric=True) == (
+        "tpu",
+        "spot",
+        "multi_node",
+        "repeatable_plan",
+    )
+
+
+def test_json_and_yaml_spellings_have_the_same_sha(tmp_path: Path) -> None:
+    path = tmp_path / "i.json"
+    path.write_text(json.dumps(inference().to_dict()), encoding="utf-8")
+    assert decide(path, catalog=make_catalog()).intent_sha256 == inference().sha256

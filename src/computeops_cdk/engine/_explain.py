@@ -128,8 +128,11 @@ def explanation(
     )
     lines.append(_sizing_line(chosen))
     if chosen.estimate.assumptions:
+        # Inference is estimated per serving group and replicated; training for the whole job.
+        scope = "per serving group" if chosen.hours is None else "whole job"
         lines.append(
-            f"Estimate assumptions ({chosen.estimate.model}): " + "; ".join(chosen.estimate.assumptions)
+            f"Estimate assumptions ({chosen.estimate.model}, {scope}): "
+            + "; ".join(chosen.estimate.assumptions)
         )
     scored = ", ".join(f"{d} {chosen.scores[d]:g} (x{weights[d]:g})" for d in SCORE_DIMENSIONS)
     lines.append(f"Scores (weight): {scored}; weighted {chosen.score:g}.")

@@ -31,10 +31,11 @@ _FIXED = frozenset({"memory.fit", "spec.unknown", "throughput", "price.unknown",
 
 
 def _up(value: float) -> str:
-    # Round up (to 2 decimals, or whole units above 100) so the suggested value really admits it.
+    # Round up (to 2 decimals, or whole units from 100) so the suggested value really admits the
+    # candidate; no thousands separator, so the number can be pasted into the YAML as it is.
     if value >= 100:
-        return f"{math.ceil(value):,}"
-    return f"{math.ceil(value * 100) / 100:g}"
+        return str(math.ceil(value))
+    return f"{math.ceil(value * 100) / 100:.2f}".rstrip("0").rstrip(".")
 
 
 def _numeric(rule: str, c: Candidate) -> tuple[str, float] | None:
