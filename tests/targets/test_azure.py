@@ -15,7 +15,7 @@ import pytest
 from computeops_cdk.engine import EstimateSummary, Placement, UnitCost
 from computeops_cdk.errors import TargetError
 from computeops_cdk.targets._base import FEATURES, TargetProps
-from computeops_cdk.targets.azure import CHECKOV_SKIPS, AzureTarget, gpu_count
+from computeops_cdk.targets.azure import CHECKOV_SKIPS, AzureTarget, gpu_count, vm_size
 
 BASE = Placement(
     provider="azure",
@@ -182,3 +182,12 @@ def test_checkov_passes(synth: dict[str, Any], tmp_path: Path) -> None:
     result = subprocess.run([*args, *skips, "-o", "json"], capture_output=True, text=True)
     report = json.loads(result.stdout)
     assert [(c["check_id"], c["resource"]) for c in report["results"]["failed_checks"]] == []
+
+
+def test_every_catalog_azure_size_maps() -> None:
+    from computeops_cdk.catalog import load_catalog
+
+    sizes = [t.name for t in load_catalog().instance_types if t.provider == "azure"]
+    assert sizes
+    for size in sizes:
+        assert vm_size(placement(instance_type=size)) == size

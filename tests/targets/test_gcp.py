@@ -378,3 +378,18 @@ def test_checkov_passes_with_declared_skips(synth: dict[str, Any], tmp_path: Pat
     report = json.loads(result.stdout)
     failed = [(c["check_id"], c["resource"]) for c in report["results"]["failed_checks"]]
     assert failed == []
+
+
+def test_every_catalog_gcp_instance_type_maps() -> None:
+    from computeops_cdk.catalog import load_catalog
+
+    types = [t for t in load_catalog().instance_types if t.provider == "gcp"]
+    assert types
+    for t in types:
+        mapped = map_instance_type(
+            placement(
+                instance_type=t.name, accelerator=t.accelerator, accelerators_per_instance=t.accelerator_count
+            )
+        )
+        if isinstance(mapped, GpuMachine):
+            assert mapped.count == t.accelerator_count, t.name

@@ -16,12 +16,12 @@ import pytest
 from computeops_cdk.engine import EstimateSummary, Placement, UnitCost
 from computeops_cdk.errors import TargetError
 from computeops_cdk.targets._base import FEATURES, Target, TargetProps
-from computeops_cdk.targets.coreweave import CoreWeaveTarget
+from computeops_cdk.targets.coreweave import CoreWeaveTarget, cks_instance_id
 from computeops_cdk.targets.crusoe import CrusoeTarget, crusoe_type
 from computeops_cdk.targets.lambda_ import LambdaTarget
 from computeops_cdk.targets.nebius import NebiusTarget, platform_and_preset
 from computeops_cdk.targets.oci import OciTarget
-from computeops_cdk.targets.runpod import RunPodTarget
+from computeops_cdk.targets.runpod import RunPodTarget, pod_shape
 from computeops_cdk.targets.vast import VastTarget, vast_gpu_name
 
 BASE = Placement(
@@ -177,7 +177,7 @@ def test_coreweave_unknown_instance_type() -> None:
         (CrusoeTarget(), "crusoe_L40Sx4", "spot", None, "spot"),
         (VastTarget(), "1x-RTX_4090-32-65536", "on_demand", "k8s", "kubernetes_node_pool"),
         (OciTarget(), "BM.GPU.H100.8", "on_demand", "oke", "kubernetes_node_pool"),
-        (CoreWeaveTarget(), "hgx-h100-8x", "spot", "cks", "spot"),
+        (LambdaTarget(), "gpu_1x_a10", "on_demand", "k8s", "kubernetes_node_pool"),
     ],
 )
 def test_a_placement_needing_an_unsupported_feature_is_refused_with_the_reason(
@@ -416,7 +416,57 @@ def test_coreweave_node_pool_custom_resource(synth: dict[str, Any]) -> None:
     assert (manifest["apiVersion"], manifest["kind"]) == ("compute.coreweave.com/v1alpha1", "NodePool")
     assert manifest["spec"]["instanceType"] == "gd-8xh200ib-i128"
     assert manifest["spec"]["targetNodes"] == 4
+    assert manifest["spec"]["computeClass"] == "default"
     assert manifest["spec"]["nodeLabels"]["computeops.io/gpu"] == "h200"
     assert manifest["spec"]["nodeTaints"] == [
         {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
     ]
+
+
+# --- every instance type in the embedded catalog maps ---
+
+
+def _catalog_types(provider: str) -> list[Any]:
+    from computeops_cdk.catalog import load_catalog
+
+    return [t for t in load_catalog().instance_types if t.provider == provider]
+
+
+@pytest.mark.parametrize(
+    ("provider", "mapper"),
+    [
+        ("crusoe", crusoe_type),
+        ("nebius", platform_and_preset),
+        ("vast", vast_gpu_name),
+        ("runpod", pod_shape),
+        ("coreweave", cks_instance_id),
+    ],
+)
+def test_every_catalog_instance_type_maps(provider: str, mapper: Any) -> None:
+    names = [t.name for t in _catalog_types(provider)]
+    assert names
+    for name in names:
+        mapper(name)  # raises TargetError when a catalog name is unknown to the target
+
+
+def test_vast_and_runpod_counts_agree_with_the_catalog() -> None:
+    for t in _catalog_types("vast"):
+        assert vast_gpu_name(t.name)[1] == t.accelerator_count, t.name
+    for t in _catalog_types("runpod"):
+        assert pod_shape(t.name)[1] == t.accelerator_count, t.name
+
+
+@pytest.mark.synth
+@pytest.mark.parametrize("target", [LambdaTarget(), OciTarget()], ids=lambda t: t.provider)
+def test_every_catalog_instance_type_emits(target: Target) -> None:
+    from constructs import Construct
+
+    from computeops_cdk import _compat
+
+    stack = _compat.TerraformStack(_compat.Testing.app(), "s")
+    provider = target.configure(stack, region="r", props=TargetProps(name="p"))
+    for i, t in enumerate(_catalog_types(target.provider)):
+        p = placement(
+            instance_type=t.name, accelerator=t.accelerator, accelerators_per_instance=t.accelerator_count
+        )
+        target.emit(Construct(stack, f"w{i}"), p, provider=provider, props=TargetProps(name=f"w{i}"))

@@ -29,7 +29,7 @@ from ..errors import TargetError
 from ._base import Target, TargetProps
 from ._support import require_supported
 
-__all__ = ["CHECKOV_SKIPS", "DEFAULT_IMAGE", "AzureTarget", "gpu_count"]
+__all__ = ["CHECKOV_SKIPS", "DEFAULT_IMAGE", "AzureTarget", "gpu_count", "vm_size"]
 
 DEFAULT_IMAGE: Mapping[str, str] = {
     "publisher": "microsoft-dsvm",
@@ -53,7 +53,8 @@ def gpu_count(placement: Placement) -> int:
     return _GPU_COUNT_FIXES.get(placement.instance_type, placement.accelerators_per_instance)
 
 
-def _check_size(placement: Placement) -> str:
+def vm_size(placement: Placement) -> str:
+    """The VM size for a placement (its instance type, checked to be an N-series GPU size)."""
     size = placement.instance_type.strip()
     if not _SIZE.match(size):
         raise TargetError(
@@ -83,7 +84,7 @@ class AzureTarget(Target):
 
     def emit(self, scope: Any, placement: Placement, *, provider: Any, props: TargetProps) -> dict[str, Any]:
         require_supported(self, placement, props)
-        size = _check_size(placement)
+        size = vm_size(placement)
         if props.cluster:
             return {"node_pool": self._node_pool(scope, placement, size, provider, props)}
         rg_name, location = self._resource_group(scope, placement.region, provider, props)

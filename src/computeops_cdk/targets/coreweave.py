@@ -10,6 +10,9 @@ Credentials: the kubernetes provider reads ``KUBE_CONFIG_PATH`` (a CKS kubeconfi
 construct passes its own provider in ``options["kubernetes_provider"]`` (one kubernetes provider block
 per stack).
 
+Spot: ``spec.computeClass = "spot"`` (the field behind ``coreweave_cks_node_pool.compute_class``,
+whose docs say ``spot`` nodes are preemptible); otherwise ``default``.
+
 Instance types: our CoreWeave catalog uses the pricing page's names (``hgx-h100-8x``); CKS wants
 instance ids (``gd-8xh100ib-i128``). The table below maps them (ids gathered from public CKS
 configurations, unverified against CoreWeave's instance list); a CKS id passes through unchanged.
@@ -26,7 +29,7 @@ from ..errors import TargetError
 from ._base import Target, TargetProps
 from ._support import require_supported
 
-__all__ = ["CHECKOV_SKIPS", "CKS_INSTANCE_IDS", "CoreWeaveTarget"]
+__all__ = ["CHECKOV_SKIPS", "CKS_INSTANCE_IDS", "CoreWeaveTarget", "cks_instance_id"]
 
 CHECKOV_SKIPS: Mapping[str, str] = {}
 """checkov has no checks for a NodePool CR in kubernetes_manifest."""
@@ -39,6 +42,7 @@ CKS_INSTANCE_IDS: Mapping[str, str] = {
     "l40s-8x": "gd-8xl40s-i128",
     "gh200-1x": "gd-1xgh200",
     "hgx-b200-8x": "b200-8x",
+    "hgx-b300-8x": "b300-8x",
     "gb200-nvl72-4x": "gb200-4x",
     "rtxpro6000-bse-8x": "rtxp6000-8x",
 }
@@ -48,6 +52,24 @@ _CKS_ID = re.compile(r"^(gd-\d+x[a-z0-9]+(-i\d+)?|[a-z0-9]+-\d+x)$")
 _GPU_VM_REASON = "CoreWeave has no VM product; GPU capacity is a node in a CKS cluster (pass `cluster=`)"
 
 
+def cks_instance_id(instance_type: str) -> str:
+    """The CKS instance id for a catalog name (``hgx-h100-8x`` -> ``gd-8xh100ib-i128``); ``gd-...`` ids pass.
+
+    Raises:
+        TargetError: neither a known catalog name nor a ``gd-`` CKS id.
+    """
+    name = instance_type.strip()
+    instance_id = CKS_INSTANCE_IDS.get(name) or (
+        name if _CKS_ID.match(name) and name.startswith("gd-") else None
+    )
+    if instance_id is None:
+        raise TargetError(
+            f"coreweave target cannot map instance type {name!r} to a CKS instance id; it knows "
+            f"{', '.join(sorted(CKS_INSTANCE_IDS))} and 'gd-...' ids. To fix: pin one of those."
+        )
+    return instance_id
+
+
 class CoreWeaveTarget(Target):
     """CoreWeave target: a CKS ``NodePool`` for ``cluster=``; no standalone VM."""
 
@@ -55,7 +77,6 @@ class CoreWeaveTarget(Target):
     extra = None
     unsupported: Mapping[str, str] = {
         "gpu_vm": _GPU_VM_REASON,
-        "spot": "the NodePool CR route has no verified preemptible (compute class) field; on-demand only",
         "tpu": "CoreWeave has no TPUs",
     }
 
@@ -72,15 +93,7 @@ class CoreWeaveTarget(Target):
 
         _require_cluster(props)
         require_supported(self, placement, props)
-        name = placement.instance_type.strip()
-        instance_id = CKS_INSTANCE_IDS.get(name) or (
-            name if _CKS_ID.match(name) and name.startswith("gd-") else None
-        )
-        if instance_id is None:
-            raise TargetError(
-                f"coreweave target cannot map instance type {name!r} to a CKS instance id; it knows "
-                f"{', '.join(sorted(CKS_INSTANCE_IDS))} and 'gd-...' ids. To fix: pin one of those."
-            )
+        instance_id = cks_instance_id(placement.instance_type)
         pool = KubernetesManifest(
             scope,
             "node-pool",
@@ -92,6 +105,8 @@ class CoreWeaveTarget(Target):
                 "spec": {
                     "instanceType": instance_id,
                     "targetNodes": placement.instances,
+                    # `spot` nodes are preemptible (coreweave_cks_node_pool docs, which wrap this CR).
+                    "computeClass": "spot" if placement.pricing == "spot" else "default",
                     "nodeLabels": {
                         "computeops.io/gpu": placement.accelerator.lower(),
                         "computeops.io/gpu-count": str(placement.accelerators_per_instance),

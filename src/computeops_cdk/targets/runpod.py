@@ -20,7 +20,7 @@ from ..errors import TargetError, did_you_mean
 from ._base import Target, TargetProps
 from ._support import require_supported
 
-__all__ = ["CHECKOV_SKIPS", "DEFAULT_IMAGE", "GPU_TYPE_IDS", "RunPodTarget"]
+__all__ = ["CHECKOV_SKIPS", "DEFAULT_IMAGE", "GPU_TYPE_IDS", "RunPodTarget", "pod_shape"]
 
 CHECKOV_SKIPS: Mapping[str, str] = {}
 """checkov has no checks for runpod resources."""
@@ -55,6 +55,26 @@ GPU_TYPE_IDS: Mapping[str, str] = {
 _TYPE = re.compile(r"^(\d+)x_(.+)_(SECURE|COMMUNITY)$")
 
 
+def pod_shape(instance_type: str) -> tuple[str, int, str]:
+    """``8x_H100-SXM_SECURE`` -> (``NVIDIA H100 80GB HBM3``, 8, ``SECURE``): gpu_type_id, gpu_count, cloud.
+
+    Raises:
+        TargetError: not ``<n>x_<GPU>_<CLOUD>``, or a GPU without a known RunPod id ("did you mean").
+    """
+    match = _TYPE.match(instance_type.strip())
+    gpu_type = GPU_TYPE_IDS.get(match.group(2)) if match else None
+    if match is None or gpu_type is None:
+        hints = did_you_mean(match.group(2), GPU_TYPE_IDS) if match else []
+        hint = f" (did you mean {' or '.join(repr(h) for h in hints)}?)" if hints else ""
+        raise TargetError(
+            f"runpod target cannot map instance type {instance_type!r} to a RunPod GPU type id"
+            f"{hint}. It expects '<count>x_<GPU>_SECURE' with GPU one of "
+            f"{', '.join(sorted(GPU_TYPE_IDS))}. "
+            "To fix: pin a known RunPod type."
+        )
+    return gpu_type, int(match.group(1)), match.group(3)
+
+
 class RunPodTarget(Target):
     """RunPod target: one ``runpod_pod`` per instance."""
 
@@ -77,17 +97,7 @@ class RunPodTarget(Target):
         from ._generic import RunpodPod
 
         require_supported(self, placement, props)
-        match = _TYPE.match(placement.instance_type.strip())
-        gpu_type = GPU_TYPE_IDS.get(match.group(2)) if match else None
-        if not match or gpu_type is None:
-            hints = did_you_mean(match.group(2), GPU_TYPE_IDS) if match else []
-            hint = f" (did you mean {' or '.join(repr(h) for h in hints)}?)" if hints else ""
-            raise TargetError(
-                f"runpod target cannot map instance type {placement.instance_type!r} to a RunPod GPU type id"
-                f"{hint}. It expects '<count>x_<GPU>_SECURE' with GPU one of "
-                f"{', '.join(sorted(GPU_TYPE_IDS))}. "
-                "To fix: pin a known RunPod type."
-            )
+        gpu_type, count, cloud = pod_shape(placement.instance_type)
         opts = props.options
         data_centers = (
             [placement.region] if re.match(r"^[A-Z]{2,3}-[A-Z]{2}-\d+$", placement.region) else None
@@ -100,8 +110,8 @@ class RunPodTarget(Target):
                 name=f"{props.name}-{i}",
                 image=str(opts.get("image", DEFAULT_IMAGE)),
                 gpu_type_id=gpu_type,
-                gpu_count=int(match.group(1)),
-                cloud=match.group(3),
+                gpu_count=count,
+                cloud=cloud,
                 disk=int(opts.get("disk_gb", 50)),
                 data_center_ids=data_centers,
                 ports=list(opts["ports"]) if opts.get("ports") else None,
