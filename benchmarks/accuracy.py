@@ -4,7 +4,8 @@
 
 Rows come from benchmarks/calibration/rows.csv: ``calibration`` rows (the team's shared set,
 benchmarks-calibration.csv, which the constants in perf/_calibration.py were fitted to) and
-``heldout`` rows (further public measurements, never used to set a constant). Accelerator specs
+``heldout`` rows (further public measurements, never used to set a constant); ``excluded`` rows are
+printed but kept out of the statistics, each with the reason in its note. Accelerator specs
 come from benchmarks/calibration/accelerators.csv (a copy of the shared market data), so the
 result does not depend on the catalog build.
 """
@@ -173,6 +174,10 @@ def main(argv: list[str]) -> int:
         ]
         print("| " + " | ".join(cells) + " |" if md else "  ".join(f"{c:>12}" for c in cells))
     print()
+    excluded = [r for r in results if r["split"] == "excluded"]
+    if excluded:
+        ratios = ", ".join(f"{r['id']} {r['ratio']:.2f}" for r in excluded)
+        print(f"   excluded: {len(excluded)} rows (see their notes), ratios {ratios}")
     for split in ("calibration", "heldout"):
         s = summary(results, split)
         print(

@@ -8,9 +8,11 @@ Changing any number here changes MODEL_VERSION.
 
 from __future__ import annotations
 
-MODEL_VERSION = "roofline-calibrated-v4"
-"""Label carried by every estimate; bumped whenever a constant below or the model's equations change
-(v3: sliding-window KV caches, training layout by step time incl. data-parallel traffic; v4: MoE factor)."""
+MODEL_VERSION = "roofline-calibrated-v5"
+"""Label carried by every estimate; bumped whenever a constant below or the model's equations change.
+
+v3: sliding-window KV caches; training layout by step time incl. data-parallel traffic.
+v4: MoE serving factor and request overhead. v5: per-direction link bandwidth, MI300 link figure."""
 
 # --- achievable compute -------------------------------------------------------------------------
 # Achieved dense-GEMM throughput grows slower than the datasheet peak: feeding tensor cores from
@@ -69,6 +71,14 @@ ALLREDUCE_LATENCY_S = {"fast": 10e-6, "pcie": 25e-6, "network": 40e-6}
 LINK_EFF = 0.7
 # Without a vendor link the GPUs talk over PCIe Gen4 x16: 32 GB/s per direction.
 PCIE_GBPS = 32.0
+# Vendors quote accelerator links as bidirectional aggregates (NVLink 4: 900 GB/s = 18 links x 50 GB/s
+# both ways); a ring all-reduce moves data one way per link, so the model uses half the catalog figure.
+LINK_DIRECTIONS = 2
+# Links the catalog names without a figure, by architecture: AMD MI300-series (CDNA 3) has seven
+# Infinity Fabric links of 128 GB/s bidirectional each = 896 GB/s (wheelersnetwork.com/2024/01,
+# "AMD Looks to Infinity for AI Interconnects": "up to seven Infinity Fabric links ... 128GB/s of
+# bidirectional bandwidth per link").
+LINK_GBPS_BY_ARCH = {"cdna 3": 896.0}
 # Across nodes with an RDMA fabric: 400 Gb/s per GPU (ConnectX-7 per GPU in DGX/HGX H100 designs).
 FABRIC_GBPS_PER_GPU = 50.0
 # Across nodes without a fabric: 100 Gb/s Ethernet shared by the node's 8 GPUs.

@@ -52,6 +52,7 @@ class Hardware:
     link: str
     """'fast' (NVLink, Infinity Fabric, ICI), or 'pcie' when the part has no vendor link."""
     link_gbps: float
+    """Accelerator-to-accelerator bandwidth per direction, GB/s."""
     is_tpu: bool
     link_note: str | None
     """Set when the link bandwidth is assumed rather than published."""
@@ -113,10 +114,16 @@ def hardware_of(acc: Any) -> Hardware:
     interconnect = getattr(acc, "interconnect", None)
     link_gbps = getattr(acc, "interconnect_gbps", None)
     fast = bool(interconnect) and str(interconnect).lower() not in ("pcie", "none")
-    if fast and not link_gbps:
+    known = next((gbps for key, gbps in cal.LINK_GBPS_BY_ARCH.items() if key in arch), None)
+    if fast and not link_gbps and known:
+        link_gbps = known
+        link_note = (
+            f"{name}'s {interconnect} bandwidth not in the catalog: {known:g} GB/s (cited in _calibration)"
+        )
+    elif fast and not link_gbps:
         # A vendor link without a published per-GPU figure (Infinity Fabric, NVLink 2): count it
         # as PCIe-class bandwidth with fast-link latency rather than inventing a number.
-        link_gbps = cal.PCIE_GBPS
+        link_gbps = cal.PCIE_GBPS * cal.LINK_DIRECTIONS
         link_note = (
             f"{name}'s {interconnect} bandwidth is not published in the catalog: modelled at "
             f"PCIe Gen4 speed ({cal.PCIE_GBPS:g} GB/s per accelerator), a conservative floor"
@@ -134,7 +141,8 @@ def hardware_of(acc: Any) -> Hardware:
         fp4_tflops=_opt(getattr(acc, "fp4_tflops", None)),
         fp32_tflops=_opt(getattr(acc, "fp32_tflops", None)),
         link="fast" if fast else "pcie",
-        link_gbps=float(link_gbps) if fast and link_gbps else cal.PCIE_GBPS,
+        # per direction: catalog figures are bidirectional aggregates
+        link_gbps=float(link_gbps) / cal.LINK_DIRECTIONS if fast and link_gbps else cal.PCIE_GBPS,
         is_tpu=is_tpu,
         link_note=link_note,
         arch=arch,
