@@ -21,7 +21,7 @@ from computeops_cdk.targets.crusoe import CrusoeTarget, crusoe_type
 from computeops_cdk.targets.lambda_ import LambdaTarget
 from computeops_cdk.targets.nebius import NebiusTarget, platform_and_preset
 from computeops_cdk.targets.oci import OciTarget
-from computeops_cdk.targets.runpod import RunPodTarget, pod_shape
+from computeops_cdk.targets.runpod import RunPodTarget, data_center_ids, pod_shape
 from computeops_cdk.targets.vast import VastTarget, vast_gpu_name
 
 BASE = Placement(
@@ -470,3 +470,12 @@ def test_every_catalog_instance_type_emits(target: Target) -> None:
             instance_type=t.name, accelerator=t.accelerator, accelerators_per_instance=t.accelerator_count
         )
         target.emit(Construct(stack, f"w{i}"), p, provider=provider, props=TargetProps(name=f"w{i}"))
+
+
+def test_every_catalog_runpod_region_is_a_data_centre_preference() -> None:
+    from computeops_cdk.catalog import load_catalog
+
+    regions = {o.region for o in load_catalog().offers if o.provider == "runpod"}
+    assert regions
+    assert all(data_center_ids(r) == [r] for r in regions)
+    assert data_center_ids("US") is None

@@ -20,7 +20,7 @@ from ..errors import TargetError, did_you_mean
 from ._base import Target, TargetProps
 from ._support import require_supported
 
-__all__ = ["CHECKOV_SKIPS", "DEFAULT_IMAGE", "GPU_TYPE_IDS", "RunPodTarget", "pod_shape"]
+__all__ = ["CHECKOV_SKIPS", "DEFAULT_IMAGE", "GPU_TYPE_IDS", "RunPodTarget", "data_center_ids", "pod_shape"]
 
 CHECKOV_SKIPS: Mapping[str, str] = {}
 """checkov has no checks for runpod resources."""
@@ -53,6 +53,7 @@ GPU_TYPE_IDS: Mapping[str, str] = {
 """SkyPilot RunPod GPU name -> ``gpu_type_id`` (skypilot-org/skypilot ``sky/provision/runpod/utils.py``)."""
 
 _TYPE = re.compile(r"^(\d+)x_(.+)_(SECURE|COMMUNITY)$")
+_DATA_CENTER = re.compile(r"^[A-Z]{2,3}-[A-Z]{2,3}-\d+$")
 
 
 def pod_shape(instance_type: str) -> tuple[str, int, str]:
@@ -73,6 +74,14 @@ def pod_shape(instance_type: str) -> tuple[str, int, str]:
             "To fix: pin a known RunPod type."
         )
     return gpu_type, int(match.group(1)), match.group(3)
+
+
+def data_center_ids(region: str) -> list[str] | None:
+    """``[region]`` when the region is a RunPod data-centre id (``US-TX-3``, ``CA-MTL-1``), else None.
+
+    None leaves placement to RunPod (a country code or an empty region carries no data-centre choice).
+    """
+    return [region] if _DATA_CENTER.match(region) else None
 
 
 class RunPodTarget(Target):
@@ -99,9 +108,7 @@ class RunPodTarget(Target):
         require_supported(self, placement, props)
         gpu_type, count, cloud = pod_shape(placement.instance_type)
         opts = props.options
-        data_centers = (
-            [placement.region] if re.match(r"^[A-Z]{2,3}-[A-Z]{2}-\d+$", placement.region) else None
-        )
+        data_centers = data_center_ids(placement.region)
         pods = [
             RunpodPod(
                 scope,
