@@ -282,3 +282,15 @@ def test_json_and_yaml_spellings_have_the_same_sha(tmp_path: Path) -> None:
     path = tmp_path / "i.json"
     path.write_text(json.dumps(inference().to_dict()), encoding="utf-8")
     assert decide(path, catalog=make_catalog()).intent_sha256 == inference().sha256
+
+
+def test_an_empty_catalog_is_infeasible_with_a_plain_message() -> None:
+    with pytest.raises(NoFeasiblePlacementError) as caught:
+        decide(inference(), catalog=make_catalog(offers=()))
+    assert str(caught.value).startswith(
+        "no feasible placement for intent 't': there is no offer in the catalog\n"
+    )
+    with pytest.raises(NoFeasiblePlacementError) as caught:
+        only_lambda = make_catalog(offers=(offer("lambda", "gpu_1x_a100", "us-east-1", 1.79),))
+        decide(inference(), catalog=only_lambda, pin=Pin(provider="aws"))
+    assert "there is no offer inside the pin" in str(caught.value)

@@ -141,11 +141,15 @@ def _infeasible(header: _Header) -> NoFeasiblePlacementError:
         )
     draft = header.decision()
     by_rule = draft.rejections_by_rule()
-    lines = [
-        f"no feasible placement for intent {header.intent.name!r}: all {len(draft.rejected):,} candidates "
-        "were rejected",
-        "rejections by rule: " + ", ".join(f"{r} {n:,}" for r, n in by_rule.items()),
-    ]
+    if draft.rejected:
+        lines = [
+            f"no feasible placement for intent {header.intent.name!r}: all {len(draft.rejected):,} "
+            "candidates were rejected",
+            "rejections by rule: " + ", ".join(f"{r} {n:,}" for r, n in by_rule.items()),
+        ]
+    else:
+        where = "inside the pin" if draft.pinned_out else "in the catalog"
+        lines = [f"no feasible placement for intent {header.intent.name!r}: there is no offer {where}"]
     if misses:
         lines.append("nearest misses:\n" + "\n".join(f"  - {m}" for m in misses))
     lines.append("To fix: relax one of the constraints above, or widen providers, regions or accelerators.")

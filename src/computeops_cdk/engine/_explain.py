@@ -122,7 +122,7 @@ def explanation(
     age = price_age_days(chosen.price_as_of, catalog.as_of)
     age_text = f", {age} day(s) before the catalog snapshot" if age is not None else ""
     lines.append(
-        f"Chosen: {_name(chosen)}, {chosen.hourly_usd:,.4g} USD/h ({chosen.monthly_usd:,.2f} USD/month), "
+        f"Chosen: {_name(chosen)}, {chosen.hourly_usd:,.2f} USD/h ({chosen.monthly_usd:,.2f} USD/month), "
         f"{chosen.unit_cost.value:g} {unit_label(chosen)}; price as of {chosen.price_as_of}{age_text} "
         f"(source: {chosen.price_source or 'catalog'})."
     )
