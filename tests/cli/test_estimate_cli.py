@@ -120,3 +120,25 @@ def test_help_teaches(capsys: pytest.CaptureFixture[str]) -> None:
     assert exit_info.value.code == 0
     out = capsys.readouterr().out
     assert "examples:" in out and "known models:" in out and "deepseek-r1" in out
+
+
+def test_catalog_option_reads_the_given_file(capsys: pytest.CaptureFixture[str]) -> None:
+    from pathlib import Path
+
+    import computeops_cdk.catalog as catalog_pkg
+
+    embedded = Path(catalog_pkg.__file__).parent / "data" / "catalog.json"
+    args = [
+        "--workload",
+        "inference",
+        "--model",
+        "llama-3.1-8b",
+        "--precision",
+        "bf16",
+        "--accelerator",
+        "L4",
+    ]
+    code, out, _ = run(capsys, *args, "--catalog", str(embedded), "--format", "json")
+    assert code == 0 and json.loads(out)["accelerator"] == "L4"
+    code, _, err = run(capsys, *args, "--catalog", str(embedded.parent / "missing.json"))
+    assert code == 2 and "does not exist" in err
