@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from conftest import ROOT
 
-from computeops_cdk import WorkloadIntent, decide
+from computeops_cdk import Pin, WorkloadIntent, decide
 from computeops_cdk.errors import NoFeasiblePlacementError, PinnedPlacementError, TargetError
 
 pytestmark = pytest.mark.synth
@@ -48,7 +48,6 @@ def _doc(outdir: Path, stack: str) -> dict[str, Any]:
 def test_decision_and_placement_are_the_engines(app_dir: tuple[Path, dict[str, Any]]) -> None:
     _, built = app_dir
     workload = built["single"].workload
-    from computeops_cdk import Pin
     from computeops_cdk.targets import unsupported_features
 
     expected = decide(
@@ -180,3 +179,22 @@ def test_a_second_default_provider_block_fails_at_synth_with_the_path() -> None:
     assert message.startswith("[dup/w] the stack has 2 default aws provider blocks (dup/computeops_aws_")
     with pytest.raises(RuntimeError, match="the stack has 2 default aws provider blocks"):
         Testing.synth(stack, True)
+
+
+def test_budget_guard_fails_synth_over_the_stack_budget(tmp_path: Path) -> None:
+    from computeops_cdk._compat import App, Aspects, TerraformStack
+    from computeops_cdk.constructs import BudgetGuard, ComputeWorkload
+
+    def build(budget: float) -> Any:
+        app = App(outdir=str(tmp_path / str(budget)))
+        stack = TerraformStack(app, "budget")
+        ComputeWorkload(stack, "w", intent=EXAMPLES / "support-chat.yaml", provider="runpod")
+        Aspects.of(stack).add(BudgetGuard(max_hourly_usd=budget))
+        return app
+
+    hourly = decide(EXAMPLES / "support-chat.yaml", pin=Pin(provider="runpod")).chosen.hourly_usd  # type: ignore[union-attr]
+    build(hourly).synth()  # exactly at the budget: fine
+    with pytest.raises(RuntimeError, match=r"\[budget\] workloads cost [\d,.]+ USD/h, over the budget of "):
+        build(hourly / 2).synth()
+    with pytest.raises(ValueError, match=r"'max_hourly_usd' \(0\) must be positive"):
+        BudgetGuard(max_hourly_usd=0)

@@ -7,8 +7,9 @@ provider binding: a target imports its binding when it emits, so only the chosen
 from __future__ import annotations
 
 from ..targets.k8s import KubeConnection
+from ._aspects import BudgetGuard
 from ._record import DECISION_FILE
 from ._stack import WorkloadStack
 from ._workload import ComputeWorkload
 
-__all__ = ["DECISION_FILE", "ComputeWorkload", "KubeConnection", "WorkloadStack"]
+__all__ = ["DECISION_FILE", "BudgetGuard", "ComputeWorkload", "KubeConnection", "WorkloadStack"]

@@ -76,7 +76,7 @@ class _SingleDefaultProvider:
         return [
             f"[{self._path}] the stack has {len(defaults)} default {self._type} provider blocks "
             f"({', '.join(defaults)}); Terraform rejects duplicate provider configurations. "
-            "To fix: give your own provider block an alias, or let the workload configure it."
+            "To fix: pass configure_provider=False to the workload to use your block, or give yours an alias."
         ]
 
 
