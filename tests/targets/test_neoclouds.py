@@ -230,7 +230,7 @@ def synth() -> dict[str, Any]:
     cases: dict[str, tuple[Target, Placement, TargetProps]] = {
         "oci": (
             OciTarget(),
-            placement(provider="oci", instance_type="BM.GPU.H100.8", region="us-phoenix-1"),
+            placement(provider="oci", instance_type="BM.GPU.H100.8", region="us-phoenix-1", instances=2),
             TargetProps(name="oci", options={"compartment_id": "ocid1.compartment.oc1..x"}),
         ),
         "ocispot": (
@@ -321,7 +321,8 @@ def test_required_providers(synth: dict[str, Any]) -> None:
 
 @pytest.mark.synth
 def test_oci_instance(synth: dict[str, Any]) -> None:
-    (vm,) = resources(synth, "oci_core_instance", "oci")
+    vm, other = resources(synth, "oci_core_instance", "oci")
+    assert other["source_details"] == vm["source_details"]  # one variable shared by both instances
     assert vm["shape"] == "BM.GPU.H100.8"
     assert vm["compartment_id"] == "ocid1.compartment.oc1..x"
     assert vm["create_vnic_details"] == {"subnet_id": "${var.oci_subnet_id}", "assign_public_ip": False}

@@ -66,7 +66,11 @@ class OciTarget(Target):
         def need(key: str, what: str) -> Any:
             return option_or_variable(scope, opts, key, prefix=props.name, description=what)
 
+        # Each account-specific id once: a Terraform variable is one construct, shared by all instances.
         compartment = need("compartment_id", "OCI compartment OCID")
+        image = need("image_id", "OCID of a GPU image for the shape")
+        subnet = need("subnet_id", "OCI subnet OCID")
+        ssh_key = need("ssh_public_key", "OpenSSH public key")
         availability_domain = opts.get("availability_domain")
         if not availability_domain:
             domains = GenericDataSource(
@@ -89,14 +93,14 @@ class OciTarget(Target):
                 display_name=f"{props.name}-{i}",
                 source_details={
                     "source_type": "image",
-                    "source_id": need("image_id", "OCID of a GPU image for the shape"),
+                    "source_id": image,
                     "boot_volume_size_in_gbs": int(opts.get("boot_volume_gb", 200)),
                 },
                 create_vnic_details={
-                    "subnet_id": need("subnet_id", "OCI subnet OCID"),
+                    "subnet_id": subnet,
                     "assign_public_ip": False,
                 },
-                metadata={"ssh_authorized_keys": need("ssh_public_key", "OpenSSH public key")},
+                metadata={"ssh_authorized_keys": ssh_key},
                 preemptible_instance_config=(
                     {"preemption_action": {"type": "TERMINATE", "preserve_boot_volume": False}}
                     if spot
