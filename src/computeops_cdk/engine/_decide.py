@@ -6,6 +6,9 @@ not matter (see ``_index``), and floats in the output are rounded to fixed decim
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -182,7 +185,28 @@ def decide(
     if not isinstance(intent, WorkloadIntent):
         intent = WorkloadIntent.from_file(intent)
     catalog = catalog if catalog is not None else load_catalog()
-    pin = pin if pin is not None else Pin()
+    with _collector_paused():
+        return _decide(intent, catalog, pin if pin is not None else Pin(), alternatives)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a decision allocates its records.
+
+    A large catalog makes tens of thousands of small acyclic records (rows, rejections); the
+    collector's generational passes over them cost a third of the time at 100k offers and free
+    nothing. Reference counting still frees everything; the previous state is restored.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _decide(intent: WorkloadIntent, catalog: Catalog, pin: Pin, alternatives: int) -> Decision:
     index = catalog_index(catalog)
     resolved = resolve(intent, catalog, index, pin)
     result = evaluate(intent, index, resolved, pin, sizer_for(intent.workload))

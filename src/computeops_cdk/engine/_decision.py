@@ -8,6 +8,7 @@ is the single place that turns these records into that document, so the CLI, the
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -195,10 +196,7 @@ class Decision:
 
     def rejections_by_rule(self) -> dict[str, int]:
         """How many candidates each rule rejected, sorted by rule id."""
-        counts: dict[str, int] = {}
-        for rejection in self.rejected:
-            for reason in rejection.reasons:
-                counts[reason.rule] = counts.get(reason.rule, 0) + 1
+        counts = Counter(reason.rule for rejection in self.rejected for reason in rejection.reasons)
         return dict(sorted(counts.items()))
 
     def to_dict(self) -> dict[str, Any]:
