@@ -294,3 +294,20 @@ def test_an_empty_catalog_is_infeasible_with_a_plain_message() -> None:
         only_lambda = make_catalog(offers=(offer("lambda", "gpu_1x_a100", "us-east-1", 1.79),))
         decide(inference(), catalog=only_lambda, pin=Pin(provider="aws"))
     assert "there is no offer inside the pin" in str(caught.value)
+
+
+def test_the_garbage_collector_state_is_restored() -> None:
+    import gc
+
+    assert gc.isenabled()
+    decide(inference(), catalog=make_catalog())
+    assert gc.isenabled()
+    with pytest.raises(NoFeasiblePlacementError):
+        decide(inference(max_hourly_usd=0.01), catalog=make_catalog())
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        decide(inference(), catalog=make_catalog())
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
