@@ -8,7 +8,7 @@ from engine_testdata import PROVIDERS, intent_of, make_catalog
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from computeops_cdk.engine import Decision, Placement, decide
+from computeops_cdk.engine import Decision, Pin, Placement, decide
 from computeops_cdk.errors import NoFeasiblePlacementError
 from computeops_cdk.intent import WorkloadIntent
 
@@ -143,3 +143,24 @@ def test_shuffled_catalog_gives_the_same_bytes(intent: WorkloadIntent, rnd: Any)
         assert with_shuffle is not None and with_shuffle.document == err.document
         return
     assert decide(intent, catalog=shuffled).to_json() == expected
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    intents(), st.sampled_from([None, "aws", "lambda", "vast"]), st.sampled_from([None, "us-east-1", "us"])
+)
+def test_a_pin_only_narrows_and_never_relaxes(
+    intent: WorkloadIntent, provider: str | None, region: str | None
+) -> None:
+    if region is not None and provider is not None and (provider, region) not in REGIONS:
+        region = None
+    pin = Pin(provider=provider, region=region)
+    try:
+        pinned = decide(intent, catalog=CATALOG, pin=pin, alternatives=50)
+    except NoFeasiblePlacementError as err:
+        assert all(provider in (None, r.provider) and region in (None, r.region) for r in err.rejections)
+        return
+    for placement in pinned.ranked:
+        assert provider in (None, placement.provider) and region in (None, placement.region)
+        assert _violations(placement, intent) == []
+    assert pinned.considered + sum(pinned.pinned_out.values()) == len(CATALOG.offers)
