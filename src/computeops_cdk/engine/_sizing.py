@@ -166,37 +166,34 @@ class Sizer:
             if est.fits:
                 break
         assert est is not None
-        common = {
-            "ttft_ms": est.ttft_ms,
-            "tpot_ms": est.tpot_ms,
-            "tensor_parallel": est.tensor_parallel,
-            "memory_gb_per_accelerator": est.memory_gb_per_accelerator,
-            "model_version": est.model_version,
-            "assumptions": est.assumptions,
-        }
         if not est.fits:
             return Sizing(instances=group, reasons=(self._no_fit(est, acc, group, per_node, multi_node),))
         reasons = self._latency(est, serving.ttft_ms, serving.tpot_ms)
-        groups = max(1, math.ceil(serving.output_tokens_per_s / est.tokens_per_s - 1e-9))
-        instances = groups * group
-        if instances > MAX_INSTANCES:
+        needed = serving.output_tokens_per_s
+        groups = math.ceil(needed / est.tokens_per_s - 1e-9) if est.tokens_per_s > 0 else math.inf
+        if groups * group > MAX_INSTANCES:
+            per = f"{est.tokens_per_s:,.0f} tok/s per {group} instance(s)"
             reasons += (
                 Reason(
                     rule="throughput",
-                    message=(
-                        f"sustaining {serving.output_tokens_per_s:,.0f} output tok/s needs {instances:,} "
-                        f"instances at {est.tokens_per_s:,.0f} tok/s per {group} instance(s); "
-                        f"the limit is {MAX_INSTANCES}"
-                    ),
+                    message=f"sustaining {needed:,.0f} output tok/s at {per} needs more than "
+                    f"{MAX_INSTANCES} instances, the largest deployment considered",
                 ),
             )
+            groups = MAX_INSTANCES // group
+        groups = max(1, int(groups))
         return Sizing(
-            instances=min(instances, MAX_INSTANCES) if reasons else instances,
+            instances=groups * group,
             reasons=reasons,
             tokens_per_s=est.tokens_per_s * groups,
+            ttft_ms=est.ttft_ms,
+            tpot_ms=est.tpot_ms,
+            tensor_parallel=est.tensor_parallel,
             replicas=est.replicas * groups,
+            memory_gb_per_accelerator=est.memory_gb_per_accelerator,
             group_instances=group,
-            **common,  # type: ignore[arg-type]
+            model_version=est.model_version,
+            assumptions=est.assumptions,
         )
 
     def _latency(
