@@ -208,7 +208,7 @@ def _collector_paused() -> Iterator[None]:
 
 def _decide(intent: WorkloadIntent, catalog: Catalog, pin: Pin, alternatives: int) -> Decision:
     index = catalog_index(catalog)
-    resolved = resolve(intent, catalog, index, pin)
+    resolved = resolve(intent, catalog, pin)
     result = evaluate(intent, index, resolved, pin, sizer_for(intent.workload))
     header = _Header(intent=intent, catalog=catalog, result=result)
     if not result.feasible:

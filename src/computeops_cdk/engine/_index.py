@@ -40,8 +40,6 @@ class CatalogIndex:
     """``rows`` split into runs sharing (provider, instance type), in the same canonical order."""
     regions_per_itype: dict[tuple[str, str], int]
     """(provider, instance type) -> number of distinct regions offering it (any price model)."""
-    accelerator_names: dict[str, str]
-    """Lower-case id or alias -> canonical accelerator id."""
 
 
 def _sort_key(offer: Offer) -> tuple[str, str, str, str, float, str, str]:
@@ -62,13 +60,6 @@ def _build(catalog: Catalog) -> CatalogIndex:
     regions = {(r.provider, r.code): r for r in catalog.regions}
     itypes = {(t.provider, t.name): t for t in catalog.instance_types}
     accelerators = {a.id: a for a in catalog.accelerators}
-    names: dict[str, str] = {}
-    # Aliases first, ids last: an id always wins over another accelerator's alias.
-    for acc in sorted(catalog.accelerators, key=lambda a: a.id):
-        for alias in acc.aliases:
-            names.setdefault(alias.lower(), acc.id)
-    for acc in catalog.accelerators:
-        names[acc.id.lower()] = acc.id
     rows = []
     itype_regions: dict[tuple[str, str], set[str]] = defaultdict(set)
     for offer in sorted(catalog.offers, key=_sort_key):
@@ -88,7 +79,6 @@ def _build(catalog: Catalog) -> CatalogIndex:
         rows=tuple(rows),
         by_itype=tuple(tuple(run) for run in runs.values()),
         regions_per_itype=counts,
-        accelerator_names=names,
     )
 
 

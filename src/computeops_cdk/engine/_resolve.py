@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from ..catalog import Catalog
 from ..errors import IntentError, did_you_mean
 from ..intent import WorkloadIntent
-from ._index import CatalogIndex
 from ._pin import Pin
 
 __all__ = ["Resolved", "resolve"]
@@ -32,19 +31,19 @@ class Resolved:
     pin_region: str | None
 
 
-def _accelerators(names: Sequence[str], index: CatalogIndex, catalog: Catalog) -> frozenset[str]:
-    known = sorted({n for a in catalog.accelerators for n in (a.id, *a.aliases)})
+def _accelerators(names: Sequence[str], catalog: Catalog) -> frozenset[str]:
+    # The catalog's own lookup, so an alias means the same here as in `computeops catalog list`.
     ids = []
     for position, name in enumerate(names):
-        found = index.accelerator_names.get(name.lower())
+        found = catalog.find_accelerator(name)
         if found is None:
             raise IntentError(
                 f"unknown accelerator {name!r}. To fix: use a catalog id or alias "
                 "(computeops catalog accelerators lists them)",
                 path=f"constraints.accelerators.allow[{position}]",
-                suggestions=did_you_mean(name, known),
+                suggestions=did_you_mean(name, catalog.accelerator_names()),
             )
-        ids.append(found)
+        ids.append(found.id)
     return frozenset(ids)
 
 
@@ -85,7 +84,7 @@ def _pin(pin: Pin, catalog: Catalog) -> tuple[str | None, str | None]:
     return pin.provider, pin.region
 
 
-def resolve(intent: WorkloadIntent, catalog: Catalog, index: CatalogIndex, pin: Pin) -> Resolved:
+def resolve(intent: WorkloadIntent, catalog: Catalog, pin: Pin) -> Resolved:
     """Resolve every catalog name in ``intent`` and ``pin``; IntentError on the first unknown one."""
     constraints = intent.constraints
     allow = constraints.accelerators.allow if constraints.accelerators else None
@@ -93,7 +92,7 @@ def resolve(intent: WorkloadIntent, catalog: Catalog, index: CatalogIndex, pin: 
     regions = residency.regions if residency is not None else None
     pin_provider, pin_region = _pin(pin, catalog)
     return Resolved(
-        accelerators=_accelerators(allow, index, catalog) if allow is not None else None,
+        accelerators=_accelerators(allow, catalog) if allow is not None else None,
         residency_regions=(
             frozenset(_regions(regions, catalog, path="constraints.residency.regions"))
             if regions is not None
