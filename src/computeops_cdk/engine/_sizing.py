@@ -8,9 +8,9 @@ that share a shape (8 x H100-SXM) are estimated once, and repeated decisions reu
 Inference: one instance (or, on a multi-node shape, the fewest instances that hold the model)
 forms a serving group; groups are independent replicas, so the deployment is
 ``ceil(output_tokens_per_s / group_tokens_per_s)`` groups. Training: the fewest instances (doubling
-from one; more than one only on a multi-node shape) that hold the model and meet the deadline;
-without a deadline, the fewest that hold the model, which is also the cheapest job because
-scaling out never raises efficiency.
+from one; more than one only on a multi-node shape) that hold the model and meet the deadline (or
+just hold it, without a deadline), and the next two doublings; the cheapest of these (fewest
+instance-hours, hence cheapest for every offer of the shape) is kept.
 """
 
 from __future__ import annotations
@@ -33,6 +33,10 @@ MAX_INSTANCES = 256
 
 _GROUP_SIZES = (1, 2, 4, 8, 16)
 """Instances one inference replica may span on a multi-node shape."""
+
+_SIZES_AFTER_FIRST = 2
+"""Training: after the fewest instances that work, this many doublings are also estimated and the
+cheapest (fewest instance-hours) is kept; scaling out rarely pays, but the model decides."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -242,28 +246,51 @@ class Sizer:
     def _size_training(self, acc: Accelerator, per_node: int, multi_node: bool) -> Sizing:
         training = self._workload.training
         assert training is not None  # the intent guarantees it for training and fine_tuning
-        shape = (training.seq_len, training.global_batch_tokens, training.method)
         deadline = training.deadline_hours
         sizes = [2**i for i in range(int(math.log2(MAX_INSTANCES)) + 1)] if multi_node else [1]
         fastest: tuple[int, perf.TrainingEstimate, float] | None = None
+        feasible: list[tuple[int, perf.TrainingEstimate, float]] = []
         est = None
         for instances in sizes:
-            est = _training(
-                self._model, self._precision, acc, instances * per_node, per_node, shape, multi_node
-            )
+            est = self._train(acc, instances, per_node, multi_node)
             if not est.fits or est.tokens_per_s <= 0:
                 continue
             hours = training.tokens / est.tokens_per_s / 3600
             if deadline is None or hours <= deadline:
-                return self._trained(est, instances, hours)
-            if fastest is None or hours < fastest[2]:
+                feasible.append((instances, est, hours))
+                if len(feasible) == _SIZES_AFTER_FIRST + 1:
+                    break
+            elif fastest is None or hours < fastest[2]:
                 fastest = (instances, est, hours)
+        if feasible:
+            # Cheapest job: fewest instance-hours (the offer's price per instance is a constant factor).
+            instances, est, hours = min(feasible, key=lambda f: (f[0] * f[2], f[0]))
+            return self._trained(est, instances, hours)
         assert est is not None
         if fastest is None:
             return Sizing(
                 instances=sizes[-1], reasons=(self._no_fit(est, acc, sizes[-1], per_node, multi_node),)
             )
+        return self._missed_deadline(acc, per_node, multi_node, fastest)
+
+    def _train(
+        self, acc: Accelerator, instances: int, per_node: int, multi_node: bool
+    ) -> perf.TrainingEstimate:
+        training = self._workload.training
+        assert training is not None
+        shape = (training.seq_len, training.global_batch_tokens, training.method)
+        return _training(self._model, self._precision, acc, instances * per_node, per_node, shape, multi_node)
+
+    def _missed_deadline(
+        self,
+        acc: Accelerator,
+        per_node: int,
+        multi_node: bool,
+        fastest: tuple[int, perf.TrainingEstimate, float],
+    ) -> Sizing:
         instances, est, hours = fastest
+        assert self._workload.training is not None
+        deadline = self._workload.training.deadline_hours
         scale = (
             f"the fastest size considered (up to {MAX_INSTANCES} instances)"
             if multi_node
