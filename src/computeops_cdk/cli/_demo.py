@@ -53,23 +53,33 @@ def _summary(record: Path) -> str:
     )
 
 
-def _synth(root: Path, name: str, cdktn: Path) -> bool:
+def _synth(root: Path, name: str, cdktn: Path, output: Path | None) -> bool:
     app_dir = root / "stacks" / name
+    synth_out = (output / name) if output else app_dir / "cdktf.out"
     print(f"==> cdktn synth stacks/{name}", flush=True)
     started = time.perf_counter()
     result = subprocess.run(
-        [str(cdktn), "synth"], cwd=app_dir, env=_env(root), capture_output=True, text=True, check=False
+        [str(cdktn), "synth", "--output", str(synth_out)],
+        cwd=app_dir,
+        env=_env(root),
+        capture_output=True,
+        text=True,
+        check=False,
     )
     seconds = time.perf_counter() - started
-    out_dir = app_dir / "cdktf.out" / "stacks" / name
+    out_dir = synth_out / "stacks" / name
     if result.returncode != 0 or not (out_dir / "cdk.tf.json").exists():
         print(f"    failed after {seconds:.1f} s:", file=sys.stderr)
         print(textwrap_tail(result.stdout + result.stderr), file=sys.stderr)
         return False
     print(f"    chosen: {_summary(out_dir / DECISION_FILE)}")
-    print(f"    terraform: {(out_dir / 'cdk.tf.json').relative_to(root)}  ({seconds:.1f} s)")
-    print(f"    decision:  {(out_dir / DECISION_FILE).relative_to(root)}")
+    print(f"    terraform: {_shown(out_dir / 'cdk.tf.json', root)}  ({seconds:.1f} s)")
+    print(f"    decision:  {_shown(out_dir / DECISION_FILE, root)}")
     return True
+
+
+def _shown(path: Path, root: Path) -> str:
+    return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
 
 
 def textwrap_tail(text: str, lines: int = 25) -> str:
@@ -81,6 +91,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Synthesize the example stacks; exit 1 when any fails."""
     parser = argparse.ArgumentParser(prog="python -m computeops_cdk.cli._demo", description=__doc__)
     parser.add_argument("stacks", nargs="*", help="example names under stacks/ (default: all)")
+    parser.add_argument(
+        "--output", type=Path, help="write <OUTPUT>/<name>/ instead of stacks/<name>/cdktf.out (default)"
+    )
     args = parser.parse_args(argv)
     root = _root()
     cdktn = root / "node_modules" / ".bin" / "cdktn"
@@ -96,11 +109,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: unknown example(s) {unknown}; available: {', '.join(available)}", file=sys.stderr)
         return 2
     print(f"Synthesizing {len(names)} example stack(s) with cdktn (CDK Terrain) ...")
-    ok = [_synth(root, name, cdktn) for name in names]
+    output = args.output.resolve() if args.output else None
+    ok = [_synth(root, name, cdktn, output) for name in names]
     if all(ok):
-        print(
-            "Done: each stacks/<name>/cdktf.out/stacks/<name>/ holds cdk.tf.json (terraform/tofu plan there)."
-        )
+        where = f"{output}/<name>" if output else "stacks/<name>/cdktf.out"
+        print(f"Done: each {where}/stacks/<name>/ holds cdk.tf.json; run terraform or tofu init/plan there.")
     return 0 if all(ok) else 1
 
 
