@@ -103,7 +103,8 @@ def test_committed_schema_is_the_exported_one() -> None:
         (
             with_workload(model={"name": "llama-3.1-70b", "params_b": 7}),
             "workload.model.params_b",
-            None,
+            "workload.model.params_b: llama-3.1-70b has 70.6B parameters in the model registry (got 7). "
+            "To fix: leave params_b out for a known model, or rename the model",
         ),
         (
             with_workload(model={"name": "mine", "params_b": 7, "active_params_b": 9}),

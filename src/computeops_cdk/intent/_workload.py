@@ -16,15 +16,16 @@ WorkloadType = Literal["inference", "training", "fine_tuning"]
 TrainingMethod = Literal["full", "lora"]
 
 
-def _registry_params(name: str) -> float | None:
-    """Total parameters (billions) of ``name`` in the model registry, None when it is unknown."""
+def _registry_params(name: str) -> tuple[float, float] | None:
+    """(total, active) parameters in billions of ``name`` in the model registry, None when unknown."""
     # Imported on use: the registry belongs to the performance model.
     from ..perf import resolve_model
 
     try:
-        return resolve_model(name).params_b
+        spec = resolve_model(name)
     except EstimateError:
         return None
+    return spec.params_b, spec.active_params_b
 
 
 def _model_names() -> list[str]:
@@ -58,20 +59,24 @@ class ModelRef(StrictModel):
         active, total = self.active_params_b, self.params_b
         if active is not None and total is not None and active > total:
             raise fail(f"must be <= params_b ({total:g}) (got {active:g})", field="active_params_b")
-        known_params = _registry_params(self.name)
-        if known_params is None and total is None:
-            raise fail(
-                f"unknown model {self.name!r}. To fix: use a model the registry knows "
-                "(computeops estimate --help lists them) or give params_b",
-                field="name",
-                suggestions=did_you_mean(self.name, _model_names()),
-            )
-        if known_params is not None and total is not None and abs(total / known_params - 1) > 0.1:
-            raise fail(
-                f"{self.name} has {known_params:g}B parameters in the model registry (got {total:g}). "
-                "To fix: leave params_b out for a known model, or rename the model",
-                field="params_b",
-            )
+        known = _registry_params(self.name)
+        if known is None:
+            if total is None:
+                raise fail(
+                    f"unknown model {self.name!r}. To fix: use a model the registry knows "
+                    "(computeops estimate --help lists them) or give params_b",
+                    field="name",
+                    suggestions=did_you_mean(self.name, _model_names()),
+                )
+            return self
+        for field, given, registry in (("params_b", total, known[0]), ("active_params_b", active, known[1])):
+            if given is not None and abs(given / registry - 1) > 0.1:
+                raise fail(
+                    f"{self.name} has {registry:g}B {'active ' if field == 'active_params_b' else ''}"
+                    f"parameters in the model registry (got {given:g}). To fix: leave {field} out for a "
+                    "known model, or rename the model",
+                    field=field,
+                )
         return self
 
 
