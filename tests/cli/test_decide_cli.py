@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import jsonschema
@@ -137,3 +140,14 @@ def test_help_teaches_the_intent(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     for text in ("apiVersion: computeops.dev/v1", "constraints:", "preferences:", "exit codes: 0 decided"):
         assert text in out
+
+
+def test_same_bytes_from_fresh_processes_with_different_hash_seeds() -> None:
+    command = [sys.executable, "-m", "computeops_cdk.cli", "decide", SUPPORT_CHAT, "--format", "json"]
+    outputs = {
+        subprocess.run(
+            command, env={**os.environ, "PYTHONHASHSEED": seed}, capture_output=True, check=True
+        ).stdout
+        for seed in ("1", "31337")
+    }
+    assert len(outputs) == 1
