@@ -22,7 +22,7 @@ from typing import Literal
 
 from .. import perf
 from ..catalog import Accelerator, InstanceType
-from ..errors import EstimateError
+from ..errors import DoesNotFitError, EstimateError
 from ..intent import Workload
 from ._decision import Reason
 
@@ -152,6 +152,8 @@ class Sizer:
                     found = self._size_inference(acc, itype.accelerator_count, itype.multi_node)
                 else:
                     found = self._size_training(acc, itype.accelerator_count, itype.multi_node)
+            except DoesNotFitError as err:  # the model reports misfits as fits=False; this is a fallback
+                found = Sizing(instances=1, reasons=(Reason(rule="memory.fit", message=str(err)),))
             except EstimateError as err:
                 found = Sizing(instances=1, reasons=(Reason(rule="spec.unknown", message=str(err)),))
             self._cache[key] = found
