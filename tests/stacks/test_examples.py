@@ -133,3 +133,15 @@ def test_checkov_finds_no_failed_check(synthesized: tuple[Path, dict[str, Any]])
     ]
     assert failed == []
     assert sum(s.get("summary", {}).get("passed", 0) for s in summaries) > 50
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_output_uses_nothing_opentofu_lacks(synthesized: tuple[Path, dict[str, Any]], name: str) -> None:
+    outdir, _ = synthesized
+    text = (outdir / name / "cdk.tf.json").read_text()
+    doc = json.loads(text)
+    # Plain resources, data sources, providers and outputs only: no ephemeral resources, checks,
+    # moved/import/removed blocks or Terraform Cloud settings, and no provider-defined functions.
+    assert set(doc) <= {"//", "data", "output", "provider", "resource", "terraform", "locals", "variable"}
+    assert set(doc["terraform"]) <= {"backend", "required_providers"}
+    assert "provider::" not in text

@@ -20,7 +20,8 @@ __all__ = ["WorkloadStack"]
 class WorkloadStack(TerraformStack):  # type: ignore[misc]  # the base class comes from the jsii runtime
     """A Terraform stack holding one ``ComputeWorkload`` named ``workload`` and its provider block.
 
-    Keyword props are those of ``ComputeWorkload`` (same defaults); the workload is at
+    Keyword props are those of ``ComputeWorkload`` (same defaults; resources are named after the
+    stack id); the workload is at
     ``stack.workload`` and its decision at ``stack.decision``. ``cdktn synth`` writes the stack to
     ``cdktf.out/stacks/<id>/cdk.tf.json`` and the decision record beside it.
     """
@@ -53,5 +54,6 @@ class WorkloadStack(TerraformStack):  # type: ignore[misc]  # the base class com
             deploy_workload=deploy_workload,
             tags=tags if tags is not None else {"computeops/workload": id},
             options=options,
+            name=id,
         )
         self.decision = self.workload.decision

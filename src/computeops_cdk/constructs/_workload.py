@@ -35,7 +35,7 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
 
     Args:
         scope: parent construct (inside a ``TerraformStack``).
-        id: construct id; also the base name of the cloud resources.
+        id: construct id (outputs are named ``<id>_provider`` ...).
         intent: a ``WorkloadIntent``, or a path to a YAML/JSON intent file.
         provider: pin the provider (``aws``, ``gcp``, ...). Default: the engine chooses among every
             provider that has a Terraform target. A pinned provider is still checked against the
@@ -53,6 +53,8 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
         options: target-specific options (documented in each target module, e.g. ``subnet_ids``
             for aws) plus ``model_url``, ``image``, ``command`` and ``namespace`` for the
             Kubernetes layer. Default: none, every option takes its documented default.
+        name: base name of the cloud and Kubernetes resources (lowercase, digits, dashes; at most 32
+            characters). Default: derived from ``id``.
         configure_provider: add the provider block for the chosen region. Default: True (a second
             region of the same provider in one stack gets an aliased block).
     """
@@ -71,6 +73,7 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
         deploy_workload: bool = True,
         tags: Mapping[str, str] | None = None,
         options: Mapping[str, Any] | None = None,
+        name: str | None = None,
         configure_provider: bool = True,
     ) -> None:
         super().__init__(scope, id)
@@ -90,7 +93,7 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
                 f"[{self.node.path}] 'cluster' ({cluster!r}) cannot be used on {chosen.provider}: {reason}"
             )
         self.props = TargetProps(
-            name=_resource_name(id),
+            name=_resource_name(name or id),
             cluster=cluster,
             tags=dict(tags) if tags is not None else {"computeops/workload": id},
             # chosen_by: targets name who picked them when their binding is missing.
