@@ -59,6 +59,9 @@ def test_unknown_attribute_is_an_attribute_error() -> None:
 
 def test_importing_the_package_loads_no_cdk_runtime() -> None:
     # The engine and CLI must stay light: jsii/cdktn load only when a construct is used.
-    code = "import sys, computeops_cdk; print(sorted(m for m in sys.modules if m.split('.')[0] in ('jsii', 'cdktn', 'cdktf', 'constructs')))"
+    code = (
+        "import sys, computeops_cdk; heavy = ('jsii', 'cdktn', 'cdktf', 'constructs'); "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

@@ -2,11 +2,11 @@
 
     ComputeOpsError                 catch-all; `str(err)` is a complete, user-facing message
     ├── IntentError                 the workload intent is invalid (carries `.path`, `.suggestions`)
-    ├── CatalogError                the market catalog is missing, corrupt or fails its schema (carries `.path`)
+    ├── CatalogError                the catalog is missing, corrupt or fails its schema (carries `.path`)
     │   └── CatalogRefreshError     a public price feed could not be read or parsed
     ├── EstimateError               the performance model cannot estimate this combination
     │   └── DoesNotFitError         the model does not fit in the accelerators' memory
-    ├── NoFeasiblePlacementError    every candidate broke a hard constraint (carries `.rejections`, `.nearest_misses`)
+    ├── NoFeasiblePlacementError    no candidate met every hard constraint (`.rejections`, `.nearest_misses`)
     └── TargetError                 a Terraform target cannot express the decision
         ├── PinnedPlacementError    a pinned provider/region violates the intent (carries `.rule`)
         └── MissingExtraError       the chosen target's binding is not installed (carries `.extra`)
