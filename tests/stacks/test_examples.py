@@ -145,3 +145,33 @@ def test_output_uses_nothing_opentofu_lacks(synthesized: tuple[Path, dict[str, A
     assert set(doc) <= {"//", "data", "output", "provider", "resource", "terraform", "locals", "variable"}
     assert set(doc["terraform"]) <= {"backend", "required_providers"}
     assert "provider::" not in text
+
+
+def test_eks_release_selects_exactly_the_pool_it_creates(synthesized: tuple[Path, dict[str, Any]]) -> None:
+    import yaml
+
+    outdir, stacks = synthesized
+    doc = _normalized(outdir / "inference-eks" / "cdk.tf.json")
+    placement = stacks["inference-eks"].workload.placement
+    (group,) = doc["resource"]["aws_eks_node_group"].values()
+    (release,) = doc["resource"]["helm_release"].values()
+    (model,) = yaml.safe_load(release["values"][0])["servingEngineSpec"]["modelSpec"]
+    (term,) = model["nodeSelectorTerms"]
+    (expression,) = term["matchExpressions"]
+    assert {expression["key"]: expression["values"][0]} == group["labels"]
+    (taint,) = group["taint"]
+    assert {"key": taint["key"], "operator": "Exists", "effect": "NoSchedule"} in model["tolerations"]
+    assert (
+        model["replicaCount"] * model["requestGPU"]
+        == placement.instances * placement.accelerators_per_instance
+    )
+    (kube,) = doc["provider"]["kubernetes"]
+    assert kube["exec"][0]["args"] == [
+        "eks",
+        "get-token",
+        "--cluster-name",
+        "gpu-prod",
+        "--region",
+        placement.region,
+    ]
+    assert doc["data"]["aws_eks_cluster"]
