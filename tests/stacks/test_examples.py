@@ -163,7 +163,7 @@ def test_eks_release_selects_exactly_the_pool_it_creates(synthesized: tuple[Path
     assert {"key": taint["key"], "operator": "Exists", "effect": "NoSchedule"} in model["tolerations"]
     assert (
         model["replicaCount"] * model["requestGPU"]
-        == placement.instances * placement.accelerators_per_instance
+        <= placement.instances * placement.accelerators_per_instance
     )
     (kube,) = doc["provider"]["kubernetes"]
     assert kube["exec"][0]["args"] == [
