@@ -141,8 +141,10 @@ def test_cluster_on_a_provider_without_node_pools_is_refused() -> None:
     from computeops_cdk.constructs import ComputeWorkload
 
     stack = TerraformStack(App(), "s")
-    with pytest.raises(TargetError, match=r"^\[s/c\] 'cluster' \('gpus'\) cannot be used on runpod: "):
+    with pytest.raises(TargetError) as err:
         ComputeWorkload(stack, "c", intent=EXAMPLES / "support-chat.yaml", provider="runpod", cluster="gpus")
+    assert str(err.value).startswith("[s/c] 'cluster' ('gpus') cannot be used on runpod: ")
+    assert "To fix: pin provider= one of aws, gcp, azure" in str(err.value)
 
 
 def test_infeasible_intent_keeps_its_rejections_and_gains_the_path() -> None:

@@ -21,7 +21,7 @@ from ..errors import (
     did_you_mean,
 )
 from ..intent import WorkloadIntent
-from ..targets import Target, TargetProps, get_target, supported_providers
+from ..targets import TARGETS, Target, TargetProps, get_target, supported_providers
 from ..targets.k8s import KubeConnection, KubernetesLayer, WorkloadSpec
 from ._record import record_decision, single_default_provider
 
@@ -89,8 +89,11 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
         self.target: Target = get_target(chosen.provider)
         if cluster and "kubernetes_node_pool" in self.target.unsupported:
             reason = self.target.unsupported["kubernetes_node_pool"]
+            pools = [p for p, t in TARGETS.items() if "kubernetes_node_pool" not in t.unsupported]
             raise TargetError(
-                f"[{self.node.path}] 'cluster' ({cluster!r}) cannot be used on {chosen.provider}: {reason}"
+                f"[{self.node.path}] 'cluster' ({cluster!r}) cannot be used on {chosen.provider}: {reason}. "
+                f"To fix: pin provider= one of {', '.join(pools)} (targets with GPU node pools), "
+                "or leave cluster out."
             )
         self.props = TargetProps(
             name=_resource_name(name or id),
