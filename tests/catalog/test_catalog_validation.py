@@ -118,6 +118,21 @@ def test_missing_file(tmp_path: Path) -> None:
     assert "To fix:" in str(err)
 
 
+def test_a_directory_is_not_a_catalog(tmp_path: Path) -> None:
+    err = _error(tmp_path)
+    assert str(err) == (
+        f"catalog file {str(tmp_path)!r} is a directory. To fix: pass the catalog JSON file itself."
+    )
+
+
+def test_a_binary_file_is_not_a_catalog(tmp_path: Path) -> None:
+    path = tmp_path / "catalog.json"
+    path.write_bytes(b"\x88\xff\x00garbage")
+    err = _error(path)
+    assert str(err).startswith(f"catalog file {str(path)!r} cannot be read ('utf-8' codec can't decode")
+    assert "To fix: pass a catalog JSON file" in str(err)
+
+
 def test_a_valid_user_file_loads(tmp_path: Path, embedded_doc: dict[str, Any]) -> None:
     path = tmp_path / "copy.json"
     path.write_text(json.dumps(embedded_doc), encoding="utf-8")

@@ -61,6 +61,17 @@ def read_document(path: Path) -> dict[str, Any]:
             f"catalog file {str(path)!r} does not exist. To fix: pass an existing file, or omit it to "
             "use the embedded catalog."
         ) from err
+    except IsADirectoryError as err:
+        raise CatalogError(
+            f"catalog file {str(path)!r} is a directory. To fix: pass the catalog JSON file itself."
+        ) from err
+    except (OSError, UnicodeDecodeError) as err:
+        # Permission denied, a binary file, ...: the user passed the wrong file, not a bug of ours.
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        raise CatalogError(
+            f"catalog file {str(path)!r} cannot be read ({reason}). To fix: pass a catalog JSON file "
+            "(`computeops catalog build --output FILE` writes one), or omit it to use the embedded catalog."
+        ) from err
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as err:
