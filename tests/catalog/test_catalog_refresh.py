@@ -11,7 +11,7 @@ from catalog_testdata import MARKET, RECORDED
 from pytest_httpserver import HTTPServer
 
 from computeops_cdk.catalog._refresh import HttpxTransport, parse_skypilot_vms, refresh_catalog
-from computeops_cdk.errors import CatalogRefreshError
+from computeops_cdk.errors import CatalogError, CatalogRefreshError
 
 
 @pytest.fixture(scope="session")
@@ -86,6 +86,28 @@ def test_a_failing_feed_changes_nothing(httpserver: HTTPServer, market_copy: Pat
     )
     assert _snapshot(market_copy) == before
     assert not out.exists()
+
+
+@pytest.mark.parametrize("where", ["directory", "under_a_file"])
+def test_an_unwritable_output_changes_nothing(
+    httpserver: HTTPServer, market_copy: Path, tmp_path: Path, where: str
+) -> None:
+    _serve(httpserver, "lambda", (RECORDED / "lambda-vms.csv").read_bytes())
+    before = _snapshot(market_copy)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("", encoding="utf-8")
+    out = tmp_path if where == "directory" else blocker / "catalog.json"
+    with pytest.raises(CatalogError) as info:
+        refresh_catalog(
+            market_copy,
+            providers=["lambda"],
+            base_url=httpserver.url_for("/sky"),
+            output=out,
+            as_of="2026-12-01",  # feeds.csv would change: the staged write must not touch it
+        )
+    assert str(info.value).startswith(f"cannot write {str(out)!r}")
+    assert "Nothing was changed. To fix:" in str(info.value)
+    assert _snapshot(market_copy) == before
 
 
 def test_a_feed_in_the_wrong_format_changes_nothing(

@@ -146,6 +146,20 @@ def test_build_from_a_missing_folder_exits_2(capsys: pytest.CaptureFixture[str],
     assert "is missing. To fix: point --source at a complete market-data folder" in err
 
 
+def test_build_to_a_directory_exits_2_and_writes_nothing(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, err = run(
+        capsys, "build", "--source", str(ROOT / "data" / "market"), "--output", str(tmp_path)
+    )
+    assert code == 2 and out == ""
+    assert err == (
+        f"error: cannot write {str(tmp_path)!r}: it is a directory. Nothing was changed. To fix: give a "
+        f"file path, e.g. {str(tmp_path / 'catalog.json')!r}.\n"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_refresh_unknown_provider_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "refresh", "--provider", "aws", "--source", str(ROOT / "data" / "market"))
     assert code == 2

@@ -11,9 +11,11 @@ import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..errors import CatalogError
 from ._accelerators import build_accelerators
 from ._offers import build_offers
 from ._providers import build_providers, build_regions
@@ -95,13 +97,49 @@ def write_catalog(doc: dict[str, Any], path: str | os.PathLike[str] = DEFAULT_OU
 
 def write_text_atomic(target: Path, text: str) -> None:
     """Replace ``target`` with ``text`` so readers see either the old or the new file, never half."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    write_texts_atomic({target: text})
+
+
+def write_texts_atomic(files: Mapping[Path, str]) -> None:
+    """Replace several files, all or none as far as the file system allows.
+
+    Every file is first written to a temporary sibling; only when all of them are staged are they
+    renamed into place. So an unwritable or wrong target (a directory, ``/proc/x``) fails before any
+    file changes, as a CatalogError naming it.
+
+    Raises:
+        CatalogError: a target is a directory or cannot be written; no target was changed.
+    """
+    staged: list[tuple[str, Path]] = []
+    try:
+        for target, text in files.items():
+            staged.append((_stage(target, text), target))
+        for tmp, target in staged:
+            os.replace(tmp, target)
+    finally:
+        for tmp, _ in staged:
+            Path(tmp).unlink(missing_ok=True)
+
+
+def _stage(target: Path, text: str) -> str:
+    if target.is_dir():
+        raise CatalogError(
+            f"cannot write {str(target)!r}: it is a directory. Nothing was changed. To fix: give a file "
+            f"path, e.g. {str(target / 'catalog.json')!r}."
+        )
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    except OSError as err:
+        raise CatalogError(
+            f"cannot write {str(target)!r} ({err.strerror or err}). Nothing was changed. "
+            "To fix: choose a writable location (--output FILE)."
+        ) from err
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
         os.chmod(tmp, 0o644)  # mkstemp creates 0600; the catalog is ordinary package data
-        os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    return tmp

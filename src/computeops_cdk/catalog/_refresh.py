@@ -23,7 +23,7 @@ from typing import Any, Protocol
 import httpx
 
 from ..errors import CatalogError, CatalogRefreshError, did_you_mean
-from ._build import DEFAULT_OUTPUT, build_catalog, canonical_json, write_text_atomic
+from ._build import DEFAULT_OUTPUT, build_catalog, canonical_json, write_texts_atomic
 from ._sources import Feed, MarketData, read_csv
 
 __all__ = [
@@ -134,10 +134,9 @@ def refresh_catalog(
         counts[provider] = len(rows)
     texts["feeds.csv"] = _feeds_csv(root, chosen, ref, stamp)
     doc = _rebuild_staged(root, texts, say)
-    for name, text in texts.items():
-        write_text_atomic(root / name, text)
     out = Path(output)
-    write_text_atomic(out, canonical_json(doc))
+    # One staged write: a bad --output fails before any raw file or feeds.csv changes.
+    write_texts_atomic({**{root / name: text for name, text in texts.items()}, out: canonical_json(doc)})
     say(f"wrote {out} (sha256 {doc['sha256'][:12]}, {len(doc['offers'])} offers)")
     return RefreshResult(providers=tuple(chosen), rows=counts, catalog_path=out, sha256=doc["sha256"])
 
