@@ -69,6 +69,17 @@ def test_model_from_params_rejects_nonsense(params: float, active: float | None)
         model_from_params(params, active_params_b=active)
 
 
+@pytest.mark.parametrize("params", [1e300, float("inf"), float("nan")])
+def test_model_from_params_rejects_absurd_sizes_with_a_fix(params: float) -> None:
+    # 1e300 used to overflow deriving the hidden size (OverflowError, a traceback in the CLI).
+    with pytest.raises(EstimateError) as info:
+        model_from_params(params)
+    assert str(info.value) == (
+        f"params_b must be a number of billions in (0, 100000], got {params!r}. "
+        "To fix: give the total parameters in billions (70 for a 70B model)."
+    )
+
+
 def test_sliding_window_layers_cache_only_their_window() -> None:
     g3 = resolve_model("gemma-3-27b")
     assert g3.kv_context(512) == 512  # shorter than the window: every layer holds everything

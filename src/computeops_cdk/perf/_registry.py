@@ -10,7 +10,6 @@ would be derived and listed in ``estimated_fields``. Unknown models go through
 from __future__ import annotations
 
 import json
-import math
 import re
 from importlib import resources
 from typing import Any
@@ -124,8 +123,13 @@ def model_from_params(
     Head dim 128, vocabulary 128256 and max context 8192 are defaults too; every defaulted field is
     listed in ``estimated_fields``.
     """
-    if not (params_b > 0 and math.isfinite(params_b)):
-        raise EstimateError(f"params_b must be a positive number, got {params_b!r}")
+    # The upper bound is the intent's (workload.model.params_b <= 100,000): past it the derived
+    # shape overflows, and no model is 100 trillion parameters.
+    if not (0 < params_b <= 100_000):
+        raise EstimateError(
+            f"params_b must be a number of billions in (0, 100000], got {params_b!r}. "
+            "To fix: give the total parameters in billions (70 for a 70B model)."
+        )
     active = params_b if active_params_b is None else active_params_b
     if not (0 < active <= params_b):
         raise EstimateError(
