@@ -57,10 +57,11 @@ def test_blackwell_fp4_is_sourced(catalog: Catalog) -> None:
 
 
 def test_accelerator_without_memory_is_kept_but_unsized(catalog: Catalog) -> None:
-    # TPU v2 has no sourced per-chip specs: it stays in the catalog (its offers too), unsized.
-    tpu_v2 = catalog.accelerator("TPU-v2")
-    assert tpu_v2.memory_gb is None
-    assert any(t.accelerator == "TPU-v2" for t in catalog.instance_types)
+    # Azure sells MI25 partitions counted as whole GPUs, so no per-GPU memory is recorded: the
+    # accelerator stays in the catalog (its offers too), unsized.
+    mi25 = catalog.accelerator("MI25")
+    assert mi25.memory_gb is None
+    assert any(t.accelerator == "MI25" for t in catalog.instance_types)
 
 
 def test_find_region_and_provider(catalog: Catalog) -> None:
