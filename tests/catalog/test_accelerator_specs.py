@@ -53,6 +53,6 @@ def test_mi300x_infinity_fabric_bandwidth_is_sourced(catalog: Catalog) -> None:
 
 def test_most_offered_workstation_gpus_are_now_sizable(catalog: Catalog) -> None:
     # The three fields the performance model needs (perf._hardware.hardware_of).
-    for acc_id in ("RTXA6000", "L40", "RTX4000-Ada", "RTXA4000", "RTX6000-Ada", "A100-40GB-PCIe", "GH200"):
+    for acc_id in ("RTXA6000", "L40", "RTX4000-Ada", "RTXA4000", "RTXA4500", "RTX6000-Ada", "A100-40GB-PCIe"):
         acc = catalog.accelerator(acc_id)
         assert acc.memory_gb and acc.memory_bw_gbps and acc.bf16_tflops, acc_id
