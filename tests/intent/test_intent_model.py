@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 from pathlib import Path
 from typing import Any
@@ -205,6 +206,62 @@ def test_several_problems_are_all_listed() -> None:
     lines = str(err).splitlines()
     assert lines[0].endswith("(did you mean 'hipaa'?)")
     assert lines[1].startswith("  also constraints.providers.exclude[0]: unknown provider 'vastai'")
+
+
+def _serving(**fields: Any) -> dict[str, Any]:
+    return with_workload(serving={"output_tokens_per_s": 1000, **fields})
+
+
+@pytest.mark.parametrize(
+    ("doc", "expected"),
+    [
+        # NaN used to pass the > 0 checks or read "must be <= 1e+09 (got nan)"; .inf has no JSON form.
+        (
+            _serving(output_tokens_per_s=float("nan")),
+            "workload.serving.output_tokens_per_s: must be a finite number (not .nan or .inf) (got nan)",
+        ),
+        (
+            base(constraints={"max_hourly_usd": float("inf")}),
+            "constraints.max_hourly_usd: must be a finite number (not .nan or .inf) (got inf)",
+        ),
+        # YAML words, not pydantic's ("Input should be a valid tuple", "instance of Serving").
+        (
+            _serving(output_tokens_per_s="lots"),
+            "workload.serving.output_tokens_per_s: must be a number (got 'lots')",
+        ),
+        (_serving(input_tokens=1.5), "workload.serving.input_tokens: must be a whole number (got 1.5)"),
+        (
+            with_workload(serving=[1, 2]),
+            "workload.serving: must be a mapping of fields (key: value) (got [1, 2])",
+        ),
+        (
+            base(constraints={"compliance": "hipaa"}),
+            "constraints.compliance: must be a list (got 'hipaa'; write [hipaa])",
+        ),
+        (
+            base(constraints={"pricing": []}),
+            "constraints.pricing: must list at least 1 item (got [])",
+        ),
+        (
+            base(name="Support Chat"),
+            "name: must be lower-case letters, digits and '-', starting and ending with a letter or digit "
+            "(e.g. 'support-chat') (got 'Support Chat')",
+        ),
+        # An unquoted date is parsed by YAML: show what was written, not datetime.date(...).
+        (
+            base(name=datetime.date(2024, 1, 1)),
+            "name: must be a string (quote it) (got '2024-01-01')",
+        ),
+        (
+            base(constraints={"residency": {"regions": ["aws2:us-east-1"]}}),
+            "constraints.residency.regions[0]: unknown provider 'aws2' in region id 'aws2:us-east-1' "
+            "(known: aws, gcp, azure, oci, coreweave, lambda, nebius, crusoe, runpod, vast) "
+            "(did you mean 'aws:us-east-1'?)",
+        ),
+    ],
+)
+def test_type_errors_speak_yaml(doc: dict[str, Any], expected: str) -> None:
+    assert str(error_of(doc)) == expected
 
 
 def test_missing_required_field() -> None:

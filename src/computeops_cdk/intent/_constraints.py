@@ -12,6 +12,7 @@ from typing import Literal, Self
 from pydantic import Field, field_validator, model_validator
 
 from ..catalog._types import COMPLIANCE_SCOPES, PRICE_MODELS, PROVIDER_IDS
+from ..errors import did_you_mean
 from ._fields import CONTINENTS, REGION_ID, StrictModel, check_names, fail
 
 __all__ = [
@@ -50,7 +51,13 @@ def _check_region_ids(values: tuple[str, ...], *, field: str) -> None:
                 f"{value!r} is not a region id. To fix: write provider:region, e.g. 'aws:us-east-1'",
                 field=f"{field}[{index}]",
             )
-        check_names([match["provider"]], PROVIDER_IDS, what="provider", field=f"{field}[{index}]")
+        provider, code = match["provider"], match["code"]
+        if provider not in PROVIDER_IDS:
+            raise fail(
+                f"unknown provider {provider!r} in region id {value!r} (known: {', '.join(PROVIDER_IDS)})",
+                field=f"{field}[{index}]",
+                suggestions=[f"{p}:{code}" for p in did_you_mean(provider, PROVIDER_IDS)],
+            )
 
 
 class Residency(StrictModel):

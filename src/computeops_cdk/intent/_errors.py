@@ -61,7 +61,7 @@ def _describe(error: ErrorDetails, model: type[BaseModel]) -> tuple[str, str, li
         return _path(loc, ctx.get("field", "")), str(ctx["message"]), list(ctx.get("suggestions", ()))
     if kind in _BOUNDS:
         bound = next(v for k, v in ctx.items() if k in {"gt", "ge", "lt", "le"})
-        return _path(loc), f"must be {_BOUNDS[kind]} {bound:g} (got {got!r})", []
+        return _path(loc), f"must be {_BOUNDS[kind]} {bound:g} (got {_shown(got)})", []
     if kind == "extra_forbidden":
         allowed = _fields_at(model, loc[:-1])
         name = str(loc[-1])
@@ -76,9 +76,58 @@ def _describe(error: ErrorDetails, model: type[BaseModel]) -> tuple[str, str, li
             return _path(loc), f"must be {expected} (got {got!r})", []
         suggestions = did_you_mean(str(got), choices) if isinstance(got, str) else []
         return _path(loc), f"must be one of {expected} (got {got!r})", suggestions
-    if kind in {"too_short", "too_long"}:
-        return _path(loc), f"{error['msg'].lower()} (got {got!r})", []
-    return _path(loc), f"{error['msg']} (got {got!r})", []
+    if kind == "too_short":
+        least = ctx.get("min_length", 1)
+        return (
+            _path(loc),
+            f"must list at least {least} item{'' if least == 1 else 's'} (got {_shown(got)})",
+            [],
+        )
+    if kind == "too_long":
+        return _path(loc), f"must list at most {ctx.get('max_length')} items (got {_shown(got)})", []
+    if kind in _PLAIN:
+        return _path(loc), f"{_PLAIN[kind]} (got {_shown(got)})", []
+    if kind in {"tuple_type", "list_type"}:
+        example = f"; write [{got}]" if isinstance(got, str | int | float) else ""
+        return _path(loc), f"must be a list (got {_shown(got)}{example})", []
+    if kind == "string_pattern_mismatch":
+        return (
+            _path(loc),
+            _PATTERNS.get(str(ctx.get("pattern")), "has the wrong form") + f" (got {_shown(got)})",
+            [],
+        )
+    return _path(loc), f"{error['msg']} (got {_shown(got)})", []
+
+
+# The user wrote YAML: say what the value must be in YAML words (no "tuple", no class names).
+_PLAIN = {
+    "finite_number": "must be a finite number (not .nan or .inf)",
+    "float_type": "must be a number",
+    "float_parsing": "must be a number",
+    "int_type": "must be a whole number",
+    "int_parsing": "must be a whole number",
+    "int_from_float": "must be a whole number",
+    "bool_type": "must be true or false",
+    "bool_parsing": "must be true or false",
+    "string_type": "must be a string (quote it)",
+    "dict_type": "must be a mapping of fields (key: value)",
+    "model_type": "must be a mapping of fields (key: value)",
+    "model_attributes_type": "must be a mapping of fields (key: value)",
+}
+
+_PATTERNS = {
+    "^[a-z0-9]([a-z0-9-]*[a-z0-9])?$": (
+        "must be lower-case letters, digits and '-', starting and ending with a letter or digit "
+        "(e.g. 'support-chat')"
+    ),
+}
+
+
+def _shown(value: Any) -> str:
+    """The value as the user wrote it: YAML dates and other parsed scalars as text, not Python reprs."""
+    if value is None or isinstance(value, str | int | float | bool | list | dict | tuple):
+        return repr(value)
+    return repr(str(value))
 
 
 def intent_error(err: ValidationError, model: type[BaseModel]) -> IntentError:

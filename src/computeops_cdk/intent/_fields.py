@@ -24,9 +24,13 @@ REGION_ID = re.compile(r"^(?P<provider>[a-z0-9]+):(?P<code>[A-Za-z0-9._-]+)$")
 
 
 class StrictModel(BaseModel):
-    """Frozen, unknown fields forbidden, names or aliases accepted: the base of every intent model."""
+    """Frozen, unknown fields forbidden, names or aliases accepted: the base of every intent model.
 
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+    NaN and infinity are rejected everywhere: ``.nan`` would slip past every bound check and
+    ``.inf`` has no JSON form for the intent's canonical digest.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True, allow_inf_nan=False)
 
 
 def fail(message: str, *, field: str = "", suggestions: Sequence[str] = ()) -> PydanticCustomError:
