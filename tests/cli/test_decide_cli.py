@@ -13,6 +13,7 @@ import pytest
 
 from computeops_cdk.cli import main
 from computeops_cdk.engine import decide
+from computeops_cdk.targets import placement_pin
 
 ROOT = Path(__file__).resolve().parents[2]
 SUPPORT_CHAT = str(ROOT / "examples" / "support-chat.yaml")
@@ -30,13 +31,13 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 def test_json_is_the_engines_document_and_matches_the_schema(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, SUPPORT_CHAT, "--format", "json")
     assert (code, err) == (0, "")
-    assert out == decide(SUPPORT_CHAT).to_json()
+    assert out == decide(SUPPORT_CHAT, pin=placement_pin()).to_json()
     jsonschema.validate(json.loads(out), SCHEMA)
 
 
 def test_table_marks_the_chosen_row_and_groups_rejections(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, SUPPORT_CHAT)
-    chosen = decide(SUPPORT_CHAT).chosen
+    chosen = decide(SUPPORT_CHAT, pin=placement_pin()).chosen
     assert code == 0 and chosen is not None
     marked = next(line for line in out.splitlines() if "✔" in line)
     assert chosen.provider in marked and chosen.instance_type in marked
@@ -122,7 +123,7 @@ def test_unknown_accelerator_is_exit_2_with_did_you_mean(
 
 def test_catalog_option(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code, out, _ = run(capsys, SUPPORT_CHAT, "--format", "json", "--catalog", str(EMBEDDED))
-    assert code == 0 and out == decide(SUPPORT_CHAT).to_json()
+    assert code == 0 and out == decide(SUPPORT_CHAT, pin=placement_pin()).to_json()
     code, _, err = run(capsys, SUPPORT_CHAT, "--catalog", str(tmp_path / "missing.json"))
     assert code == 2 and err.startswith("error: ")
 
@@ -151,3 +152,28 @@ def test_same_bytes_from_fresh_processes_with_different_hash_seeds() -> None:
         for seed in ("1", "31337")
     }
     assert len(outputs) == 1
+
+
+def test_pins_mirror_the_construct_and_only_targets_expressible_placements(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Engine-chosen: every candidate must be expressible as Terraform with a repeatable plan, so
+    # Vast.ai listings (ephemeral offer ids) are rejected with target.unsupported, never chosen.
+    code, out, _ = run(capsys, SUPPORT_CHAT, "--format", "json", "--top", "50")
+    doc = json.loads(out)
+    assert code == 0
+    assert all(p["provider"] != "vast" for p in [doc["decision"], *doc["alternatives"]])
+    vast = [r for r in doc["rejected"] if r["provider"] == "vast"]
+    assert vast and all(any(x["rule"] == "target.unsupported" for x in r["reasons"]) for r in vast)
+    # Pinned to vast: an explicit, best-effort choice that the pin allows.
+    code, out, _ = run(capsys, SUPPORT_CHAT, "--format", "json", "--provider", "vast")
+    assert code == 0 and json.loads(out)["decision"]["provider"] == "vast"
+    # A cluster needs a node-pool target: lambda has none, so pinning it with --cluster fails.
+    code, out, err = run(capsys, SUPPORT_CHAT, "--provider", "lambda", "--cluster", "--format", "json")
+    doc = json.loads(out)
+    assert code == 3 and doc["decision"] is None and "target.unsupported" in err
+    assert doc["rejections_by_rule"]["target.unsupported"] == len(doc["rejected"])
+    assert all(
+        any("kubernetes_node_pool" in x["message"] for x in r["reasons"] if x["rule"] == "target.unsupported")
+        for r in doc["rejected"]
+    )

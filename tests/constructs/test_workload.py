@@ -48,11 +48,9 @@ def _doc(outdir: Path, stack: str) -> dict[str, Any]:
 def test_decision_and_placement_are_the_engines(app_dir: tuple[Path, dict[str, Any]]) -> None:
     _, built = app_dir
     workload = built["single"].workload
-    from computeops_cdk.targets import unsupported_features
+    from computeops_cdk.targets import placement_pin
 
-    expected = decide(
-        EXAMPLES / "support-chat.yaml", pin=Pin(provider="aws", unsupported=unsupported_features("aws"))
-    )
+    expected = decide(EXAMPLES / "support-chat.yaml", pin=placement_pin(provider="aws"))
     assert workload.decision == expected
     assert workload.placement == expected.chosen
     assert built["single"].decision is workload.decision
@@ -200,3 +198,25 @@ def test_budget_guard_fails_synth_over_the_stack_budget(tmp_path: Path) -> None:
         build(hourly / 2).synth()
     with pytest.raises(ValueError, match=r"'max_hourly_usd' \(0\) must be positive"):
         BudgetGuard(max_hourly_usd=0)
+
+
+def test_coreweave_node_pool_shares_the_workload_layers_kubernetes_provider(tmp_path: Path) -> None:
+    # CoreWeave capacity is a NodePool object in the cluster: the pool and the vLLM release must go
+    # through one kubernetes provider block (Terraform rejects two unaliased blocks of one type).
+    from computeops_cdk._compat import App
+    from computeops_cdk.constructs import WorkloadStack
+
+    app = App(outdir=str(tmp_path))
+    stack = WorkloadStack(
+        app, "cw", intent=EXAMPLES / "support-chat.yaml", provider="coreweave", cluster="cks-prod"
+    )
+    app.synth()
+    doc = json.loads((tmp_path / "stacks" / "cw" / "cdk.tf.json").read_text())
+    assert stack.workload.placement.provider == "coreweave"
+    assert len(doc["provider"]["kubernetes"]) == 1 and "alias" not in doc["provider"]["kubernetes"][0]
+    pools = [
+        r for r in doc["resource"]["kubernetes_manifest"].values() if r["manifest"]["kind"] == "NodePool"
+    ]
+    assert len(pools) == 1 and pools[0].get("provider", "kubernetes") == "kubernetes"
+    assert pools[0]["manifest"]["spec"]["targetNodes"] == stack.workload.placement.instances
+    assert "helm_release" in doc["resource"]

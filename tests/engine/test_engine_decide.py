@@ -266,16 +266,16 @@ def test_features_needed() -> None:
     from computeops_cdk.engine import features_needed
 
     tpu = replace(H100, id="TPU-v5e", vendor="Google")
-    assert features_needed(accelerator=H100, pricing="on_demand", needs_fabric=False) == (
-        "gpu_vm",
-        "repeatable_plan",
-    )
-    assert features_needed(accelerator=tpu, pricing="spot", needs_fabric=True) == (
-        "tpu",
-        "spot",
-        "multi_node",
-        "repeatable_plan",
-    )
+    assert features_needed(accelerator=H100, pricing="on_demand", needs_fabric=False) == ("gpu_vm",)
+    on_tpu = features_needed(accelerator=tpu, pricing="spot", needs_fabric=True)
+    assert on_tpu == ("tpu", "spot", "multi_node")
+    # A node pool replaces the VM; required features come after the implied ones, once each.
+    assert features_needed(
+        accelerator=H100,
+        pricing="spot",
+        needs_fabric=False,
+        require=("kubernetes_node_pool", "spot", "repeatable_plan"),
+    ) == ("spot", "kubernetes_node_pool", "repeatable_plan")
 
 
 def test_json_and_yaml_spellings_have_the_same_sha(tmp_path: Path) -> None:

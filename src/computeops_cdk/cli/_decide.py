@@ -18,6 +18,7 @@ from ..catalog import load_catalog
 from ..engine import Decision, Placement, decide
 from ..errors import NoFeasiblePlacementError
 from ..intent import WorkloadIntent
+from ..targets import placement_pin
 
 __all__ = ["register", "render_markdown", "render_table"]
 
@@ -107,6 +108,25 @@ def register(commands: Any) -> None:
         default=None,
         help="market catalog JSON to decide over (default: the embedded catalog)",
     )
+    parser.add_argument(
+        "--provider",
+        metavar="P",
+        default=None,
+        help="pin the provider, as ComputeWorkload(provider=...) does; still checked against every hard "
+        "constraint (default: the engine chooses)",
+    )
+    parser.add_argument(
+        "--region",
+        metavar="R",
+        default=None,
+        help="pin the region code, as ComputeWorkload(region=...) does (default: the engine chooses)",
+    )
+    parser.add_argument(
+        "--cluster",
+        action="store_true",
+        help="place the GPUs as a node pool of an existing Kubernetes cluster, as "
+        "ComputeWorkload(cluster=...) does (default: standalone machines)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -115,7 +135,10 @@ def run(args: argparse.Namespace) -> int:
     intent = WorkloadIntent.from_file(args.intent)
     catalog = load_catalog(args.catalog) if args.catalog else None
     try:
-        decision = decide(intent, catalog=catalog, alternatives=args.top)
+        # The same pin as the constructs: only what a Terraform target can express is a candidate,
+        # so this answer and a construct's computeops-decision.json are the same bytes.
+        pin = placement_pin(provider=args.provider, region=args.region, cluster=args.cluster)
+        decision = decide(intent, catalog=catalog, pin=pin, alternatives=args.top)
     except NoFeasiblePlacementError as err:
         if args.format == "json" and err.document is not None:
             sys.stdout.write(json.dumps(err.document, indent=2, ensure_ascii=False) + "\n")

@@ -12,7 +12,7 @@ from constructs import Construct
 
 from .._compat import TerraformOutput, TerraformStack
 from ..catalog import PROVIDER_IDS, Catalog, load_catalog
-from ..engine import Decision, Pin, Placement, decide
+from ..engine import Decision, Placement, decide
 from ..errors import (
     IntentError,
     NoFeasiblePlacementError,
@@ -21,7 +21,7 @@ from ..errors import (
     did_you_mean,
 )
 from ..intent import WorkloadIntent
-from ..targets import TARGETS, Target, TargetProps, get_target, supported_providers
+from ..targets import TARGETS, Target, TargetProps, get_target, placement_pin, supported_providers
 from ..targets.k8s import KubeConnection, KubernetesLayer, WorkloadSpec
 from ._record import record_decision, single_default_provider
 
@@ -80,27 +80,26 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
         self._intent = _load_intent(intent)
         self._check_props(provider, region, cluster)
         catalog = catalog if catalog is not None else load_catalog()
-        self.decision: Decision = self._decide(catalog, provider, region)
+        self.decision: Decision = self._decide(catalog, provider, region, cluster)
         """The engine's full answer (chosen placement, alternatives, rejections, explanation)."""
         chosen = self.decision.chosen
         assert chosen is not None  # decide() raises rather than return a Decision without a choice
         self.placement: Placement = chosen
         """The chosen placement (provider, instance type, region, pricing, instances, costs)."""
         self.target: Target = get_target(chosen.provider)
-        if cluster and "kubernetes_node_pool" in self.target.unsupported:
-            reason = self.target.unsupported["kubernetes_node_pool"]
-            pools = [p for p, t in TARGETS.items() if "kubernetes_node_pool" not in t.unsupported]
-            raise TargetError(
-                f"[{self.node.path}] 'cluster' ({cluster!r}) cannot be used on {chosen.provider}: {reason}. "
-                f"To fix: pin provider= one of {', '.join(pools)} (targets with GPU node pools), "
-                "or leave cluster out."
-            )
+        # One kubernetes provider block per stack: a target whose capacity is itself a Kubernetes
+        # object (CoreWeave's NodePool) shares the block the workload layer configures.
+        kube = None
+        if cluster and (deploy_workload or self.target.runs_on_kubernetes):
+            kube = self._kube_providers(chosen, cluster, kubernetes)
+        shares_kube = kube is not None and self.target.runs_on_kubernetes
+        shared = {"kubernetes_provider": kube["kubernetes"]} if kube and shares_kube else {}
         self.props = TargetProps(
             name=_resource_name(name or id),
             cluster=cluster,
             tags=dict(tags) if tags is not None else {"computeops/workload": id},
             # chosen_by: targets name who picked them when their binding is missing.
-            options={"chosen_by": "your pin" if provider else "the engine", **(options or {})},
+            options={"chosen_by": "your pin" if provider else "the engine", **shared, **(options or {})},
         )
         provider_block = self._configure(chosen) if configure_provider else None
         self.resources: dict[str, Any] = self.target.emit(
@@ -108,7 +107,7 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
         )
         """The main resources by role (``instance``, ``launch_template``, ``node_group``, ``release``...)."""
         if cluster and deploy_workload:
-            self.resources.update(self._kubernetes(chosen, cluster, kubernetes))
+            self.resources.update(KubernetesLayer().emit(self, chosen, self._workload_spec()))
         self._outputs(chosen)
         self.decision_file = record_decision(self, self.decision)
         """File name of the decision record in the stack's output directory."""
@@ -136,10 +135,21 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
             raise TargetError(
                 f"[{self.node.path}] 'cluster' is empty. To fix: name an existing cluster or leave it out."
             )
+        # Eager: a pinned provider without node pools can never take `cluster=`; say so before deciding.
+        # (Unpinned, the engine only considers providers whose target has node pools.)
+        if cluster and provider is not None and "kubernetes_node_pool" in get_target(provider).unsupported:
+            reason = get_target(provider).unsupported["kubernetes_node_pool"]
+            pools = [p for p, t in TARGETS.items() if "kubernetes_node_pool" not in t.unsupported]
+            raise TargetError(
+                f"[{self.node.path}] 'cluster' ({cluster!r}) cannot be used on {provider}: {reason}. "
+                f"To fix: pin provider= one of {', '.join(pools)} (targets with GPU node pools), "
+                "or leave cluster out."
+            )
 
-    def _decide(self, catalog: Catalog, provider: str | None, region: str | None) -> Decision:
-        unsupported = get_target(provider).unsupported if provider else {}
-        pin = Pin(provider=provider, region=region, unsupported=unsupported)
+    def _decide(
+        self, catalog: Catalog, provider: str | None, region: str | None, cluster: str | None
+    ) -> Decision:
+        pin = placement_pin(provider=provider, region=region, cluster=bool(cluster))
         try:
             decision: Decision = decide(self._intent, catalog=catalog, pin=pin)
             return decision
@@ -174,17 +184,16 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
             single_default_provider(self, block.terraform_resource_type)
         return block
 
-    def _kubernetes(
+    def _kube_providers(
         self, chosen: Placement, cluster: str, connection: KubeConnection | None
     ) -> dict[str, Any]:
+        """The kubernetes and helm provider blocks that reach ``cluster``."""
         if connection is None:
             settings = self.target.kube_connection(self, cluster=cluster, region=chosen.region)
             connection = (
                 KubeConnection(settings=settings) if settings else KubeConnection.kubeconfig(context=cluster)
             )
-        layer = KubernetesLayer()
-        layer.configure(self, connection)
-        return layer.emit(self, chosen, self._workload_spec())
+        return KubernetesLayer().configure(self, connection)
 
     def _workload_spec(self) -> WorkloadSpec:
         options = self.props.options

@@ -112,9 +112,11 @@ class _Evaluator:
             return ()  # no target limits given: every feature is assumed expressible
         offer = row.offer
         features = features_needed(
-            accelerator=row.accelerator, pricing=offer.pricing, needs_fabric=sizing.needs_fabric
+            accelerator=row.accelerator,
+            pricing=offer.pricing,
+            needs_fabric=sizing.needs_fabric,
+            require=pin.require,
         )
-        features += tuple(f for f in self.pin.require if f not in features)
         unsupported = self._unsupported(offer.provider)
         if unsupported is None:
             message = f"there is no Terraform target for provider {offer.provider}"

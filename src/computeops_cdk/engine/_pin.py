@@ -24,8 +24,9 @@ class Pin:
             Terraform target. When given it replaces ``unsupported`` per provider, and candidates of a
             provider without a target are rejected with ``target.unsupported``. Default: None, every
             provider is assumed to have a target.
-        require: extra features every candidate's target must express (for example
-            ``kubernetes_node_pool`` when a cluster is given). Default: none.
+        require: extra features every candidate's target must express: ``kubernetes_node_pool``
+            when a cluster is given (a GPU machine is then a pool node, not a VM), ``repeatable_plan``
+            when the plan must provision the same machine again. Default: none.
     """
 
     provider: str | None = None

@@ -130,17 +130,25 @@ def compliance_rules(provider: Provider, code: str, scopes: tuple[str, ...]) -> 
     return tuple(reasons)
 
 
-def features_needed(*, accelerator: Accelerator | None, pricing: str, needs_fabric: bool) -> tuple[str, ...]:
-    """The target features (targets.FEATURES) a placement needs, in FEATURES order."""
+def features_needed(
+    *, accelerator: Accelerator | None, pricing: str, needs_fabric: bool, require: tuple[str, ...] = ()
+) -> tuple[str, ...]:
+    """The target features (targets.FEATURES) a placement needs: what the offer implies plus ``require``.
+
+    The machine itself is a ``tpu`` or a ``gpu_vm``, except when the caller requires a
+    ``kubernetes_node_pool``: then a GPU machine is a node of the pool, not a VM of its own.
+    ``repeatable_plan`` is never implied by an offer; callers that need it (the constructs, for an
+    engine-chosen provider) put it in ``require``.
+    """
     tpu = accelerator is not None and (
         accelerator.id.upper().startswith("TPU") or accelerator.vendor.lower() == "google"
     )
-    needed = ["tpu" if tpu else "gpu_vm"]
+    needed = ["tpu"] if tpu else [] if "kubernetes_node_pool" in require else ["gpu_vm"]
     if pricing == "spot":
         needed.append("spot")
     if needs_fabric:
         needed.append("multi_node")
-    needed.append("repeatable_plan")
+    needed += [f for f in require if f not in needed]
     return tuple(needed)
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
+from ..engine import Pin
 from ..errors import TargetError, did_you_mean
 from ._base import FEATURES, Target, TargetProps
 from .aws import AwsTarget
@@ -33,6 +34,7 @@ __all__ = [
     "Target",
     "TargetProps",
     "get_target",
+    "placement_pin",
     "supported_providers",
     "unsupported_features",
 ]
@@ -83,3 +85,33 @@ def unsupported_features(provider: str) -> Mapping[str, str]:
         TargetError: no target for that provider.
     """
     return get_target(provider).unsupported
+
+
+def placement_pin(*, provider: str | None = None, region: str | None = None, cluster: bool = False) -> Pin:
+    """The engine ``Pin`` for a placement that must become Terraform through these targets.
+
+    Both ``computeops decide`` and ``ComputeWorkload`` decide with it, so the CLI's answer and the
+    construct's decision record are the same bytes. It carries every target's unsupported features
+    (a provider without a target is rejected with ``target.unsupported``) and requires:
+
+    - ``kubernetes_node_pool`` when ``cluster`` is set (the GPUs join a node pool of that cluster);
+    - ``repeatable_plan`` when the provider is left to the engine: an engine-chosen placement must
+      plan the same machine again. Pinning a provider whose target cannot promise that (Vast.ai's
+      marketplace listings) is an explicit, best-effort choice, and is allowed.
+
+    Args:
+        provider: pinned provider id. Default: None, the engine chooses.
+        region: pinned region code. Default: None, the engine chooses.
+        cluster: a managed Kubernetes cluster is given. Default: False, standalone machines.
+    """
+    require: list[str] = []
+    if cluster:
+        require.append("kubernetes_node_pool")
+    if provider is None:
+        require.append("repeatable_plan")
+    return Pin(
+        provider=provider,
+        region=region,
+        targets={p: target.unsupported for p, target in TARGETS.items()},
+        require=tuple(require),
+    )

@@ -56,6 +56,10 @@ class Target(ABC):
     """pip extra that installs the prebuilt binding, None when the target uses generic resources."""
     unsupported: Mapping[str, str]
     """Feature -> reason, for every feature in FEATURES this target cannot express."""
+    runs_on_kubernetes: bool = False
+    """True when the target's capacity is a Kubernetes object in the cluster (CoreWeave's NodePool):
+    the construct then passes the workload layer's kubernetes provider as ``options["kubernetes_provider"]``
+    so a stack has one kubernetes provider block."""
 
     @abstractmethod
     def configure(self, scope: Any, *, region: str, props: TargetProps) -> Any:

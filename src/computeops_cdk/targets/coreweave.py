@@ -75,6 +75,7 @@ class CoreWeaveTarget(Target):
 
     provider = "coreweave"
     extra = None
+    runs_on_kubernetes = True
     unsupported: Mapping[str, str] = {
         "gpu_vm": _GPU_VM_REASON,
         "tpu": "CoreWeave has no TPUs",
