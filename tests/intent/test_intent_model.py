@@ -301,6 +301,37 @@ def test_missing_file(tmp_path: Path) -> None:
     )
 
 
+def test_unreadable_files_say_what_is_wrong_and_how_to_fix_it(tmp_path: Path) -> None:
+    def message(path: Path) -> str:
+        with pytest.raises(IntentError) as caught:
+            WorkloadIntent.from_file(path)
+        return str(caught.value)
+
+    assert message(tmp_path) == (
+        f"{tmp_path} is a directory, not an intent file. To fix: pass the YAML or JSON file itself "
+        "(e.g. examples/support-chat.yaml)"
+    )
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("  \n")
+    assert message(empty) == (
+        f"{empty} is empty. To fix: write an intent in it (computeops decide --help shows one)"
+    )
+    binary = tmp_path / "binary.yaml"
+    binary.write_bytes(b"\x88\xff\x00")
+    assert message(binary) == (
+        f"{binary} is not a text file (not UTF-8). To fix: pass a YAML or JSON intent (see examples/)"
+    )
+
+
+def test_a_duplicate_yaml_key_is_an_error_not_the_last_one_wins() -> None:
+    text = "name: a\nname: b\nworkload: {}\n"
+    with pytest.raises(IntentError) as caught:
+        WorkloadIntent.from_yaml(text, source="i.yaml")
+    assert str(caught.value) == (
+        "i.yaml: invalid YAML at line 2, column 1: duplicate key 'name' (each field may appear once)"
+    )
+
+
 def test_yaml_1_2_floats() -> None:
     intent = WorkloadIntent.from_yaml(
         "name: t\nworkload:\n  type: training\n  model: {name: llama-3.1-8b}\n  training: {tokens: 1.0e12}\n"

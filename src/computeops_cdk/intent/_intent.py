@@ -26,6 +26,23 @@ class _Loader(yaml.SafeLoader):
     """PyYAML's safe loader with YAML 1.2 floats: ``1.0e12`` and ``1e12`` are numbers, not strings."""
 
 
+def _mapping_without_duplicates(loader: _Loader, node: yaml.MappingNode) -> dict[Any, Any]:
+    # PyYAML keeps the last of two equal keys silently; in an intent that hides a typo or a bad merge.
+    seen: set[Any] = set()
+    for key_node, _ in node.value:
+        if key_node.tag == "tag:yaml.org,2002:merge":  # `<<: *anchor` may be overridden on purpose
+            continue
+        key = loader.construct_object(key_node)
+        if key in seen:
+            mark = key_node.start_mark
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r} (each field may appear once)", mark
+            )
+        seen.add(key)
+    return loader.construct_mapping(node)
+
+
+_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_without_duplicates)
 _Loader.add_implicit_resolver(
     "tag:yaml.org,2002:float",
     re.compile(r"^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
@@ -100,8 +117,24 @@ class WorkloadIntent(StrictModel):
                 f"intent file not found: {file}. To fix: pass the path of a YAML or JSON intent "
                 "(see examples/)"
             ) from None
-        except (OSError, UnicodeDecodeError) as err:
-            raise IntentError(f"cannot read intent file {file}: {err}") from None
+        except IsADirectoryError:
+            raise IntentError(
+                f"{file} is a directory, not an intent file. To fix: pass the YAML or JSON file itself "
+                "(e.g. examples/support-chat.yaml)"
+            ) from None
+        except UnicodeDecodeError:
+            raise IntentError(
+                f"{file} is not a text file (not UTF-8). To fix: pass a YAML or JSON intent (see examples/)"
+            ) from None
+        except OSError as err:
+            raise IntentError(
+                f"cannot read intent file {file} ({err.strerror or err}). To fix: check the path and "
+                "its permissions"
+            ) from None
+        if not text.strip():
+            raise IntentError(
+                f"{file} is empty. To fix: write an intent in it (computeops decide --help shows one)"
+            )
         if file.suffix.lower() == ".json":
             try:
                 data = json.loads(text)
