@@ -142,3 +142,65 @@ def test_catalog_option_reads_the_given_file(capsys: pytest.CaptureFixture[str])
     assert code == 0 and json.loads(out)["accelerator"] == "L4"
     code, _, err = run(capsys, *args, "--catalog", str(embedded.parent / "missing.json"))
     assert code == 2 and "does not exist" in err
+
+
+COMMON = ["--model", "llama-3.1-8b", "--precision", "bf16", "--accelerator", "H100"]
+INFERENCE = ["--workload", "inference", *COMMON]
+TRAINING = ["--workload", "training", *COMMON, "--count", "8"]
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "expected"),
+    [
+        ("--count", "0", "argument --count: must be >= 1 (got 0)"),
+        ("--count", "x", "argument --count: must be a whole number (got 'x')"),
+        ("--input-tokens", "-1", "argument --input-tokens: must be >= 1 (got -1)"),
+        ("--ttft-ms", "nan", "argument --ttft-ms: must be a finite number > 0 (got 'nan')"),
+        ("--params-b", "0", "argument --params-b: must be a finite number > 0 (got '0')"),
+    ],
+)
+def test_bad_numbers_name_the_flag(
+    capsys: pytest.CaptureFixture[str], flag: str, value: str, expected: str
+) -> None:
+    args = (
+        [a for a in INFERENCE if a not in ("--model", "llama-3.1-8b")] if flag == "--params-b" else INFERENCE
+    )
+    with pytest.raises(SystemExit) as exit_info:
+        main(["estimate", *args, flag, value])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err.endswith(f"computeops estimate: error: {expected}\n")
+
+
+def test_training_flags_on_inference_are_an_error_not_ignored(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, *INFERENCE, "--seq-len", "100", "--no-fabric")
+    assert code == 2 and out == ""
+    assert err == (
+        "error: --seq-len, --no-fabric only apply to training and fine_tuning, not to --workload inference. "
+        "To fix: drop --seq-len, --no-fabric, or change --workload.\n"
+    )
+
+
+def test_inference_flags_on_training_are_an_error_not_ignored(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, *TRAINING, "--concurrency", "4")
+    assert code == 2
+    assert err == (
+        "error: --concurrency only applies to inference, not to --workload training. "
+        "To fix: drop --concurrency, or change --workload.\n"
+    )
+
+
+def test_a_batch_smaller_than_one_sequence_is_rejected(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, *TRAINING, "--global-batch-tokens", "10")
+    assert code == 2
+    assert err == (
+        "error: global_batch_tokens (10) must be >= seq_len (4096): a step holds at least one sequence. "
+        "To fix: raise global_batch_tokens or lower seq_len.\n"
+    )
+
+
+def test_help_says_which_flags_belong_to_which_workload(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["estimate", "--help"])
+    out = capsys.readouterr().out
+    assert "inference only:" in out and "training and fine_tuning only:" in out
+    assert "--seq-len N" in out and "Default: 4096" in out and "Default: 1024" in out

@@ -48,25 +48,69 @@ known models: {models}
 """
 
 
+def _whole(value: str) -> int:
+    """argparse type: a whole number >= 1 (the flag is named by argparse in the error)."""
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number (got {value!r})") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1 (got {number})")
+    return number
+
+
+def _positive(value: str) -> float:
+    """argparse type: a finite number > 0."""
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number (got {value!r})") from None
+    if not (number > 0 and math.isfinite(number)):
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0 (got {value!r})")
+    return number
+
+
+# Flags that only mean something for one kind of workload, with their defaults (applied in run()
+# so that a flag given for the other kind is reported instead of silently ignored).
+_INFERENCE_ONLY = {"input_tokens": 1024, "output_tokens": 256, "concurrency": None, "ttft_ms": None,
+                   "tpot_ms": None}  # fmt: skip
+_TRAINING_ONLY = {"seq_len": 4096, "global_batch_tokens": None, "no_fabric": False}
+
+
 def register(commands: Any) -> None:
     """Add the ``estimate`` subcommand to the CLI."""
     parser = commands.add_parser(
         "estimate",
         help="estimate throughput, latency, memory and MFU for one model on one accelerator type",
         description=(
-            "Estimate what a model does on COUNT accelerators: tokens/s, TTFT and TPOT for "
-            "inference; MFU, step time and tokens/s for training and fine-tuning. A calibrated "
-            "roofline model; every estimate is labelled with its model_version and assumptions."
+            "Estimate what a model does on COUNT accelerators: tokens/s, TTFT and TPOT for\n"
+            "inference; MFU, step time and tokens/s for training and fine-tuning. A calibrated\n"
+            "roofline model; every estimate is labelled with its model_version and assumptions.\n"
+            "Exit codes: 0 estimated, 2 invalid input, 3 the model does not fit in COUNT accelerators."
         ),
         epilog=_EPILOG.format(models=", ".join(model_names())),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--workload", required=True, choices=("inference", "training", "fine_tuning"))
+    parser.add_argument(
+        "--workload",
+        required=True,
+        choices=("inference", "training", "fine_tuning"),
+        help="what to estimate: serving, full-parameter training, or LoRA fine-tuning",
+    )
     which = parser.add_mutually_exclusive_group(required=True)
     which.add_argument("--model", metavar="NAME", help="a registry model (e.g. llama-3.1-70b) or HF repo id")
-    which.add_argument("--params-b", type=float, metavar="N", help="unknown model: total params (billions)")
-    parser.add_argument("--active-params-b", type=float, metavar="N", help="MoE: params active per token")
-    parser.add_argument("--precision", required=True, choices=PRECISIONS)
+    which.add_argument(
+        "--params-b", type=_positive, metavar="N", help="unknown model: total params (billions)"
+    )
+    parser.add_argument(
+        "--active-params-b", type=_positive, metavar="N", help="with --params-b, MoE: params active per token"
+    )
+    parser.add_argument(
+        "--precision",
+        required=True,
+        choices=PRECISIONS,
+        help="weights (inference) or compute (training) precision; falls back where the hardware lacks it",
+    )
     parser.add_argument(
         "--accelerator",
         required=True,
@@ -74,27 +118,56 @@ def register(commands: Any) -> None:
         help="catalog id or alias: H100, A100-80GB, TPU-v5e, ...",
     )
     parser.add_argument(
-        "--count", type=int, default=1, metavar="N", help="accelerators (TPU chips); default 1"
+        "--count", type=_whole, default=1, metavar="N", help="accelerators (TPU chips). Default: 1"
     )
-    parser.add_argument("--gpus-per-node", type=int, metavar="N", help="accelerators per node; default 8")
     parser.add_argument(
-        "--input-tokens", type=int, default=1024, metavar="N", help="mean prompt (default 1024)"
+        "--gpus-per-node", type=_whole, metavar="N", help="accelerators per node. Default: 8 (TPU: the slice)"
     )
-    parser.add_argument("--output-tokens", type=int, default=256, metavar="N", help="mean completion (256)")
-    parser.add_argument("--concurrency", type=int, metavar="N", help="requests in flight (default: max)")
-    parser.add_argument("--ttft-ms", type=float, metavar="MS", help="largest batch meeting this TTFT")
-    parser.add_argument("--tpot-ms", type=float, metavar="MS", help="largest batch meeting this TPOT")
-    parser.add_argument("--seq-len", type=int, default=4096, metavar="N", help="training sequence (4096)")
-    parser.add_argument(
+    parser.add_argument("--format", choices=("table", "json"), default="table", help="output. Default: table")
+    parser.add_argument("--catalog", metavar="FILE", help="catalog JSON. Default: the embedded one")
+    serving = parser.add_argument_group("inference only")
+    serving.add_argument("--input-tokens", type=_whole, metavar="N", help="mean prompt length. Default: 1024")
+    serving.add_argument(
+        "--output-tokens", type=_whole, metavar="N", help="mean completion length. Default: 256"
+    )
+    serving.add_argument(
+        "--concurrency", type=_whole, metavar="N", help="requests in flight. Default: the most that fit"
+    )
+    serving.add_argument("--ttft-ms", type=_positive, metavar="MS", help="largest batch meeting this TTFT")
+    serving.add_argument("--tpot-ms", type=_positive, metavar="MS", help="largest batch meeting this TPOT")
+    training = parser.add_argument_group("training and fine_tuning only")
+    training.add_argument("--seq-len", type=_whole, metavar="N", help="tokens per sequence. Default: 4096")
+    training.add_argument(
         "--global-batch-tokens",
-        type=int,
+        type=_whole,
         metavar="N",
-        help="tokens per optimizer step (default 1024 x seq-len)",
+        help="tokens per optimizer step (>= --seq-len). Default: 1024 x seq-len",
     )
-    parser.add_argument("--no-fabric", action="store_true", help="nodes joined by Ethernet, not RDMA")
-    parser.add_argument("--format", choices=("table", "json"), default="table")
-    parser.add_argument("--catalog", metavar="FILE", help="catalog JSON (default: the embedded one)")
+    training.add_argument(
+        "--no-fabric", action="store_true", default=None, help="nodes joined by Ethernet, not RDMA"
+    )
     parser.set_defaults(handler=run)
+
+
+def _apply_workload_defaults(args: argparse.Namespace) -> None:
+    """Reject flags of the other workload kind, then fill the defaults of this one."""
+    ours, theirs = (
+        (_INFERENCE_ONLY, _TRAINING_ONLY)
+        if args.workload == "inference"
+        else (_TRAINING_ONLY, _INFERENCE_ONLY)
+    )
+    given = [name for name in theirs if getattr(args, name) is not None]
+    if given:
+        flags = ", ".join("--" + name.replace("_", "-") for name in given)
+        kinds = "training and fine_tuning" if args.workload == "inference" else "inference"
+        verb = "applies" if len(given) == 1 else "apply"
+        raise EstimateError(
+            f"{flags} only {verb} to {kinds}, not to --workload {args.workload}. "
+            f"To fix: drop {flags}, or change --workload."
+        )
+    for name, default in ours.items():
+        if getattr(args, name) is None:
+            setattr(args, name, default)
 
 
 def _model(args: argparse.Namespace) -> ModelSpec:
@@ -125,6 +198,7 @@ def _accelerator(args: argparse.Namespace) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     """Handler of ``computeops estimate``."""
+    _apply_workload_defaults(args)
     model = _model(args)
     acc = _accelerator(args)
     est: InferenceEstimate | TrainingEstimate

@@ -163,6 +163,11 @@ def estimate_training(
     count = _positive("count", count)
     seq = _positive("seq_len", seq_len)
     gbt = _positive("global_batch_tokens", global_batch_tokens)
+    if gbt < seq:  # a step holds at least one whole sequence (the intent checks the same)
+        raise EstimateError(
+            f"global_batch_tokens ({gbt}) must be >= seq_len ({seq}): a step holds at least one "
+            "sequence. To fix: raise global_batch_tokens or lower seq_len."
+        )
     if method not in ("full", "lora"):
         raise EstimateError(f"method must be 'full' or 'lora', got {method!r}")
     hw = hardware_of(accelerator)
