@@ -101,6 +101,21 @@ def test_show_unknown_instance_type(capsys: pytest.CaptureFixture[str]) -> None:
     assert err.rstrip().endswith("To fix: use a name from `computeops catalog list`.")
 
 
+def test_show_with_the_wrong_provider_says_where_the_type_is(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "show", "p5.48xlarge", "--provider", "gcp")
+    assert code == 2
+    assert err == (
+        "error: gcp has no instance type 'p5.48xlarge'; aws has one. "
+        "To fix: use --provider aws or leave --provider out.\n"
+    )
+
+
+def test_show_with_an_unknown_provider(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "show", "p5.48xlarge", "--provider", "amazon")
+    assert code == 2
+    assert err.startswith("error: unknown provider 'amazon'") and "To fix: use one of aws, gcp" in err
+
+
 def test_accelerators_json(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "accelerators", "--json")
     assert code == 0

@@ -204,8 +204,17 @@ def _cmd_list(args: argparse.Namespace) -> int:
 def _cmd_show(args: argparse.Namespace) -> int:
     catalog = load_catalog(args.catalog)
     provider = args.provider.lower() if args.provider else None
+    if provider is not None and catalog.find_provider(provider) is None:
+        return _unknown("provider", args.provider, list(PROVIDER_IDS))
     found = catalog.find_instance_type(args.instance_type, provider)
     if not found:
+        elsewhere = sorted({t.provider for t in catalog.find_instance_type(args.instance_type)})
+        if elsewhere:  # the name exists, just not at --provider: say where it is
+            return _error(
+                f"{provider} has no instance type {args.instance_type!r}; {', '.join(elsewhere)} "
+                f"{'has' if len(elsewhere) == 1 else 'have'} one. To fix: use --provider {elsewhere[0]} "
+                "or leave --provider out."
+            )
         return _unknown("instance type", args.instance_type, sorted({t.name for t in catalog.instance_types}))
     if args.json:
         docs = [_show_json(catalog, t) for t in found]
