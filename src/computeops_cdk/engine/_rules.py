@@ -4,7 +4,7 @@ Every function answers for a group of offers that share what it reads (a provide
 instance type, a price model), so ``decide`` evaluates it once per group, not once per offer.
 A rule returns a Reason with its stable id and the numbers, or nothing when the group passes.
 
-Rule ids (stable; documented in examples/README.md):
+Rule ids (stable; documented in README.md):
 ``provider.excluded``, ``provider.not_allowed``, ``accelerator.not_allowed``, ``pricing.model``,
 ``residency.country``, ``residency.continent``, ``residency.region``, ``compliance.<scope>``,
 ``target.unsupported``, ``spec.unknown``, ``memory.fit``, ``latency.ttft``, ``latency.tpot``,

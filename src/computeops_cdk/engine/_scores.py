@@ -1,6 +1,6 @@
 """The six soft scores, each in [0, 1], and the weighted rank.
 
-Formulas (documented for users in examples/README.md; data source in brackets):
+Formulas (documented for users in README.md; data source in brackets):
 
 - cost = cheapest unit cost among feasible candidates / this unit cost  [catalog price x sizing]
   (USD per 1M output tokens for inference, USD per training step for training/fine-tuning)
