@@ -47,3 +47,27 @@ def test_heldout_rows_meet_the_issue_targets() -> None:
     s = accuracy.summary(accuracy.evaluate(), "heldout")
     assert s["median_pct"] <= 20
     assert s["within_2x"] == s["rows"]
+
+
+def test_validated_accelerators_are_those_with_measurements() -> None:
+    from computeops_cdk.perf._calibration import VALIDATED_ACCELERATORS
+
+    measured = {r["accelerator"] for r in ROWS if r["split"] in ("calibration", "heldout")}
+    assert measured == VALIDATED_ACCELERATORS
+
+
+def test_estimates_on_unmeasured_accelerators_say_they_extrapolate() -> None:
+    from computeops_cdk.perf import estimate_inference, estimate_training, resolve_model
+
+    model = resolve_model("llama-3.1-8b")
+    for acc, labelled in (("H100-SXM", False), ("MI300X", True)):
+        inference = estimate_inference(
+            model, precision="bf16", accelerator=ACCS[acc], count=1, input_tokens=512, output_tokens=128
+        )
+        training = estimate_training(
+            model, precision="bf16", accelerator=ACCS[acc], count=8, seq_len=4096, global_batch_tokens=2**22
+        )
+        for estimate in (inference, training):
+            notes = [a for a in estimate.assumptions if a.startswith("no published measurement on")]
+            assert bool(notes) is labelled, (acc, estimate.assumptions)
+            assert not labelled or acc in notes[0]

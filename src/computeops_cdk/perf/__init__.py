@@ -19,10 +19,11 @@ weight.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from dataclasses import replace
+from typing import Any, Literal, TypeVar
 
 from ..errors import EstimateError
-from ._calibration import MODEL_VERSION
+from ._calibration import MODEL_VERSION, VALIDATED_ACCELERATORS
 from ._hardware import hardware_of
 from ._inference import estimate_inference_hw
 from ._registry import model_from_params, model_names, resolve_model
@@ -59,6 +60,22 @@ def _precision(value: str) -> Precision:
     if value not in PRECISIONS:
         raise EstimateError(f"unknown precision {value!r}. To fix: use one of {', '.join(PRECISIONS)}")
     return value
+
+
+_Estimate = TypeVar("_Estimate", InferenceEstimate, TrainingEstimate)
+
+
+def _label_validation(estimate: _Estimate, accelerator: Any) -> _Estimate:
+    """Say so when no published measurement on this accelerator backs the estimate."""
+    acc = str(getattr(accelerator, "id", ""))
+    if acc in VALIDATED_ACCELERATORS:
+        return estimate
+    note = (
+        f"no published measurement on {acc} validates this estimate: it extrapolates from the "
+        f"datasheet with constants fitted on {', '.join(sorted(VALIDATED_ACCELERATORS))} "
+        "(benchmarks/ACCURACY.md)"
+    )
+    return replace(estimate, assumptions=(*estimate.assumptions, note))
 
 
 def _gpus_per_node(gpus_per_node: int | None, count: int, accelerator: Any) -> int:
@@ -119,7 +136,7 @@ def estimate_inference(
     if tensor_parallel is not None and (_positive("tensor_parallel", tensor_parallel) > count):
         raise EstimateError(f"tensor_parallel ({tensor_parallel}) cannot exceed count ({count})")
     hw = hardware_of(accelerator)
-    return estimate_inference_hw(
+    estimate = estimate_inference_hw(
         model,
         hw,
         _precision(precision),
@@ -132,6 +149,7 @@ def estimate_inference(
         _gpus_per_node(gpus_per_node, count, accelerator),
         tensor_parallel,
     )
+    return _label_validation(estimate, accelerator)
 
 
 def estimate_training(
@@ -171,7 +189,7 @@ def estimate_training(
     if method not in ("full", "lora"):
         raise EstimateError(f"method must be 'full' or 'lora', got {method!r}")
     hw = hardware_of(accelerator)
-    return estimate_training_hw(
+    estimate = estimate_training_hw(
         model,
         hw,
         _precision(precision),
@@ -182,3 +200,4 @@ def estimate_training(
         _gpus_per_node(gpus_per_node, count, accelerator),
         bool(multi_node_fabric),
     )
+    return _label_validation(estimate, accelerator)

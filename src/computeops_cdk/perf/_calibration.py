@@ -9,6 +9,13 @@ Changing any number here changes MODEL_VERSION.
 from __future__ import annotations
 
 MODEL_VERSION = "roofline-calibrated-v5"
+
+VALIDATED_ACCELERATORS: frozenset[str] = frozenset(
+    {"A100-40GB", "A100-80GB", "B200", "H100-SXM", "H200", "L40S"}
+)
+"""Accelerators with at least one calibration or held-out measurement (benchmarks/calibration/rows.csv;
+a test keeps this set equal to the file). Estimates on any other accelerator extrapolate from its
+datasheet with constants fitted elsewhere, and say so in their assumptions."""
 """Label carried by every estimate; bumped whenever a constant below or the model's equations change.
 
 v3: sliding-window KV caches; training layout by step time incl. data-parallel traffic.
