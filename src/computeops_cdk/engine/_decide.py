@@ -7,13 +7,15 @@ not matter (see ``_index``), and floats in the output are rounded to fixed decim
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
+import os
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..catalog import HOURS_PER_MONTH, Catalog, load_catalog
-from ..errors import NoFeasiblePlacementError
+from ..errors import CatalogError, IntentError, NoFeasiblePlacementError
 from ..intent import WorkloadIntent
 from ._decision import SCORE_DIMENSIONS, Decision, EstimateSummary, Placement, UnitCost
 from ._evaluate import Candidate, Evaluation, evaluate
@@ -155,38 +157,72 @@ def _infeasible(header: _Header) -> NoFeasiblePlacementError:
         lines = [f"no feasible placement for intent {header.intent.name!r}: there is no offer {where}"]
     if misses:
         lines.append("nearest misses:\n" + "\n".join(f"  - {m}" for m in misses))
-    lines.append("To fix: relax one of the constraints above, or widen providers, regions or accelerators.")
+    lines.append(_fix(draft))
     document = header.decision(explanation=tuple(lines), nearest_misses=tuple(misses)).to_dict()
     return NoFeasiblePlacementError(
         "\n".join(lines), rejections=draft.rejected, nearest_misses=misses, document=document
     )
 
 
+def _fix(draft: Decision) -> str:
+    if draft.rejected:
+        return "To fix: relax one of the constraints above, or widen providers, regions or accelerators."
+    if draft.pinned_out:  # offers exist, none where the pin points
+        return "To fix: pin a provider/region that has offers (`computeops catalog list`), or drop the pin."
+    return "To fix: decide over a catalog with offers (`computeops catalog list --catalog FILE` shows them)."
+
+
 def decide(
-    intent: WorkloadIntent | str | Path,
+    intent: WorkloadIntent | Mapping[str, Any] | str | os.PathLike[str],
     *,
-    catalog: Catalog | None = None,
+    catalog: Catalog | str | os.PathLike[str] | None = None,
     pin: Pin | None = None,
     alternatives: int = DEFAULT_ALTERNATIVES,
 ) -> Decision:
     """Choose where ``intent`` runs: the best feasible placement, ranked alternatives and rejections.
 
     Args:
-        intent: a WorkloadIntent, or the path of a YAML/JSON intent file.
-        catalog: the market catalog. Default: the embedded catalog (``load_catalog()``).
+        intent: a WorkloadIntent, a mapping as parsed from YAML/JSON, or the path of an intent file.
+        catalog: the market catalog, or the path of a catalog JSON file (validated). Default: the
+            embedded catalog (``load_catalog()``).
         pin: restrict the provider and/or region. Default: no pin.
         alternatives: how many ranked alternatives to list after the chosen one. Default: 10.
 
     Raises:
-        IntentError: the intent (or the pin) names an accelerator, region or provider the catalog lacks.
+        IntentError: the intent is invalid or not an intent at all, or it (or the pin) names an
+            accelerator, region or provider the catalog lacks.
+        CatalogError: ``catalog`` is neither a Catalog nor a readable, valid catalog file.
         NoFeasiblePlacementError: every candidate breaks a hard constraint; carries the rejections, the
             nearest misses and the JSON document with ``decision: null``.
     """
-    if not isinstance(intent, WorkloadIntent):
-        intent = WorkloadIntent.from_file(intent)
-    catalog = catalog if catalog is not None else load_catalog()
     with _collector_paused():
-        return _decide(intent, catalog, pin if pin is not None else Pin(), alternatives)
+        return _decide(_intent(intent), _catalog(catalog), pin if pin is not None else Pin(), alternatives)
+
+
+def _intent(value: object) -> WorkloadIntent:
+    if isinstance(value, WorkloadIntent):
+        return value
+    if isinstance(value, Mapping):
+        return WorkloadIntent.from_dict(dict(value))
+    if isinstance(value, str | os.PathLike):
+        return WorkloadIntent.from_file(Path(value))
+    raise IntentError(
+        f"decide() takes a WorkloadIntent, a mapping or the path of a YAML/JSON intent "
+        f"(got {type(value).__name__}). To fix: pass WorkloadIntent.from_file(path) or the path itself."
+    )
+
+
+def _catalog(value: object) -> Catalog:
+    if value is None:
+        return load_catalog()
+    if isinstance(value, Catalog):
+        return value
+    if isinstance(value, str | os.PathLike):
+        return load_catalog(value)
+    raise CatalogError(
+        f"catalog must be a Catalog or the path of a catalog JSON file (got {type(value).__name__}). "
+        "To fix: pass load_catalog(path), the path itself, or leave it out for the embedded catalog."
+    )
 
 
 @contextmanager
