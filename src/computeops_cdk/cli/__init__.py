@@ -7,10 +7,12 @@ a model that does not fit, 1 an unexpected internal error.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
-from ..errors import ComputeOpsError, DoesNotFitError, NoFeasiblePlacementError
+from ..errors import ComputeOpsError, DoesNotFitError, NoFeasiblePlacementError, did_you_mean
 
 EXIT_OK = 0
 EXIT_INVALID = 2
@@ -19,11 +21,48 @@ EXIT_INFEASIBLE = 3
 __all__ = ["EXIT_INFEASIBLE", "EXIT_INVALID", "EXIT_OK", "build_parser", "main"]
 
 
+_INVALID_CHOICE = re.compile(r"invalid choice: '(?P<given>[^']*)' \(choose from (?P<choices>.*)\)")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with "did you mean ..." on a mistyped subcommand or choice (Python 3.11 has none).
+
+    Subparsers inherit the class (``add_subparsers`` uses ``type(self)``), so every level gets it.
+    """
+
+    def error(self, message: str) -> NoReturn:
+        found = _INVALID_CHOICE.search(message)
+        if found:
+            message += _hint(found["given"], re.findall(r"'([^']*)'", found["choices"]))
+        elif message.startswith("unrecognized arguments: "):
+            # Raised by the top parser, which does not know the subcommands' options: offer all.
+            for flag in message.removeprefix("unrecognized arguments: ").split():
+                if flag.startswith("--"):
+                    message += _hint(flag.split("=")[0], sorted(_option_strings(self)))
+                    break
+        super().error(message)
+
+
+def _hint(given: str, choices: list[str]) -> str:
+    hints = did_you_mean(given, choices)
+    return f" (did you mean {' or '.join(repr(h) for h in hints)}?)" if hints else ""
+
+
+def _option_strings(parser: argparse.ArgumentParser) -> set[str]:
+    names: set[str] = set()
+    for action in parser._actions:  # argparse has no public way to walk the parser tree
+        names.update(s for s in action.option_strings if s.startswith("--"))
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                names |= _option_strings(sub)
+    return names
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand registered."""
     from . import _catalog, _decide, _estimate
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="computeops",
         description=(
             "Decide where an AI workload runs (provider, accelerator, region, price model) from a "

@@ -1,0 +1,38 @@
+"""The top-level parser: a mistyped subcommand, choice or flag gets "did you mean", exit 2."""
+
+from __future__ import annotations
+
+import pytest
+
+from computeops_cdk.cli import main
+
+
+def usage_error(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    with pytest.raises(SystemExit) as exit_info:
+        main(list(argv))
+    assert exit_info.value.code == 2
+    return capsys.readouterr().err.splitlines()[-1]
+
+
+def test_mistyped_subcommand(capsys: pytest.CaptureFixture[str]) -> None:
+    assert usage_error(capsys, "decid") == (
+        "computeops: error: argument COMMAND: invalid choice: 'decid' (choose from 'decide', 'estimate', "
+        "'catalog') (did you mean 'decide'?)"
+    )
+
+
+def test_mistyped_nested_subcommand_and_choice(capsys: pytest.CaptureFixture[str]) -> None:
+    assert usage_error(capsys, "catalog", "lst").endswith("(did you mean 'list'?)")
+    assert usage_error(capsys, "estimate", "--workload", "trainig").endswith("(did you mean 'training'?)")
+
+
+def test_mistyped_flag_of_a_subcommand(capsys: pytest.CaptureFixture[str]) -> None:
+    assert usage_error(capsys, "catalog", "list", "--acelerator", "H100") == (
+        "computeops: error: unrecognized arguments: --acelerator H100 (did you mean '--accelerator'?)"
+    )
+
+
+def test_no_hint_when_nothing_is_close(capsys: pytest.CaptureFixture[str]) -> None:
+    assert usage_error(capsys, "catalog", "list", "--zzzzzz") == (
+        "computeops: error: unrecognized arguments: --zzzzzz"
+    )
