@@ -173,3 +173,27 @@ def test_declares_tpu_unsupported_with_a_reason() -> None:
 
     assert set(unsupported_features("aws")) == {"tpu"}
     assert "no TPUs" in unsupported_features("aws")["tpu"]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (
+            {"subnet_ids": "subnet-1"},
+            "aws option 'subnet_ids' must be a list of subnet ids (got the string 'subnet-1'). "
+            "To fix: options={'subnet_ids': ['subnet-1']}",
+        ),
+        (
+            {"root_volume_gib": "big"},
+            "aws option 'root_volume_gib' must be a whole number of GiB >= 1 (got 'big'). "
+            "To fix: options={'root_volume_gib': 500} (the default)",
+        ),
+    ],
+)
+def test_malformed_options_are_target_errors(options: dict[str, Any], message: str) -> None:
+    # A string of subnets used to become one subnet per character; "big" a ValueError traceback.
+    from computeops_cdk.errors import TargetError
+
+    with pytest.raises(TargetError) as caught:
+        _synth("bad-options", make_placement(), **options)
+    assert str(caught.value) == message

@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..engine import Placement
+from ..errors import TargetError
 from ._base import Target, TargetProps
 from .k8s import GPU_LABEL, GPU_TAINT_KEY, gpu_label_value, is_training
 
@@ -112,6 +113,11 @@ class AwsTarget(Target):
 
     def _subnet_ids(self, scope: Any, props: TargetProps) -> Any:
         given = props.options.get("subnet_ids")
+        if isinstance(given, str):  # list("subnet-1") would be one subnet per character
+            raise TargetError(
+                f"aws option 'subnet_ids' must be a list of subnet ids (got the string {given!r}). "
+                f"To fix: options={{'subnet_ids': [{given!r}]}}"
+            )
         if given:
             return list(given)
         vpc_id = _vpc_id(scope, props)
@@ -195,7 +201,17 @@ def _ami(scope: Any, props: TargetProps) -> Any:
 
 
 def _root_gib(props: TargetProps) -> int:
-    return int(props.options.get("root_volume_gib", DEFAULT_ROOT_VOLUME_GIB))
+    given = props.options.get("root_volume_gib", DEFAULT_ROOT_VOLUME_GIB)
+    try:
+        gib = int(given)
+    except (TypeError, ValueError):
+        gib = 0
+    if gib < 1 or isinstance(given, bool):
+        raise TargetError(
+            f"aws option 'root_volume_gib' must be a whole number of GiB >= 1 (got {given!r}). "
+            f"To fix: options={{'root_volume_gib': {DEFAULT_ROOT_VOLUME_GIB}}} (the default)"
+        )
+    return gib
 
 
 def _launch_template(
