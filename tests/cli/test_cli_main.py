@@ -36,3 +36,23 @@ def test_no_hint_when_nothing_is_close(capsys: pytest.CaptureFixture[str]) -> No
     assert usage_error(capsys, "catalog", "list", "--zzzzzz") == (
         "computeops: error: unrecognized arguments: --zzzzzz"
     )
+
+
+def test_a_reader_closing_the_pipe_is_not_a_traceback() -> None:
+    # `computeops catalog list --json | head -1`: the JSON (over a megabyte) outgrows the pipe buffer,
+    # so the writer is still printing when the reader goes away.
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "computeops_cdk.cli", "catalog", "list", "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    with proc, proc.stderr:
+        assert proc.stdout.read(1) == b"{"
+        proc.stdout.close()
+        stderr = proc.stderr.read().decode()
+        assert proc.wait(timeout=60) == 141
+    assert "Traceback" not in stderr and "BrokenPipeError" not in stderr

@@ -1,12 +1,14 @@
 """The ``computeops`` command line. The only layer that prints.
 
 Exit codes: 0 success, 2 invalid input (a message, never a traceback), 3 no feasible placement or
-a model that does not fit, 1 an unexpected internal error.
+a model that does not fit, 141 the reader of stdout closed the pipe early, 1 an unexpected internal
+error.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from collections.abc import Sequence
@@ -17,8 +19,9 @@ from ..errors import ComputeOpsError, DoesNotFitError, NoFeasiblePlacementError,
 EXIT_OK = 0
 EXIT_INVALID = 2
 EXIT_INFEASIBLE = 3
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader closed
 
-__all__ = ["EXIT_INFEASIBLE", "EXIT_INVALID", "EXIT_OK", "build_parser", "main"]
+__all__ = ["EXIT_BROKEN_PIPE", "EXIT_INFEASIBLE", "EXIT_INVALID", "EXIT_OK", "build_parser", "main"]
 
 
 _INVALID_CHOICE = re.compile(r"invalid choice: '(?P<given>[^']*)' \(choose from (?P<choices>.*)\)")
@@ -96,6 +99,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`computeops catalog list --json | head`): not an error of ours.
+        # Point stdout at /dev/null so the interpreter's final flush does not raise again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
 
 
 if __name__ == "__main__":  # pragma: no cover
