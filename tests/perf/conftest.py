@@ -1,38 +1,28 @@
 """Accelerator records for the perf tests, built from the copied market-data specs
-(benchmarks/calibration/accelerators.csv) so the tests do not depend on the catalog build."""
+(benchmarks/calibration/accelerators.csv) so the tests do not depend on the catalog build.
+
+The records come from the accuracy benchmark's own loader, so tests and benchmark read that file
+one way."""
 
 from __future__ import annotations
 
-import csv
+import importlib.util
 from pathlib import Path
 
 import pytest
 
 from computeops_cdk.catalog import Accelerator
 
-CALIBRATION = Path(__file__).resolve().parents[2] / "benchmarks" / "calibration"
-
-
-def _f(text: str) -> float | None:
-    return float(text) if text.strip() else None
+_ACCURACY = Path(__file__).resolve().parents[2] / "benchmarks" / "accuracy.py"
 
 
 def load_accelerators() -> dict[str, Accelerator]:
-    out = {}
-    with open(CALIBRATION / "accelerators.csv", newline="") as fh:
-        for r in csv.DictReader(fh):
-            out[r["id"]] = Accelerator(
-                id=r["id"],
-                vendor=r["vendor"],
-                architecture=r["architecture"],
-                memory_gb=_f(r["memory_gb"]),
-                memory_bw_gbps=_f(r["memory_bw_gbps"]),
-                bf16_tflops=_f(r["bf16_fp16_dense_tflops"]),
-                fp8_tflops=_f(r["fp8_dense_tflops"]),
-                interconnect=r["interconnect_type"] or None,
-                interconnect_gbps=_f(r["interconnect_gbps_per_gpu"]),
-            )
-    return out
+    """``benchmarks/accuracy.py``'s ``load_accelerators()`` (the benchmark is a script, not a package)."""
+    spec = importlib.util.spec_from_file_location("accuracy", _ACCURACY)
+    assert spec is not None and spec.loader is not None
+    accuracy = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(accuracy)
+    return accuracy.load_accelerators()  # type: ignore[no-any-return]
 
 
 ACCELERATORS = load_accelerators()
