@@ -66,15 +66,6 @@ def test_unsupported_features_are_in_the_vocabulary_with_reasons() -> None:
     assert all(reason for reason in AzureTarget.unsupported.values())
 
 
-def test_importing_the_azure_target_loads_no_binding() -> None:
-    code = (
-        "import sys, computeops_cdk.targets.azure\n"
-        "print(sorted(m for m in sys.modules if m.startswith(('cdktn_provider_', 'cdktn', 'cdktf'))))\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "[]"
-
-
 @pytest.fixture(scope="module")
 def synth() -> dict[str, Any]:
     from constructs import Construct

@@ -141,16 +141,6 @@ def test_gcp_declares_no_unsupported_feature_outside_the_vocabulary() -> None:
     assert set(GcpTarget.unsupported) <= set(FEATURES)
 
 
-def test_importing_the_gcp_target_loads_no_binding() -> None:
-    code = (
-        "import sys, computeops_cdk.targets.gcp\n"
-        "bad = sorted(m for m in sys.modules if m.startswith(('cdktn_provider_', 'cdktn', 'cdktf')))\n"
-        "print(bad)\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "[]"
-
-
 # --- synthesis (one stack, bindings imported once) ---
 
 CLUSTER = "projects/p/locations/us-central1/clusters/gpu"
