@@ -215,6 +215,26 @@ def _serving(**fields: Any) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("doc", "expected"),
     [
+        # YAML 1.1 reads `yes`/`on`/`true` as booleans, and pydantic would take them as 1.
+        (
+            _serving(ttft_ms=True),
+            "workload.serving.ttft_ms: got true, but no intent field is a yes/no flag. To fix: write a "
+            "number or a name (quote yes/no/on/off when you mean the word)",
+        ),
+        (
+            with_workload(model={"name": ""}),
+            "workload.model.name: must not be empty",
+        ),
+        (base(name="a" * 64), "name: must be at most 63 characters (got 64)"),
+    ],
+)
+def test_booleans_and_string_lengths(doc: dict[str, Any], expected: str) -> None:
+    assert str(error_of(doc)) == expected
+
+
+@pytest.mark.parametrize(
+    ("doc", "expected"),
+    [
         # NaN used to pass the > 0 checks or read "must be <= 1e+09 (got nan)"; .inf has no JSON form.
         (
             _serving(output_tokens_per_s=float("nan")),

@@ -83,6 +83,11 @@ def _describe(error: ErrorDetails, model: type[BaseModel]) -> tuple[str, str, li
             f"must list at least {least} item{'' if least == 1 else 's'} (got {_shown(got)})",
             [],
         )
+    if kind == "string_too_short":
+        least = ctx.get("min_length", 1)
+        return _path(loc), "must not be empty" if least == 1 else f"must have at least {least} characters", []
+    if kind == "string_too_long":
+        return _path(loc), f"must be at most {ctx.get('max_length')} characters (got {len(str(got))})", []
     if kind == "too_long":
         return _path(loc), f"must list at most {ctx.get('max_length')} items (got {_shown(got)})", []
     if kind in _PLAIN:

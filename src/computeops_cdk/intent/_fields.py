@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator
 from pydantic_core import PydanticCustomError
 
 from ..errors import did_you_mean
@@ -31,6 +31,18 @@ class StrictModel(BaseModel):
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True, allow_inf_nan=False)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_booleans(cls, value: object) -> object:
+        # No intent field is a boolean, and pydantic would read `ttft_ms: true` (or YAML 1.1's
+        # `yes`/`on`) as 1: a silent wrong answer instead of an error.
+        if isinstance(value, bool):
+            raise fail(
+                f"got {str(value).lower()}, but no intent field is a yes/no flag. To fix: write a "
+                "number or a name (quote yes/no/on/off when you mean the word)"
+            )
+        return value
 
 
 def fail(message: str, *, field: str = "", suggestions: Sequence[str] = ()) -> PydanticCustomError:
