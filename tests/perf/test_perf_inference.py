@@ -146,3 +146,19 @@ def test_tensor_parallel_stays_inside_a_node_when_the_model_fits(accs: dict[str,
         gpus_per_node=8, input_tokens=1024, output_tokens=256,
     )  # fmt: skip
     assert big.fits and big.tensor_parallel == 16  # 810 GB of weights need two nodes
+
+
+def test_the_operating_point_note_says_why_that_batch(accs: dict[str, Accelerator]) -> None:
+    # With latency targets the batch is not "the largest that fits"; when no batch meets them the
+    # batch-1 figures are returned, and the note must not claim maximum throughput.
+    h100 = accs["H100-SXM"]
+    met = estimate_inference(
+        L8, precision="bf16", accelerator=h100, count=1, input_tokens=1024, output_tokens=256, ttft_ms=500
+    )
+    missed = estimate_inference(
+        L8, precision="bf16", accelerator=h100, count=1, input_tokens=1024, output_tokens=256, ttft_ms=1e-9
+    )
+    assert met.slo_met is True and met.assumptions[0].endswith("(largest batch meeting the latency targets)")
+    assert missed.slo_met is False and missed.assumptions[0].endswith(
+        "1 request(s) in flight per replica (no batch meets the latency targets: single-request figures)"
+    )

@@ -303,7 +303,7 @@ def estimate_inference_hw(
     busy = replicas if concurrency is None else min(replicas, concurrency)
     total = busy * p.tokens_per_s
     mem = r.static_gb + p.batch * m.kv_context(ctx) * r.kv_gb_per_token
-    notes += _notes(m, r, p, count, replicas, gpn, concurrency, hw.link_note)
+    notes += _notes(m, r, p, count, replicas, gpn, concurrency, hw.link_note, slo_met)
     return InferenceEstimate(
         tokens_per_s=total,
         tokens_per_s_per_accelerator=total / count,
@@ -339,10 +339,18 @@ def _notes(
     gpn: int,
     conc: int | None,
     hw_link_note: str | None = None,
+    slo_met: bool | None = None,
 ) -> list[str]:
+    if conc is not None:
+        why = ""
+    elif slo_met is None:
+        why = " (largest batch that fits: maximum sustained throughput)"
+    elif slo_met:
+        why = " (largest batch meeting the latency targets)"
+    else:  # the batch-1 figures are returned; saying "maximum throughput" here would mislead
+        why = " (no batch meets the latency targets: single-request figures)"
     notes = [
-        f"tensor parallel {r.t} x {replicas} replica(s), {p.batch} request(s) in flight per replica "
-        + ("(largest batch that fits: maximum sustained throughput)" if conc is None else ""),
+        f"tensor parallel {r.t} x {replicas} replica(s), {p.batch} request(s) in flight per replica{why}",
         f"continuous batching; decode streams weights and KV cache at {cal.DECODE_BW_EFF:.0%} of "
         "datasheet bandwidth; prefill is compute bound",
     ]
