@@ -75,6 +75,15 @@ def test_list_unknown_region_exits_2(capsys: pytest.CaptureFixture[str]) -> None
     assert err.startswith("error: unknown region 'us-east-9' (did you mean ")
 
 
+def test_an_empty_listing_says_the_filters_match_nothing_together(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "list", "--provider", "lambda", "--accelerator", "TPU-v5e", "--json")
+    assert code == 0 and json.loads(out)["offers"] == []
+    assert err == (
+        "note: no offer matches --provider lambda --accelerator TPU-v5e together. To fix: drop one filter "
+        "to see what each offers (e.g. `computeops catalog list --accelerator TPU-v5e`).\n"
+    )
+
+
 def test_show_prints_specs_offers_and_age(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "show", "P5.48XLARGE")
     assert code == 0

@@ -191,6 +191,8 @@ def _cmd_list(args: argparse.Namespace) -> int:
         offers = [o for o in offers if o.region.lower() == args.region.lower()]
     if args.pricing:
         offers = [o for o in offers if o.pricing == args.pricing]
+    if not offers:
+        _say_why_empty(args)
     if args.json:
         doc = {"catalog": _catalog_header(catalog), "offers": [_offer_json(catalog, o) for o in offers]}
         print(json.dumps(doc, indent=2, sort_keys=True))
@@ -199,6 +201,24 @@ def _cmd_list(args: argparse.Namespace) -> int:
         catalog, offers, title=f"{len(offers)} offers (catalog {catalog.version}, as_of {catalog.as_of})"
     )
     return _EXIT_OK
+
+
+def _say_why_empty(args: argparse.Namespace) -> None:
+    """Stderr note for an empty listing: each filter is valid, their combination matches nothing."""
+    given = [(flag, getattr(args, flag)) for flag in ("provider", "accelerator", "region", "pricing")]
+    given = [(flag, value) for flag, value in given if value]
+    text = " ".join(f"--{flag} {value}" for flag, value in given)
+    if len(given) > 1:
+        print(
+            f"note: no offer matches {text} together. To fix: drop one filter to see what each offers "
+            f"(e.g. `computeops catalog list --{given[-1][0]} {given[-1][1]}`).",
+            file=sys.stderr,
+        )
+    else:
+        print(
+            "note: the catalog has no offers." if not given else f"note: no offer matches {text}.",
+            file=sys.stderr,
+        )
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
