@@ -2,46 +2,30 @@
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
-import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import make_placement
+from targets_testdata import checkov_failures, needs_checkov, resources, synth_cases
 
-from computeops_cdk.engine import EstimateSummary, Placement, UnitCost
+from computeops_cdk.engine import Placement
 from computeops_cdk.errors import TargetError
 from computeops_cdk.targets._base import FEATURES, TargetProps
 from computeops_cdk.targets.azure import CHECKOV_SKIPS, AzureTarget, gpu_count, vm_size
 
-BASE = Placement(
-    provider="azure",
-    instance_type="Standard_ND96isr_H100_v5",
-    accelerator="H100-SXM",
-    accelerators_per_instance=12,  # the market data's quirk for this SKU
-    instances=1,
-    region="eastus",
-    country="US",
-    continent="NA",
-    pricing="on_demand",
-    hourly_usd=98.32,
-    monthly_usd=98.32 * 730,
-    unit_cost=UnitCost(unit="usd_per_million_output_tokens", value=2.0),
-    total_usd=None,
-    hours=None,
-    estimate=EstimateSummary(tokens_per_s=1000.0, ttft_ms=None, tpot_ms=None, model="test"),
-    attestations=(),
-    scores={},
-    score=0.5,
-)
 CLUSTER = "/subscriptions/s/resourceGroups/rg/providers/Microsoft.ContainerService/managedClusters/aks"
 
 
 def placement(**changes: Any) -> Placement:
-    return replace(BASE, **changes)
+    """An on-demand Standard_ND96isr_H100_v5 in eastus unless changed."""
+    base = {
+        "provider": "azure",
+        "instance_type": "Standard_ND96isr_H100_v5",
+        "accelerators_per_instance": 12,  # the market data's quirk for this SKU
+        "region": "eastus",
+    }
+    return make_placement(**{**base, **changes})  # type: ignore[no-any-return]
 
 
 def test_non_gpu_size_is_a_clear_error() -> None:
@@ -68,13 +52,7 @@ def test_unsupported_features_are_in_the_vocabulary_with_reasons() -> None:
 
 @pytest.fixture(scope="module")
 def synth() -> dict[str, Any]:
-    from constructs import Construct
-
-    from computeops_cdk._compat import TerraformStack, Testing
-
-    stack = TerraformStack(Testing.app(), "azure")
     target = AzureTarget()
-    provider = target.configure(stack, region="eastus", props=TargetProps(name="unused"))
     cases = {
         "nd": (placement(), TargetProps(name="nd", tags={"team": "ml"})),
         "spot": (
@@ -89,14 +67,8 @@ def synth() -> dict[str, Any]:
         ),
         "aks": (placement(pricing="spot", instances=3), TargetProps(name="aks-pool", cluster=CLUSTER)),
     }
-    for key, (p, props) in cases.items():
-        target.emit(Construct(stack, key), p, provider=provider, props=props)
-    return json.loads(Testing.synth(stack))  # type: ignore[no-any-return]
-
-
-def resources(doc: dict[str, Any], kind: str, prefix: str) -> list[dict[str, Any]]:
-    found = doc["resource"].get(kind, {})
-    return [found[name] for name in sorted(found) if name.startswith(f"{prefix}_")]
+    doc, _ = synth_cases("azure", {key: (target, p, props) for key, (p, props) in cases.items()})
+    return doc
 
 
 @pytest.mark.synth
@@ -162,17 +134,9 @@ def test_aks_node_pool(synth: dict[str, Any]) -> None:
 
 
 @pytest.mark.synth
-@pytest.mark.skipif(
-    shutil.which("checkov", path=str(Path(sys.executable).parent)) is None, reason="no checkov"
-)
+@needs_checkov
 def test_checkov_passes(synth: dict[str, Any], tmp_path: Path) -> None:
-    (tmp_path / "cdk.tf.json").write_text(json.dumps(synth))
-    checkov = str(Path(sys.executable).parent / "checkov")
-    skips = ["--skip-check", ",".join(CHECKOV_SKIPS)] if CHECKOV_SKIPS else []
-    args = [checkov, "-d", str(tmp_path), "--framework", "terraform_json", "--skip-download", "--quiet"]
-    result = subprocess.run([*args, *skips, "-o", "json"], capture_output=True, text=True)
-    report = json.loads(result.stdout)
-    assert [(c["check_id"], c["resource"]) for c in report["results"]["failed_checks"]] == []
+    assert checkov_failures(synth, CHECKOV_SKIPS, tmp_path) == []
 
 
 def test_every_catalog_azure_size_maps() -> None:

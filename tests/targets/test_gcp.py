@@ -6,17 +6,14 @@ imported once per test run.
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
-import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import make_placement
+from targets_testdata import checkov_failures, needs_checkov, resources, synth_cases
 
-from computeops_cdk.engine import EstimateSummary, Placement, UnitCost
+from computeops_cdk.engine import Placement
 from computeops_cdk.errors import TargetError
 from computeops_cdk.targets._base import FEATURES, TargetProps
 from computeops_cdk.targets.gcp import (
@@ -28,30 +25,12 @@ from computeops_cdk.targets.gcp import (
     map_instance_type,
 )
 
-BASE = Placement(
-    provider="gcp",
-    instance_type="a3-highgpu-8g",
-    accelerator="H100-SXM",
-    accelerators_per_instance=8,
-    instances=1,
-    region="us-central1",
-    country="US",
-    continent="NA",
-    pricing="on_demand",
-    hourly_usd=88.25,
-    monthly_usd=88.25 * 730,
-    unit_cost=UnitCost(unit="usd_per_million_output_tokens", value=1.5),
-    total_usd=None,
-    hours=None,
-    estimate=EstimateSummary(tokens_per_s=1000.0, ttft_ms=None, tpot_ms=None, model="test"),
-    attestations=(),
-    scores={},
-    score=0.5,
-)
-
 
 def placement(**changes: Any) -> Placement:
-    return replace(BASE, **changes)
+    """An on-demand a3-highgpu-8g (8x H100) in us-central1 unless changed."""
+    return make_placement(  # type: ignore[no-any-return]
+        **{"provider": "gcp", "instance_type": "a3-highgpu-8g", "region": "us-central1", **changes}
+    )
 
 
 # --- mapping (no synthesis) ---
@@ -147,14 +126,8 @@ CLUSTER = "projects/p/locations/us-central1/clusters/gpu"
 
 
 @pytest.fixture(scope="module")
-def synth() -> dict[str, Any]:
-    from constructs import Construct
-
-    from computeops_cdk._compat import TerraformStack, Testing
-
-    stack = TerraformStack(Testing.app(), "gcp")
+def synthesized() -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     target = GcpTarget()
-    provider = target.configure(stack, region="us-central1", props=TargetProps(name="unused"))
     cases = {
         "h100": (placement(), TargetProps(name="h100", tags={"Team": "ML"})),
         "t4": (
@@ -198,24 +171,20 @@ def synth() -> dict[str, Any]:
             TargetProps(name="gke", cluster=CLUSTER),
         ),
     }
-    roles = {}
-    for key, (p, props) in cases.items():
-        roles[key] = target.emit(Construct(stack, key), p, provider=provider, props=props)
-    doc = json.loads(Testing.synth(stack))
-    doc["_roles"] = {k: sorted(v) for k, v in roles.items()}
-    return doc
+    return synth_cases("gcp", {key: (target, p, props) for key, (p, props) in cases.items()})
 
 
-def resources(doc: dict[str, Any], kind: str, prefix: str) -> list[dict[str, Any]]:
-    found = doc["resource"].get(kind, {})
-    return [found[name] for name in sorted(found) if name.startswith(f"{prefix}_")]
+@pytest.fixture(scope="module")
+def synth(synthesized: tuple[dict[str, Any], dict[str, dict[str, Any]]]) -> dict[str, Any]:
+    return synthesized[0]
 
 
 @pytest.mark.synth
-def test_roles_returned_by_emit(synth: dict[str, Any]) -> None:
-    assert synth["_roles"]["h100"] == ["instance", "instances"]
-    assert synth["_roles"]["tpu"] == ["tpu", "tpus"]
-    assert synth["_roles"]["gke"] == ["node_pool"]
+def test_roles_returned_by_emit(synthesized: tuple[dict[str, Any], dict[str, dict[str, Any]]]) -> None:
+    roles = synthesized[1]
+    assert sorted(roles["h100"]) == ["instance", "instances"]
+    assert sorted(roles["tpu"]) == ["tpu", "tpus"]
+    assert sorted(roles["gke"]) == ["node_pool"]
 
 
 @pytest.mark.synth
@@ -341,33 +310,9 @@ def test_tpu_on_gke_is_refused() -> None:
 
 
 @pytest.mark.synth
-@pytest.mark.skipif(
-    shutil.which("checkov", path=str(Path(sys.executable).parent)) is None, reason="no checkov"
-)
+@needs_checkov
 def test_checkov_passes_with_declared_skips(synth: dict[str, Any], tmp_path: Path) -> None:
-    doc = {k: v for k, v in synth.items() if not k.startswith("_")}
-    (tmp_path / "cdk.tf.json").write_text(json.dumps(doc))
-    checkov = str(Path(sys.executable).parent / "checkov")
-    skips = ",".join(CHECKOV_SKIPS)
-    result = subprocess.run(
-        [
-            checkov,
-            "-d",
-            str(tmp_path),
-            "--framework",
-            "terraform_json",
-            "--skip-download",
-            "--compact",
-            "--quiet",
-        ]
-        + (["--skip-check", skips] if skips else [])
-        + ["-o", "json"],
-        capture_output=True,
-        text=True,
-    )
-    report = json.loads(result.stdout)
-    failed = [(c["check_id"], c["resource"]) for c in report["results"]["failed_checks"]]
-    assert failed == []
+    assert checkov_failures(synth, CHECKOV_SKIPS, tmp_path) == []
 
 
 def test_every_catalog_gcp_instance_type_maps() -> None:

@@ -5,14 +5,15 @@ One module-scoped stack holds a placement per provider (no prebuilt binding is i
 
 from __future__ import annotations
 
-import json
-from dataclasses import replace
 from typing import Any
 
 import pytest
+from conftest import make_placement as placement
+from targets_testdata import resources, synth_cases
 
-from computeops_cdk.engine import EstimateSummary, Placement, UnitCost
+from computeops_cdk.engine import Placement
 from computeops_cdk.errors import TargetError
+from computeops_cdk.targets import get_target
 from computeops_cdk.targets._base import FEATURES, Target, TargetProps
 from computeops_cdk.targets.coreweave import CoreWeaveTarget, cks_instance_id
 from computeops_cdk.targets.crusoe import CrusoeTarget, crusoe_type
@@ -22,46 +23,16 @@ from computeops_cdk.targets.oci import OciTarget
 from computeops_cdk.targets.runpod import RunPodTarget, data_center_ids, pod_shape
 from computeops_cdk.targets.vast import VastTarget, vast_gpu_name
 
-BASE = Placement(
-    provider="x",
-    instance_type="x",
-    accelerator="H100-SXM",
-    accelerators_per_instance=8,
-    instances=1,
-    region="r",
-    country="US",
-    continent="NA",
-    pricing="on_demand",
-    hourly_usd=20.0,
-    monthly_usd=20.0 * 730,
-    unit_cost=UnitCost(unit="usd_per_million_output_tokens", value=1.0),
-    total_usd=None,
-    hours=None,
-    estimate=EstimateSummary(tokens_per_s=1000.0, ttft_ms=None, tpot_ms=None, model="test"),
-    attestations=(),
-    scores={},
-    score=0.5,
-)
-TARGETS: list[Target] = [
-    OciTarget(),
-    CoreWeaveTarget(),
-    LambdaTarget(),
-    NebiusTarget(),
-    CrusoeTarget(),
-    RunPodTarget(),
-    VastTarget(),
-]
-
-
-def placement(**changes: Any) -> Placement:
-    return replace(BASE, **changes)
+GENERIC = ("oci", "coreweave", "lambda", "nebius", "crusoe", "runpod", "vast")
+"""The providers whose targets are written on generic resources (no prebuilt binding)."""
 
 
 # --- declarations ---
 
 
-@pytest.mark.parametrize("target", TARGETS, ids=lambda t: t.provider)
-def test_targets_are_generic_and_declare_features_with_reasons(target: Target) -> None:
+@pytest.mark.parametrize("provider", GENERIC)
+def test_targets_are_generic_and_declare_features_with_reasons(provider: str) -> None:
+    target = get_target(provider)
     assert target.extra is None
     assert set(target.unsupported) <= set(FEATURES)
     assert all(len(reason) > 12 for reason in target.unsupported.values())
@@ -128,7 +99,10 @@ def test_unmappable_names_are_clear_errors(target: Target, instance_type: str, m
 def test_runpod_unknown_gpu_suggests_close_names() -> None:
     with pytest.raises(TargetError) as err:
         RunPodTarget().emit(
-            None, placement(instance_type="1x_H100-SMX_SECURE"), provider=None, props=TargetProps(name="w")
+            None,
+            placement(instance_type="1x_H100-SMX_SECURE"),
+            provider=None,
+            props=TargetProps(name="w"),
         )
     assert str(err.value).startswith(
         "runpod target cannot map instance type '1x_H100-SMX_SECURE' to a RunPod GPU type id "
@@ -183,22 +157,15 @@ def test_a_placement_needing_an_unsupported_feature_is_refused_with_the_reason(
 
 @pytest.mark.synth
 def test_several_instances_without_fabric_ids_are_independent() -> None:
-    from constructs import Construct
-
-    from computeops_cdk import _compat
-
-    stack = _compat.TerraformStack(_compat.Testing.app(), "s")
     nebius = placement(instance_type="gpu-h100-sxm_8gpu-128vcpu-1600gb", instances=2)
     crusoe = placement(instance_type="crusoe_A100-80G-sxm4x8", instances=2, region="culpeper-usa-1")
-    for target, p in ((NebiusTarget(), nebius), (CrusoeTarget(), crusoe)):
-        props = TargetProps(name=target.provider)
-        target.emit(
-            Construct(stack, target.provider),
-            p,
-            provider=target.configure(stack, region="", props=props),
-            props=props,
-        )
-    doc = json.loads(_compat.Testing.synth(stack))
+    doc, _ = synth_cases(
+        "s",
+        {
+            "nebius": (NebiusTarget(), nebius, TargetProps(name="nebius")),
+            "crusoe": (CrusoeTarget(), crusoe, TargetProps(name="crusoe")),
+        },
+    )
     assert "nebius_compute_v1_gpu_cluster" not in doc["resource"]
     assert "crusoe_ib_partition" not in doc["resource"]
     assert all("gpu_cluster" not in vm for vm in doc["resource"]["nebius_compute_v1_instance"].values())
@@ -210,11 +177,6 @@ def test_several_instances_without_fabric_ids_are_independent() -> None:
 
 @pytest.fixture(scope="module")
 def synth() -> dict[str, Any]:
-    from constructs import Construct
-
-    from computeops_cdk import _compat
-
-    stack = _compat.TerraformStack(_compat.Testing.app(), "neo")
     cases: dict[str, tuple[Target, Placement, TargetProps]] = {
         "oci": (
             OciTarget(),
@@ -276,18 +238,8 @@ def synth() -> dict[str, Any]:
             TargetProps(name="cw", cluster="cks-prod"),
         ),
     }
-    providers: dict[str, Any] = {}
-    for key, (target, p, props) in cases.items():
-        # One provider block per provider, as the construct does (it aliases blocks of other regions).
-        if target.provider not in providers:
-            providers[target.provider] = target.configure(stack, region=p.region, props=props)
-        target.emit(Construct(stack, key), p, provider=providers[target.provider], props=props)
-    return json.loads(_compat.Testing.synth(stack))  # type: ignore[no-any-return]
-
-
-def resources(doc: dict[str, Any], kind: str, prefix: str, section: str = "resource") -> list[dict[str, Any]]:
-    found = doc[section].get(kind, {})
-    return [found[name] for name in sorted(found) if name.startswith(f"{prefix}_")]
+    doc, _ = synth_cases("neo", cases)
+    return doc
 
 
 @pytest.mark.synth
