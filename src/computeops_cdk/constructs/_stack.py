@@ -20,10 +20,12 @@ __all__ = ["WorkloadStack"]
 class WorkloadStack(TerraformStack):  # type: ignore[misc]  # the base class comes from the jsii runtime
     """A Terraform stack holding one ``ComputeWorkload`` named ``workload`` and its provider block.
 
-    Keyword props are those of ``ComputeWorkload`` (same defaults; resources are named after the
-    stack id); the workload is at
-    ``stack.workload`` and its decision at ``stack.decision``. ``cdktn synth`` writes the stack to
-    ``cdktf.out/stacks/<id>/cdk.tf.json`` and the decision record beside it.
+    Keyword props are those of ``ComputeWorkload``, documented there once, with its defaults, except:
+    resources are named after the stack id (no ``name`` prop), ``tags`` defaults to
+    ``{"computeops/workload": <stack id>}``, and the provider block is always configured (no
+    ``configure_provider`` prop). The workload is at ``stack.workload`` and its decision at
+    ``stack.decision``. ``cdktn synth`` writes the stack to ``cdktf.out/stacks/<id>/cdk.tf.json`` and
+    the decision record beside it.
     """
 
     def __init__(
