@@ -56,3 +56,12 @@ def test_a_reader_closing_the_pipe_is_not_a_traceback() -> None:
         stderr = proc.stderr.read().decode()
         assert proc.wait(timeout=60) == 141
     assert "Traceback" not in stderr and "BrokenPipeError" not in stderr
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out == f"computeops {version('computeops-cdk')}\n"

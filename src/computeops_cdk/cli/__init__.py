@@ -61,6 +61,20 @@ def _option_strings(parser: argparse.ArgumentParser) -> set[str]:
     return names
 
 
+class _Version(argparse.Action):
+    """``--version``, read from the installed metadata only when asked (keeps the cold start short)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            text = version("computeops-cdk")
+        except PackageNotFoundError:  # a source tree that was never installed
+            text = "unknown (not installed)"
+        sys.stdout.write(f"{parser.prog} {text}\n")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand registered."""
     from . import _catalog, _decide, _estimate
@@ -73,6 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         epilog="Start with: computeops decide examples/support-chat.yaml",
     )
+    parser.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     _decide.register(commands)
     _estimate.register(commands)
