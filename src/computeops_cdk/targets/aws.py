@@ -29,6 +29,7 @@ from typing import Any
 from ..engine import Placement
 from ..errors import TargetError
 from ._base import Target, TargetProps
+from ._options import whole_option
 from .k8s import GPU_LABEL, GPU_TAINT_KEY, gpu_label_value, is_training
 
 __all__ = ["CHECKOV_SKIPS", "DEFAULT_AMI_NAME", "DEFAULT_ROOT_VOLUME_GIB", "AwsTarget"]
@@ -201,17 +202,7 @@ def _ami(scope: Any, props: TargetProps) -> Any:
 
 
 def _root_gib(props: TargetProps) -> int:
-    given = props.options.get("root_volume_gib", DEFAULT_ROOT_VOLUME_GIB)
-    try:
-        gib = int(given)
-    except (TypeError, ValueError):
-        gib = 0
-    if gib < 1 or isinstance(given, bool):
-        raise TargetError(
-            f"aws option 'root_volume_gib' must be a whole number of GiB >= 1 (got {given!r}). "
-            f"To fix: options={{'root_volume_gib': {DEFAULT_ROOT_VOLUME_GIB}}} (the default)"
-        )
-    return gib
+    return whole_option(props, "root_volume_gib", DEFAULT_ROOT_VOLUME_GIB, target="aws")
 
 
 def _launch_template(

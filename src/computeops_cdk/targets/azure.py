@@ -27,6 +27,7 @@ from typing import Any
 from ..engine import Placement
 from ..errors import TargetError
 from ._base import Target, TargetProps
+from ._options import whole_option
 from ._support import require_supported
 
 __all__ = ["CHECKOV_SKIPS", "DEFAULT_IMAGE", "AzureTarget", "gpu_count", "vm_size"]
@@ -215,7 +216,7 @@ class AzureTarget(Target):
                     os_disk={
                         "caching": "ReadWrite",
                         "storage_account_type": "Premium_LRS",
-                        "disk_size_gb": int(props.options.get("os_disk_gb", 256)),
+                        "disk_size_gb": whole_option(props, "os_disk_gb", 256, target="azure", unit="GB"),
                     },
                     source_image_reference=dict(props.options.get("image", DEFAULT_IMAGE)),
                     encryption_at_host_enabled=True,
@@ -260,7 +261,7 @@ class AzureTarget(Target):
             host_encryption_enabled=True,
             node_public_ip_enabled=False,
             max_pods=50,
-            os_disk_size_gb=int(props.options.get("os_disk_gb", 256)),
+            os_disk_size_gb=whole_option(props, "os_disk_gb", 256, target="azure", unit="GB"),
             vnet_subnet_id=props.options.get("subnet_id"),
             tags=dict(props.tags),
             provider=provider,

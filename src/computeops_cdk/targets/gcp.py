@@ -40,6 +40,7 @@ from typing import Any
 from ..engine import Placement
 from ..errors import TargetError
 from ._base import Target, TargetProps
+from ._options import whole_option
 from ._support import require_supported
 
 __all__ = ["CHECKOV_SKIPS", "DEFAULT_IMAGE", "TPU_RUNTIMES", "GcpTarget"]
@@ -418,7 +419,7 @@ class GcpTarget(Target):
                 boot_disk={
                     "initialize_params": {
                         "image": str(props.options.get("image", DEFAULT_IMAGE)),
-                        "size": int(props.options.get("boot_disk_gb", 200)),
+                        "size": whole_option(props, "boot_disk_gb", 200, target="gcp", unit="GB"),
                         "type": disk_type,
                     },
                     "kms_key_self_link": props.options.get("kms_key_self_link"),

@@ -1,0 +1,32 @@
+"""Reading target options (``ComputeWorkload(options=...)``) with a clear error for a wrong value.
+
+Options arrive as an untyped mapping from user code; a value of the wrong type must be a
+TargetError naming the option and the fix, never a ValueError from deep inside a target.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import TargetError
+from ._base import TargetProps
+
+__all__ = ["whole_option"]
+
+
+def whole_option(props: TargetProps, key: str, default: int, *, target: str, unit: str = "GiB") -> int:
+    """``props.options[key]`` as a whole number >= 1; ``default`` when absent or None (as elsewhere)."""
+    given: Any = props.options.get(key)
+    if given is None:
+        return default
+    try:
+        number = int(given)
+    except (TypeError, ValueError):
+        number = 0
+    # int(2.5) would silently round and int(True) is 1: neither is what the user meant.
+    if number < 1 or isinstance(given, bool) or (isinstance(given, float) and not given.is_integer()):
+        raise TargetError(
+            f"{target} option {key!r} must be a whole number of {unit} >= 1 (got {given!r}). "
+            f"To fix: options={{{key!r}: {default}}} (the default)"
+        )
+    return number
