@@ -94,26 +94,91 @@ def predict(row: dict[str, str], accs: dict[str, Accelerator]) -> float:
 
 
 def evaluate() -> list[dict[str, Any]]:
+    """Every row with its prediction, ratio (predicted / published) and absolute error.
+
+    A row with ``relative_to`` (another row's id, same benchmark and round) is anchored on that
+    row: predicted = model(row) x published(ref) / model(ref). Its ratio is then the model's
+    error on this accelerator relative to the reference one, which cancels a workload parameter
+    both rows share but the source does not publish (MLPerf's mean prompt length).
+    """
     accs = load_accelerators()
+    rows = load_rows()
+    by_id = {r["id"]: r for r in rows}
     out = []
-    for row in load_rows():
+    for row in rows:
         pred = predict(row, accs)
+        ref_id = row.get("relative_to") or ""
+        if ref_id:
+            ref = by_id[ref_id]
+            pred *= float(ref["value"]) / predict(ref, accs)
         pub = float(row["value"])
         out.append({**row, "predicted": pred, "ratio": pred / pub, "abs_err": abs(pred / pub - 1)})
     return out
 
 
 def summary(results: list[dict[str, Any]], split: str) -> dict[str, float]:
-    errs = sorted(r["abs_err"] for r in results if r["split"] == split)
-    ratios = [r["ratio"] for r in results if r["split"] == split]
+    return summarize([r for r in results if r["split"] == split])
+
+
+def summarize(results: list[dict[str, Any]]) -> dict[str, float]:
+    """Median and p90 absolute error, ratio range and rows within 2x of ``results``."""
+    errs = sorted(r["abs_err"] for r in results)
+    ratios = [r["ratio"] for r in results]
     p90 = errs[min(len(errs) - 1, round(0.9 * (len(errs) - 1)))]
     return {
         "rows": len(errs),
         "median_pct": 100 * statistics.median(errs),
         "p90_pct": 100 * p90,
         "worst_ratio": max(ratios, key=lambda x: max(x, 1 / x)),
+        "min_ratio": min(ratios),
+        "max_ratio": max(ratios),
         "within_2x": sum(1 for x in ratios if 0.5 <= x <= 2),
     }
+
+
+VENDOR = {"MI300X": "AMD MI300X", "TPU-v5e": "Google TPU", "TPU-v5p": "Google TPU", "TPU-v6e": "Google TPU"}
+TRAINING_METRICS = ("tokens_per_s_per_gpu", "mfu")
+
+
+def groups(results: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
+    """The slices ACCURACY.md reports: by split, then held-out by vendor and workload kind."""
+    shared = {r["id"] for r in results if r["split"] == "calibration" and not r["id"].startswith("CAL-")}
+    held = [r for r in results if r["split"] == "heldout"]
+
+    def vendor(r: dict[str, Any]) -> str:
+        return VENDOR.get(r["accelerator"], "NVIDIA")
+
+    def kind(r: dict[str, Any]) -> str:
+        if r["metric"] in TRAINING_METRICS:
+            return "training"
+        return "inference, MoE" if resolve_model(r["model"]).is_moe else "inference, dense"
+
+    out = [
+        ("calibration (all)", [r for r in results if r["split"] == "calibration"]),
+        ("calibration, shared set only", [r for r in results if r["id"] in shared]),
+        ("**held-out (all)**", held),
+    ]
+    for v in ("NVIDIA", "AMD MI300X", "Google TPU"):
+        out.append((f"held-out, {v}", [r for r in held if vendor(r) == v]))
+    for k in ("inference, dense", "inference, MoE", "training"):
+        out.append((f"held-out, {k}", [r for r in held if kind(r) == k]))
+    out.append(("excluded (not in statistics)", [r for r in results if r["split"] == "excluded"]))
+    return [(label, rows) for label, rows in out if rows]
+
+
+def summary_table(results: list[dict[str, Any]]) -> list[str]:
+    """The markdown summary table of ACCURACY.md."""
+    lines = [
+        "| split | rows | median abs. error | p90 abs. error | ratio range (pred/published) | within 2x |",
+        "|---|---|---|---|---|---|",
+    ]
+    for label, rows in groups(results):
+        s = summarize(rows)
+        lines.append(
+            f"| {label} | {s['rows']} | {s['median_pct']:.1f} % | {s['p90_pct']:.1f} % | "
+            f"{s['min_ratio']:.2f} .. {s['max_ratio']:.2f} | {s['within_2x']}/{s['rows']} |"
+        )
+    return lines
 
 
 def timing() -> list[tuple[str, float]]:
@@ -174,6 +239,8 @@ def main(argv: list[str]) -> int:
         ]
         print("| " + " | ".join(cells) + " |" if md else "  ".join(f"{c:>12}" for c in cells))
     print()
+    if md:
+        print("\n".join(summary_table(results)) + "\n")
     excluded = [r for r in results if r["split"] == "excluded"]
     if excluded:
         ratios = ", ".join(f"{r['id']} {r['ratio']:.2f}" for r in excluded)

@@ -23,7 +23,7 @@ from dataclasses import replace
 from typing import Any, Literal, TypeVar
 
 from ..errors import EstimateError
-from ._calibration import MODEL_VERSION, VALIDATED_ACCELERATORS
+from ._calibration import MEASURED_RANGE, MODEL_VERSION, VALIDATED_INFERENCE, VALIDATED_TRAINING
 from ._hardware import hardware_of
 from ._inference import estimate_inference_hw
 from ._registry import model_from_params, model_names, resolve_model
@@ -65,17 +65,31 @@ def _precision(value: str) -> Precision:
 _Estimate = TypeVar("_Estimate", InferenceEstimate, TrainingEstimate)
 
 
-def _label_validation(estimate: _Estimate, accelerator: Any) -> _Estimate:
-    """Say so when no published measurement on this accelerator backs the estimate."""
+def _label_validation(
+    estimate: _Estimate, accelerator: Any, kind: Literal["inference", "training"]
+) -> _Estimate:
+    """Say so when no published measurement of this kind on this accelerator backs the estimate,
+    and quote the measured range where the held-out rows on it miss the issue's target."""
     acc = str(getattr(accelerator, "id", ""))
-    if acc in VALIDATED_ACCELERATORS:
+    validated = VALIDATED_TRAINING if kind == "training" else VALIDATED_INFERENCE
+    notes: list[str] = []
+    if acc not in validated:
+        notes.append(
+            f"no published {kind} measurement on {acc} validates this estimate: it extrapolates "
+            f"from the datasheet with constants fitted on {', '.join(sorted(validated))} "
+            "(benchmarks/ACCURACY.md)"
+        )
+    measured = MEASURED_RANGE.get((acc, kind))
+    if measured:
+        low, high = measured
+        notes.append(
+            f"published {kind} measurements on {acc} reach {low:.2f}-{high:.2f}x of this model's "
+            "estimates (held-out rows, benchmarks/ACCURACY.md)"
+            + (": read this estimate as an upper bound" if high < 1 else "")
+        )
+    if not notes:
         return estimate
-    note = (
-        f"no published measurement on {acc} validates this estimate: it extrapolates from the "
-        f"datasheet with constants fitted on {', '.join(sorted(VALIDATED_ACCELERATORS))} "
-        "(benchmarks/ACCURACY.md)"
-    )
-    return replace(estimate, assumptions=(*estimate.assumptions, note))
+    return replace(estimate, assumptions=(*estimate.assumptions, *notes))
 
 
 def _gpus_per_node(gpus_per_node: int | None, count: int, accelerator: Any) -> int:
@@ -149,7 +163,7 @@ def estimate_inference(
         _gpus_per_node(gpus_per_node, count, accelerator),
         tensor_parallel,
     )
-    return _label_validation(estimate, accelerator)
+    return _label_validation(estimate, accelerator, "inference")
 
 
 def estimate_training(
@@ -200,4 +214,4 @@ def estimate_training(
         _gpus_per_node(gpus_per_node, count, accelerator),
         bool(multi_node_fabric),
     )
-    return _label_validation(estimate, accelerator)
+    return _label_validation(estimate, accelerator, "training")

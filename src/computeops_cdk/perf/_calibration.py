@@ -1,25 +1,34 @@
 """Every tuned constant of the performance model, each with the measurements it was fitted to.
 
 Row ids (INF-xx, TRN-xx) refer to benchmarks/calibration/benchmarks-calibration.csv (a copy of the
-team's shared calibration set, with its sources). The held-out rows in
-benchmarks/calibration/heldout.csv were never used to set anything in this file.
+team's shared calibration set, with its sources). The held-out rows (split "heldout" in
+benchmarks/calibration/rows.csv) were never used to set anything in this file.
 Changing any number here changes MODEL_VERSION.
 """
 
 from __future__ import annotations
 
 MODEL_VERSION = "roofline-calibrated-v5"
-
-VALIDATED_ACCELERATORS: frozenset[str] = frozenset(
-    {"A100-40GB", "A100-80GB", "B200", "H100-SXM", "H200", "L40S"}
-)
-"""Accelerators with at least one calibration or held-out measurement (benchmarks/calibration/rows.csv;
-a test keeps this set equal to the file). Estimates on any other accelerator extrapolate from its
-datasheet with constants fitted elsewhere, and say so in their assumptions."""
 """Label carried by every estimate; bumped whenever a constant below or the model's equations change.
 
 v3: sliding-window KV caches; training layout by step time incl. data-parallel traffic.
 v4: MoE serving factor and request overhead. v5: per-direction link bandwidth, MI300 link figure."""
+
+VALIDATED_INFERENCE: frozenset[str] = frozenset({"A100-80GB", "B200", "H100-SXM", "H200", "L40S", "MI300X"})
+VALIDATED_TRAINING: frozenset[str] = frozenset({"A100-40GB", "A100-80GB", "H100-SXM", "TPU-v5p", "TPU-v6e"})
+VALIDATED_ACCELERATORS: frozenset[str] = VALIDATED_INFERENCE | VALIDATED_TRAINING
+"""Accelerators with at least one calibration or held-out measurement of serving (inference) or
+training (benchmarks/calibration/rows.csv; a test keeps these sets equal to the file). An estimate
+of a kind no measurement on its accelerator covers extrapolates from the datasheet with constants
+fitted elsewhere, and says so in its assumptions (TPU serving, MI300X training: no clean published
+measurement was found)."""
+
+MEASURED_RANGE: dict[tuple[str, str], tuple[float, float]] = {("MI300X", "inference"): (0.43, 0.79)}
+"""(accelerator, "inference" | "training") -> range of published / estimated over its held-out rows,
+for the accelerators whose held-out median error exceeds the issue's 20 % target. Not a correction
+(no constant is fitted to held-out rows): estimates on them carry this range in their assumptions.
+MI300X: vLLM on ROCm (AMD's performance page, OCI) reaches 0.43-0.68x, MLPerf v4.1 0.76-0.79x
+relative to H100 (HO-AMD-1..12). A test recomputes the ranges from rows.csv."""
 
 # --- achievable compute -------------------------------------------------------------------------
 # Achieved dense-GEMM throughput grows slower than the datasheet peak: feeding tensor cores from
