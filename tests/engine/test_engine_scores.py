@@ -25,10 +25,22 @@ def test_cost_is_cheapest_over_this() -> None:
     assert cost_score(2.0, 0.5) == 0.25
 
 
-def test_performance_is_best_over_this_per_figure() -> None:
+def test_performance_is_a_log_scaled_speed_per_figure() -> None:
+    # twice as slow on one figure, as fast on the other: (0.5 + 1.0) / 2
     assert performance_score((50.0, 400.0), (25.0, 400.0)) == pytest.approx(0.75)
     assert performance_score((10.0,), (10.0,)) == 1.0
     assert performance_score((None,), (None,)) == 1.0
+    # 16x slower keeps a fifth of the credit (a linear ratio would leave 1/16)
+    assert performance_score((160.0,), (10.0,)) == pytest.approx(0.2)
+
+
+def test_speed_score_falls_monotonically_and_stays_in_range() -> None:
+    from computeops_cdk.engine._scores import speed_score
+
+    values = [1.0, 1.5, 2.0, 4.0, 100.0, 1e9]
+    scores = [speed_score(v, 1.0) for v in values]
+    assert scores == sorted(scores, reverse=True)
+    assert scores[0] == 1.0 and scores[2] == pytest.approx(0.5) and 0.0 < scores[-1] < 0.04
 
 
 def test_availability_prefers_reserved_over_on_demand_over_spot_and_breadth() -> None:

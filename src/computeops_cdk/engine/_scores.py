@@ -4,8 +4,10 @@ Formulas (documented for users in README.md; data source in brackets):
 
 - cost = cheapest unit cost among feasible candidates / this unit cost  [catalog price x sizing]
   (USD per 1M output tokens for inference, USD per training step for training/fine-tuning)
-- performance, inference = 0.5 x fastest TPOT / this TPOT + 0.5 x fastest TTFT / this TTFT
-  performance, training = shortest time to train / this time to train  [performance model]
+- performance, inference = mean of speed(TPOT) and speed(TTFT); training = speed(time to train),
+  where speed(x) = 1 / (1 + log2(x / best x among feasible))  [performance model]
+  (1.0 for the fastest, 0.5 at twice as slow, 0.33 at 4x, 0.2 at 16x: times span orders of
+  magnitude, from one node to a 256-chip pod, and a linear ratio would flatten all but the fastest)
 - availability = price-model base (reserved 1.0, on_demand 0.8, spot 0.4)
   x (0.6 + 0.4 x min(1, regions offering this instance type / 6)) x (0.6 for a marketplace)  [catalog]
 - reliability = 0.5 x kind base + 0.5 x SLA credit when the provider publishes an SLA,
@@ -21,6 +23,7 @@ score = sum(weight x dimension score) / sum(weights).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 from ..catalog import COMPLIANCE_SCOPES, Provider, Region
@@ -33,6 +36,7 @@ __all__ = [
     "performance_score",
     "reliability_score",
     "residency_score",
+    "speed_score",
     "weighted",
 ]
 
@@ -58,11 +62,17 @@ def cost_score(unit_cost: float, cheapest: float) -> float:
     return _clamp(cheapest / unit_cost) if unit_cost > 0 else 1.0
 
 
+def speed_score(value: float, best: float) -> float:
+    """1 / (1 + log2(value / best)) for a time where lower is better: 1.0 at the best, 0.5 at 2x."""
+    if best <= 0 or value <= best:
+        return 1.0
+    return _clamp(1.0 / (1.0 + math.log2(value / best)))
+
+
 def performance_score(values: Sequence[float | None], best: Sequence[float | None]) -> float:
-    """Mean of best / value over the figures both sides have (lower figures are better)."""
-    ratios = [
-        _clamp(b / v) for v, b in zip(values, best, strict=True) if v is not None and b is not None and v > 0
-    ]
+    """Mean speed score over the figures both sides have (times: lower is better)."""
+    pairs = zip(values, best, strict=True)
+    ratios = [speed_score(v, b) for v, b in pairs if v is not None and b is not None and v > 0]
     return sum(ratios) / len(ratios) if ratios else 1.0
 
 
