@@ -212,6 +212,12 @@ def _serving(**fields: Any) -> dict[str, Any]:
     return with_workload(serving={"output_tokens_per_s": 1000, **fields})
 
 
+def test_a_huge_value_in_the_wrong_place_is_shown_shortened() -> None:
+    err = error_of(base(constraints=list(range(1000))))
+    shown = str(list(range(1000)))[:77] + "..."
+    assert str(err) == f"constraints: must be a mapping of fields (key: value) (got {shown})"
+
+
 @pytest.mark.parametrize(
     ("doc", "expected"),
     [

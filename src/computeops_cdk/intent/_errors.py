@@ -130,9 +130,16 @@ _PATTERNS = {
 
 def _shown(value: Any) -> str:
     """The value as the user wrote it: YAML dates and other parsed scalars as text, not Python reprs."""
-    if value is None or isinstance(value, str | int | float | bool | list | dict | tuple):
-        return repr(value)
-    return repr(str(value))
+    text = (
+        repr(value)
+        if value is None or isinstance(value, str | int | float | list | dict | tuple)
+        else repr(str(value))
+    )
+    # A whole pasted block in the wrong place must not flood the terminal: the path says where it is.
+    return text if len(text) <= _MAX_SHOWN else text[: _MAX_SHOWN - 3] + "..."
+
+
+_MAX_SHOWN = 80
 
 
 def intent_error(err: ValidationError, model: type[BaseModel]) -> IntentError:
