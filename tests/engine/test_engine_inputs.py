@@ -71,3 +71,18 @@ def test_no_offer_at_all_says_how_to_fix_that_not_to_relax_constraints() -> None
     assert str(caught.value).endswith(
         "To fix: pin a provider/region that has offers (`computeops catalog list`), or drop the pin."
     )
+
+
+def test_countries_without_any_region_are_an_intent_error_not_thousands_of_rejections() -> None:
+    with pytest.raises(IntentError) as caught:
+        decide(inference(residency={"countries": ["XX", "UA"]}), catalog=make_catalog())
+    assert str(caught.value) == (
+        "constraints.residency.countries: no region of the catalog is in 'XX' or 'UA'. To fix: use a "
+        "country the catalog has regions in (DE, US)"
+    )
+
+
+def test_one_country_with_regions_is_enough() -> None:
+    # A policy may list countries nobody serves yet; only an all-empty list is a mistake.
+    decision = decide(inference(residency={"countries": ["LU", "DE"]}), catalog=make_catalog())
+    assert decision.chosen is not None and decision.chosen.country == "DE"

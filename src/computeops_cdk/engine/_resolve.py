@@ -64,6 +64,19 @@ def _regions(region_ids: Sequence[str], catalog: Catalog, *, path: str) -> tuple
     return tuple(keys)
 
 
+def _check_countries(countries: Sequence[str], catalog: Catalog) -> None:
+    # A well-formed code with no region (a typo like 'UA' for 'US', or a country nobody serves)
+    # would reject every candidate and bury the cause under thousands of rejections.
+    known = sorted({r.country for r in catalog.regions if r.country})
+    if countries and not set(countries) & set(known):
+        listed = " or ".join(repr(c) for c in countries)
+        raise IntentError(
+            f"no region of the catalog is in {listed}. To fix: use a country the catalog has regions "
+            f"in ({', '.join(known)})",
+            path="constraints.residency.countries",
+        )
+
+
 def _pin(pin: Pin, catalog: Catalog) -> tuple[str | None, str | None]:
     providers = sorted(p.id for p in catalog.providers)
     if pin.provider is not None and pin.provider not in providers:
@@ -90,6 +103,8 @@ def resolve(intent: WorkloadIntent, catalog: Catalog, pin: Pin) -> Resolved:
     allow = constraints.accelerators.allow if constraints.accelerators else None
     residency = constraints.residency
     regions = residency.regions if residency is not None else None
+    if residency is not None and residency.countries:
+        _check_countries(residency.countries, catalog)
     pin_provider, pin_region = _pin(pin, catalog)
     return Resolved(
         accelerators=_accelerators(allow, catalog) if allow is not None else None,
