@@ -358,6 +358,14 @@ def test_a_duplicate_yaml_key_is_an_error_not_the_last_one_wins() -> None:
     )
 
 
+def test_a_duplicate_json_key_is_an_error_too(tmp_path: Path) -> None:
+    path = tmp_path / "i.json"
+    path.write_text('{"name": "a", "name": "b"}', encoding="utf-8")
+    with pytest.raises(IntentError) as caught:
+        WorkloadIntent.from_file(path)
+    assert str(caught.value) == f"{path}: invalid JSON: duplicate key 'name' (each field may appear once)"
+
+
 def test_yaml_1_2_floats() -> None:
     intent = WorkloadIntent.from_yaml(
         "name: t\nworkload:\n  type: training\n  model: {name: llama-3.1-8b}\n  training: {tokens: 1.0e12}\n"

@@ -42,6 +42,21 @@ def _mapping_without_duplicates(loader: _Loader, node: yaml.MappingNode) -> dict
     return loader.construct_mapping(node)
 
 
+class _DuplicateKey(Exception):
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+
+def _object_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # The JSON twin of _mapping_without_duplicates (json.loads keeps the last value silently).
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise _DuplicateKey(key)
+        result[key] = value
+    return result
+
+
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_without_duplicates)
 _Loader.add_implicit_resolver(
     "tag:yaml.org,2002:float",
@@ -137,7 +152,11 @@ class WorkloadIntent(StrictModel):
             )
         if file.suffix.lower() == ".json":
             try:
-                data = json.loads(text)
+                data = json.loads(text, object_pairs_hook=_object_without_duplicates)
+            except _DuplicateKey as err:
+                raise IntentError(
+                    f"{file}: invalid JSON: duplicate key {err.key!r} (each field may appear once)"
+                ) from None
             except json.JSONDecodeError as err:
                 raise IntentError(
                     f"{file}: invalid JSON at line {err.lineno}, column {err.colno}: {err.msg}"
