@@ -204,3 +204,12 @@ def test_help_says_which_flags_belong_to_which_workload(capsys: pytest.CaptureFi
     out = capsys.readouterr().out
     assert "inference only:" in out and "training and fine_tuning only:" in out
     assert "--seq-len N" in out and "Default: 4096" in out and "Default: 1024" in out
+
+
+def test_a_prompt_beyond_the_context_window_is_invalid_input(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, *INFERENCE, "--count", "8", "--input-tokens", "500000")
+    assert code == 2 and out == ""
+    assert err == (
+        "error: input_tokens + output_tokens (500,256) exceed the context window of llama-3.1-8b "
+        "(131,072 tokens). To fix: shorten the prompt or the completion.\n"
+    )

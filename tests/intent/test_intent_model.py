@@ -212,6 +212,19 @@ def _serving(**fields: Any) -> dict[str, Any]:
     return with_workload(serving={"output_tokens_per_s": 1000, **fields})
 
 
+def test_a_prompt_beyond_a_known_models_context_window() -> None:
+    # llama-3.1-8b reads 131,072 tokens; an unknown model's window is only a default, never enforced.
+    assert str(error_of(_serving(input_tokens=500_000))) == (
+        "workload.serving.input_tokens: input_tokens + output_tokens (500,256) exceed the context window "
+        "of llama-3.1-8b (131,072 tokens). To fix: shorten the prompt or the completion"
+    )
+    custom = with_workload(
+        model={"name": "my-model", "params_b": 8},
+        serving={"output_tokens_per_s": 1000, "input_tokens": 500_000},
+    )
+    assert WorkloadIntent.from_dict(custom).workload.serving is not None
+
+
 def test_a_huge_value_in_the_wrong_place_is_shown_shortened() -> None:
     err = error_of(base(constraints=list(range(1000))))
     shown = str(list(range(1000)))[:77] + "..."

@@ -28,6 +28,16 @@ def _registry_params(name: str) -> tuple[float, float] | None:
     return spec.params_b, spec.active_params_b
 
 
+def _registry_context(name: str) -> int | None:
+    """The published context window (tokens) of ``name``, None when the registry does not know it."""
+    from ..perf import resolve_model
+
+    try:
+        return resolve_model(name).max_context
+    except EstimateError:
+        return None
+
+
 def _model_names() -> list[str]:
     from ..perf import model_names
 
@@ -154,4 +164,13 @@ class Workload(StrictModel):
                 raise fail("only allowed for inference workloads", field="serving")
             if self.training is None:
                 raise fail(f"required for a {self.type} workload", field="training")
+        if self.serving is not None:
+            context = _registry_context(self.model.name)
+            used = self.serving.input_tokens + self.serving.output_tokens
+            if context is not None and used > context:
+                raise fail(
+                    f"input_tokens + output_tokens ({used:,}) exceed the context window of "
+                    f"{self.model.name} ({context:,} tokens). To fix: shorten the prompt or the completion",
+                    field="serving.input_tokens",
+                )
         return self

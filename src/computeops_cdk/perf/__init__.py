@@ -142,6 +142,12 @@ def estimate_inference(
     count = _positive("count", count)
     inp = _positive("input_tokens", input_tokens)
     out = _positive("output_tokens", output_tokens)
+    # A published context window is a hard limit; a defaulted one (unknown model) is only a guess.
+    if "max_context" not in model.estimated_fields and inp + out > model.max_context:
+        raise EstimateError(
+            f"input_tokens + output_tokens ({inp + out:,}) exceed the context window of {model.name} "
+            f"({model.max_context:,} tokens). To fix: shorten the prompt or the completion."
+        )
     if concurrency is not None:
         _positive("concurrency", concurrency)
     for label, slo in (("ttft_ms", ttft_ms), ("tpot_ms", tpot_ms)):
