@@ -3,11 +3,11 @@
     python benchmarks/accuracy.py [--markdown]
 
 Rows come from benchmarks/calibration/rows.csv: ``calibration`` rows (the team's shared set,
-benchmarks-calibration.csv, which the constants in perf/_calibration.py were fitted to) and
-``heldout`` rows (further public measurements, never used to set a constant); ``excluded`` rows are
-printed but kept out of the statistics, each with the reason in its note. Accelerator specs
-come from benchmarks/calibration/accelerators.csv (a copy of the shared market data), so the
-result does not depend on the catalog build.
+benchmarks-calibration.csv, plus our ``CAL-*`` rows: what the constants in perf/_calibration.py
+were fitted to) and ``heldout`` rows (further public measurements, never used to set a
+constant); ``excluded`` rows are printed but kept out of the statistics, each with the reason in
+its note. Accelerator specs come from benchmarks/calibration/accelerators.csv (a copy of the
+shared market data), so the result does not depend on the catalog build.
 """
 
 from __future__ import annotations

@@ -57,6 +57,10 @@ class Hardware:
     link_note: str | None
     """Set when the link bandwidth is assumed rather than published."""
     arch: str
+    serving_eff: float = 1.0
+    """Share of the NVIDIA-fitted serving roofline (achieved FLOPs and decode bandwidth) this
+    vendor's serving stack reaches: ``ROCM_SERVING_EFF`` on AMD CDNA parts, 1 elsewhere.
+    Inference only; training does not read it."""
 
     def supports(self, precision: str) -> bool:
         """Whether the part has native tensor math (or storage, for int8/int4) at ``precision``."""
@@ -111,6 +115,7 @@ def hardware_of(acc: Any) -> Hardware:
     arch = f"{getattr(acc, 'architecture', '') or ''}".lower()
     vendor = f"{getattr(acc, 'vendor', '') or ''}".lower()
     is_tpu = "tpu" in arch or "google" in vendor or name.lower().startswith("tpu")
+    is_amd = vendor == "amd" or "cdna" in arch
     interconnect = getattr(acc, "interconnect", None)
     link_gbps = getattr(acc, "interconnect_gbps", None)
     fast = bool(interconnect) and str(interconnect).lower() not in ("pcie", "none")
@@ -146,6 +151,7 @@ def hardware_of(acc: Any) -> Hardware:
         is_tpu=is_tpu,
         link_note=link_note,
         arch=arch,
+        serving_eff=cal.ROCM_SERVING_EFF if is_amd else 1.0,
     )
 
 

@@ -9,6 +9,8 @@ The model, per replica of ``t`` tensor-parallel accelerators serving ``B`` reque
   weights touched (all of them for a dense model; for MoE the shared weights plus the share of
   experts that ``B`` tokens' top-k routing hits, 1 - (1 - k/E)^B) plus the batch's KV cache.
 * Prefill is compute bound: 2 x active params + attention FLOPs per prompt token.
+* Achieved FLOPs and effective bandwidth are fitted on NVIDIA; on AMD parts both are multiplied by
+  ``ROCM_SERVING_EFF`` (the ROCm serving stack's efficiency, fitted to MLPerf rows on MI300X).
 * Continuous batching in steady state: each step also prefills the prompts of the requests that
   replace finished ones, so TPOT = step + (B - 1) / output_tokens x prompt prefill time, and a
   replica produces B x output_tokens per (own prefill + output_tokens x TPOT).
@@ -94,8 +96,10 @@ def _replica(m: ModelSpec, hw: Hardware, prec: Precision, t: int, ctx: float, gp
         route_frac=frac,
         kv_bytes_per_token=kv_tok,
         kv_div=kv_div,
-        ach_flops=achieved_tflops(peak, cal.PREFILL_EFF_AT_REF) * 1e12,
-        bw=hw.bw_gbps * 1e9 * cal.DECODE_BW_EFF,
+        # the serving stack's efficiency (ROCM_SERVING_EFF on AMD) scales the device's kernel work,
+        # compute and memory alike; links and fixed per-step costs are not scaled
+        ach_flops=achieved_tflops(peak, cal.PREFILL_EFF_AT_REF) * 1e12 * hw.serving_eff,
+        bw=hw.bw_gbps * 1e9 * cal.DECODE_BW_EFF * hw.serving_eff,
         lat=lat,
         link_bps=link * 1e9 * cal.LINK_EFF,
         moe_factor=cal.MOE_DECODE_FACTOR if frac else 1.0,
@@ -303,7 +307,7 @@ def estimate_inference_hw(
     busy = replicas if concurrency is None else min(replicas, concurrency)
     total = busy * p.tokens_per_s
     mem = r.static_gb + p.batch * m.kv_context(ctx) * r.kv_gb_per_token
-    notes += _notes(m, r, p, count, replicas, gpn, concurrency, hw.link_note, slo_met)
+    notes += _notes(m, r, p, count, replicas, gpn, concurrency, hw.link_note, slo_met, hw.serving_eff)
     return InferenceEstimate(
         tokens_per_s=total,
         tokens_per_s_per_accelerator=total / count,
@@ -340,6 +344,7 @@ def _notes(
     conc: int | None,
     hw_link_note: str | None = None,
     slo_met: bool | None = None,
+    serving_eff: float = 1.0,
 ) -> list[str]:
     if conc is not None:
         why = ""
@@ -359,6 +364,11 @@ def _notes(
             f"MoE: {m.active_params_b:g}B of {m.params_b:g}B params active per token drive FLOPs; "
             "all experts are held in memory; a batch reads the experts its tokens route to; "
             f"MoE kernels modelled at 1/{cal.MOE_DECODE_FACTOR:g} of the roofline (fitted)"
+        )
+    if serving_eff != 1.0:
+        notes.append(
+            f"AMD serving stack (vLLM on ROCm): achieved FLOPs and bandwidth at {serving_eff:.0%} of the "
+            "NVIDIA-fitted roofline (ROCM_SERVING_EFF, fitted to AMD's MLPerf v4.1 MI300X results)"
         )
     if r.t > 1 and r.t <= gpn and hw_link_note:
         notes.append(hw_link_note)
