@@ -47,3 +47,17 @@ def test_demo_rejects_an_unknown_example() -> None:
     assert result.stderr.startswith(
         "error: unknown example(s) ['nope']; available: inference-auto, training-pinned,"
     )
+
+
+def test_demo_suggests_a_close_example_name() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "computeops_cdk.cli._demo", "inference-aut"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 2
+    assert result.stderr.rstrip().endswith(
+        "(did you mean 'inference-auto' or 'inference-azure' or 'inference-eks'?). "
+        "To fix: name examples from that list, or none to synthesize them all."
+    )

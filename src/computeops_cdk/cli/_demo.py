@@ -18,6 +18,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..errors import did_you_mean
+
 __all__ = ["main"]
 
 DECISION_FILE = "computeops-decision.json"  # same name as constructs.DECISION_FILE (no cdktn import here)
@@ -106,7 +108,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     names = args.stacks or available
     unknown = [n for n in names if n not in available]
     if unknown:
-        print(f"error: unknown example(s) {unknown}; available: {', '.join(available)}", file=sys.stderr)
+        hints = did_you_mean(unknown[0], available)
+        hint = f" (did you mean {' or '.join(repr(h) for h in hints)}?)" if hints else ""
+        print(
+            f"error: unknown example(s) {unknown}; available: {', '.join(available)}{hint}. "
+            "To fix: name examples from that list, or none to synthesize them all.",
+            file=sys.stderr,
+        )
         return 2
     print(f"Synthesizing {len(names)} example stack(s) with cdktn (CDK Terrain) ...")
     output = args.output.resolve() if args.output else None
