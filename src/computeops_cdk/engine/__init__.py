@@ -16,12 +16,13 @@ from ._decision import (
     Rejection,
     UnitCost,
 )
-from ._pin import Pin
+from ._pin import FEATURES, Pin
 from ._rules import features_needed
 from ._sizing import MAX_INSTANCES
 
 __all__ = [
     "DEFAULT_ALTERNATIVES",
+    "FEATURES",
     "MAX_INSTANCES",
     "SCORE_DIMENSIONS",
     "Decision",

@@ -15,18 +15,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..engine import Placement
+from ..engine import FEATURES, Placement
 
-# Features a target may lack; the engine derives the features a placement needs from the intent
-# and the offer (see engine.features_needed) and rejects with `target.unsupported` when missing.
-FEATURES: tuple[str, ...] = (
-    "gpu_vm",  # a single GPU virtual machine / bare-metal instance
-    "tpu",  # Google TPU VMs
-    "spot",  # interruptible capacity through Terraform
-    "multi_node",  # several instances joined by a fast fabric for one job
-    "kubernetes_node_pool",  # a GPU node pool in an existing managed cluster (`cluster=`)
-    "repeatable_plan",  # the same plan provisions the same machine shape again
-)
+__all__ = ["FEATURES", "Target", "TargetProps"]
+
+# FEATURES (what a target may lack) lives in the engine, which validates Pin feature names with it and
+# must not import the targets; it is re-exported here and as ``targets.FEATURES``.
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
