@@ -161,7 +161,7 @@ def test_bad_props_fail_at_construction() -> None:
     from computeops_cdk.constructs import ComputeWorkload
 
     stack = TerraformStack(App(), "s")
-    with pytest.raises(TargetError, match="'intent' must be a WorkloadIntent or a path"):
+    with pytest.raises(TargetError, match=r"^\[s/i\] 'intent' must be a WorkloadIntent, a mapping or a path"):
         ComputeWorkload(stack, "i", intent=42)  # type: ignore[arg-type]
     with pytest.raises(TargetError, match=r"'cluster' is empty"):
         ComputeWorkload(stack, "e", intent=EXAMPLES / "support-chat.yaml", cluster=" ")

@@ -33,7 +33,7 @@ class WorkloadStack(TerraformStack):  # type: ignore[misc]  # the base class com
         scope: Construct,
         id: str,
         *,
-        intent: WorkloadIntent | str | Path,
+        intent: WorkloadIntent | Mapping[str, Any] | str | Path,
         provider: str | None = None,
         region: str | None = None,
         catalog: Catalog | None = None,

@@ -23,6 +23,7 @@ from ..errors import (
 from ..intent import WorkloadIntent
 from ..targets import TARGETS, Target, TargetProps, get_target, placement_pin, supported_providers
 from ..targets.k8s import KubeConnection, KubernetesLayer, WorkloadSpec
+from ._props import check_types
 from ._record import record_decision, single_default_provider
 
 __all__ = ["ComputeWorkload"]
@@ -36,7 +37,8 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
     Args:
         scope: parent construct (inside a ``TerraformStack``).
         id: construct id (outputs are named ``<id>_provider`` ...).
-        intent: a ``WorkloadIntent``, or a path to a YAML/JSON intent file.
+        intent: a ``WorkloadIntent``, a mapping as parsed from YAML/JSON (validated like
+            ``decide`` does), or a path to a YAML/JSON intent file.
         provider: pin the provider (``aws``, ``gcp``, ...). Default: the engine chooses among every
             provider that has a Terraform target. A pinned provider is still checked against the
             intent's hard constraints: a violation raises ``PinnedPlacementError``.
@@ -64,7 +66,7 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
         scope: Construct,
         id: str,
         *,
-        intent: WorkloadIntent | str | Path,
+        intent: WorkloadIntent | Mapping[str, Any] | str | Path,
         provider: str | None = None,
         region: str | None = None,
         catalog: Catalog | None = None,
@@ -77,7 +79,22 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
         configure_provider: bool = True,
     ) -> None:
         super().__init__(scope, id)
-        self._intent = _load_intent(intent)
+        check_types(
+            self.node.path,
+            {
+                "provider": provider,
+                "region": region,
+                "catalog": catalog,
+                "cluster": cluster,
+                "kubernetes": kubernetes,
+                "deploy_workload": deploy_workload,
+                "tags": tags,
+                "options": options,
+                "name": name,
+                "configure_provider": configure_provider,
+            },
+        )
+        self._intent = _load_intent(intent, self.node.path)
         self._check_props(provider, region, cluster)
         catalog = catalog if catalog is not None else load_catalog()
         self.decision: Decision = self._decide(catalog, provider, region, cluster)
@@ -226,13 +243,17 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
             output.override_logical_id(f"{prefix}_{name}")
 
 
-def _load_intent(intent: WorkloadIntent | str | Path) -> WorkloadIntent:
+def _load_intent(intent: object, path: str) -> WorkloadIntent:
     if isinstance(intent, WorkloadIntent):
         return intent
+    if isinstance(intent, Mapping):
+        # As decide() takes it: the same validation, errors with the intent's field paths.
+        return WorkloadIntent.from_dict(dict(intent))
     if isinstance(intent, str | Path):
         return WorkloadIntent.from_file(intent)
     raise TargetError(
-        f"'intent' must be a WorkloadIntent or a path to a YAML/JSON intent (got {type(intent).__name__})."
+        f"[{path}] 'intent' must be a WorkloadIntent, a mapping or a path to a YAML/JSON intent "
+        f"(got {type(intent).__name__}). To fix: pass WorkloadIntent.from_file(path) or the path itself."
     )
 
 

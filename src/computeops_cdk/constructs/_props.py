@@ -1,0 +1,100 @@
+"""Eager checks of ``ComputeWorkload``'s props: a wrong type is a TargetError naming the prop.
+
+Props arrive from user code (often untyped). Each is checked before the engine runs, so a mistake is
+one message with the construct path, the prop, the value given and the fix, never an
+AttributeError or a jsii RuntimeError from deep inside a target or the CDK runtime.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..catalog import Catalog
+from ..errors import TargetError
+from ..targets.k8s import KubeConnection
+
+__all__ = ["check_types"]
+
+_SHOWN = 80  # characters of a wrong value quoted in a message
+
+
+def _got(value: object) -> str:
+    text = repr(value)
+    text = text if len(text) <= _SHOWN else text[: _SHOWN - 3] + "..."
+    return f"{type(value).__name__} {text}"
+
+
+def _fail(path: str, prop: str, must: str, value: object, fix: str) -> TargetError:
+    return TargetError(f"[{path}] {prop!r} must be {must} (got {_got(value)}). To fix: {fix}.")
+
+
+_NAMES: Mapping[str, tuple[str, str]] = {
+    "provider": ("provider='aws'", "to let the engine choose"),
+    "region": ("region='us-east-1'", "to let the engine choose"),
+    "cluster": ("cluster='gpu-prod' (an existing EKS/GKE/AKS cluster)", "for standalone GPU instances"),
+    "name": ("name='support-chat'", "to derive it from the construct id"),
+}
+
+
+def check_types(path: str, props: Mapping[str, Any]) -> None:
+    """Raise TargetError for the first prop of the wrong type (``props`` = prop name -> value)."""
+    for prop, (example, default) in _NAMES.items():
+        value = props[prop]
+        if value is not None and not isinstance(value, str):
+            raise _fail(path, prop, "a string or None", value, f"pass {example}, or leave it out {default}")
+    for prop in ("deploy_workload", "configure_provider"):
+        value = props[prop]
+        if not isinstance(value, bool):  # "no" would be truthy: never guess
+            raise _fail(path, prop, "True or False", value, f"pass {prop}=False or {prop}=True")
+    catalog = props["catalog"]
+    if catalog is not None and not isinstance(catalog, Catalog):
+        raise _fail(
+            path,
+            "catalog",
+            "a Catalog or None",
+            catalog,
+            "pass catalog=load_catalog(path), or leave it out for the embedded catalog",
+        )
+    kubernetes = props["kubernetes"]
+    if kubernetes is not None and not isinstance(kubernetes, KubeConnection):
+        raise _fail(
+            path,
+            "kubernetes",
+            "a KubeConnection or None",
+            kubernetes,
+            "pass KubeConnection.kubeconfig(context=...) or KubeConnection.exec_plugin(...), or leave it out",
+        )
+    if kubernetes is not None and props["cluster"] is None:
+        raise TargetError(
+            f"[{path}] 'kubernetes' is given without 'cluster': it says how to reach a cluster, and no "
+            "cluster is named, so it would be ignored. To fix: also pass cluster='<existing cluster>', "
+            "or leave kubernetes out."
+        )
+    _check_tags(path, props["tags"])
+    options = props["options"]
+    if options is not None and (
+        not isinstance(options, Mapping) or not all(isinstance(k, str) for k in options)
+    ):
+        raise _fail(
+            path,
+            "options",
+            "a mapping of option name (str) -> value, or None",
+            options,
+            "pass e.g. options={'subnet_ids': ['subnet-0abc']}",
+        )
+
+
+def _check_tags(path: str, tags: object) -> None:
+    if tags is None:
+        return
+    fix = "pass e.g. tags={'team': 'ml'}, or leave it out for {'computeops/workload': <id>}"
+    if not isinstance(tags, Mapping):
+        raise _fail(path, "tags", "a mapping of str -> str, or None", tags, fix)
+    for key, value in tags.items():
+        if not isinstance(key, str) or not isinstance(value, str):
+            raise TargetError(
+                f"[{path}] 'tags' must be a mapping of str -> str: {key!r}: {value!r} is "
+                f"{type(key).__name__} -> {type(value).__name__}. "
+                f"To fix: tags={{{str(key)!r}: {str(value)!r}}} (cloud tags and labels are strings)."
+            )

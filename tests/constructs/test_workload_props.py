@@ -1,0 +1,89 @@
+"""ComputeWorkload's props are checked eagerly: a wrong type is a TargetError naming the prop and the fix."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import yaml
+from conftest import ROOT
+
+from computeops_cdk.errors import IntentError, TargetError
+
+pytestmark = pytest.mark.synth
+
+SUPPORT_CHAT = ROOT / "examples" / "support-chat.yaml"
+
+
+def _stack() -> Any:
+    from computeops_cdk._compat import App, TerraformStack
+
+    return TerraformStack(App(), "s")
+
+
+@pytest.mark.parametrize(
+    ("props", "message"),
+    [
+        (
+            {"cluster": 5},
+            "[s/w] 'cluster' must be a string or None (got int 5). To fix: pass cluster='gpu-prod' "
+            "(an existing EKS/GKE/AKS cluster), or leave it out for standalone GPU instances.",
+        ),
+        (
+            {"provider": 5},
+            "[s/w] 'provider' must be a string or None (got int 5). "
+            "To fix: pass provider='aws', or leave it out to let the engine choose.",
+        ),
+        ({"region": 5}, "[s/w] 'region' must be a string or None (got int 5). To fix: pass region="),
+        ({"name": 3}, "[s/w] 'name' must be a string or None (got int 3)."),
+        (
+            {"tags": ["a"]},
+            "[s/w] 'tags' must be a mapping of str -> str, or None (got list ['a']). "
+            "To fix: pass e.g. tags={'team': 'ml'}",
+        ),
+        (
+            {"tags": {"a": 1}},
+            "[s/w] 'tags' must be a mapping of str -> str: 'a': 1 is str -> int. To fix: tags={'a': '1'}",
+        ),
+        (
+            {"deploy_workload": "no"},
+            "[s/w] 'deploy_workload' must be True or False (got str 'no'). "
+            "To fix: pass deploy_workload=False or deploy_workload=True.",
+        ),
+        ({"configure_provider": 0}, "[s/w] 'configure_provider' must be True or False (got int 0)."),
+        ({"options": ["x"]}, "[s/w] 'options' must be a mapping of option name (str) -> value, or None"),
+        ({"catalog": "catalog.json"}, "[s/w] 'catalog' must be a Catalog or None (got str 'catalog.json')."),
+        ({"kubernetes": "ctx"}, "[s/w] 'kubernetes' must be a KubeConnection or None (got str 'ctx')."),
+    ],
+)
+def test_a_prop_of_the_wrong_type_names_prop_value_and_fix(props: dict[str, Any], message: str) -> None:
+    from computeops_cdk.constructs import ComputeWorkload
+
+    with pytest.raises(TargetError) as err:
+        ComputeWorkload(_stack(), "w", intent=SUPPORT_CHAT, **props)
+    assert str(err.value).startswith(message)
+
+
+def test_kubernetes_without_cluster_is_refused_not_ignored() -> None:
+    from computeops_cdk.constructs import ComputeWorkload
+    from computeops_cdk.targets.k8s import KubeConnection
+
+    with pytest.raises(TargetError) as err:
+        ComputeWorkload(_stack(), "w", intent=SUPPORT_CHAT, kubernetes=KubeConnection.kubeconfig())
+    assert str(err.value) == (
+        "[s/w] 'kubernetes' is given without 'cluster': it says how to reach a cluster, and no cluster "
+        "is named, so it would be ignored. To fix: also pass cluster='<existing cluster>', or leave "
+        "kubernetes out."
+    )
+
+
+def test_an_intent_mapping_is_accepted_and_validated_like_decide() -> None:
+    from computeops_cdk.constructs import ComputeWorkload
+
+    doc = yaml.safe_load(SUPPORT_CHAT.read_text())
+    from_mapping = ComputeWorkload(_stack(), "m", intent=doc, provider="aws")
+    from_file = ComputeWorkload(_stack(), "f", intent=SUPPORT_CHAT, provider="aws")
+    assert from_mapping.decision.to_json() == from_file.decision.to_json()
+    doc["workload"]["serving"]["output_tokens_per_s"] = -5
+    with pytest.raises(IntentError, match=r"^workload.serving.output_tokens_per_s: must be > 0 \(got -5\)$"):
+        ComputeWorkload(_stack(), "bad", intent=doc)
