@@ -87,3 +87,48 @@ def test_an_intent_mapping_is_accepted_and_validated_like_decide() -> None:
     doc["workload"]["serving"]["output_tokens_per_s"] = -5
     with pytest.raises(IntentError, match=r"^workload.serving.output_tokens_per_s: must be > 0 \(got -5\)$"):
         ComputeWorkload(_stack(), "bad", intent=doc)
+
+
+@pytest.mark.parametrize(
+    ("props", "message"),
+    [
+        (
+            {"provider": "aws", "options": {"subnet_idz": ["subnet-1"]}},
+            "[s/w] unknown option 'subnet_idz': not an option of the aws target "
+            "(did you mean 'subnet_ids'?). "
+            "To fix: use one of ami_name, root_volume_gib, subnet_ids, vpc_id "
+            "(documented in computeops_cdk.targets.aws), or drop it.",
+        ),
+        (
+            {"options": {"subnet_idz": ["subnet-1"]}},
+            "[s/w] unknown option 'subnet_idz': not an option of any target (did you mean 'subnet_id' or "
+            "'subnet_ids'",
+        ),
+        (
+            {"provider": "aws", "options": {"namespace": "ml"}},
+            "[s/w] option 'namespace' is read by the Kubernetes layer, which runs only with 'cluster'. "
+            "To fix: also pass cluster='<existing cluster>', or drop 'namespace'.",
+        ),
+        (
+            {"provider": "aws", "cluster": "gpu-prod", "options": {"namespce": "ml"}},
+            "[s/w] unknown option 'namespce': not an option of the aws target or the Kubernetes layer "
+            "(did you mean 'namespace'?).",
+        ),
+        # Keys the construct sets itself are not user options.
+        ({"provider": "aws", "options": {"chosen_by": "me"}}, "[s/w] unknown option 'chosen_by'"),
+    ],
+)
+def test_an_option_no_one_reads_is_refused_with_did_you_mean(props: dict[str, Any], message: str) -> None:
+    from computeops_cdk.constructs import ComputeWorkload
+
+    with pytest.raises(TargetError) as err:
+        ComputeWorkload(_stack(), "w", intent=SUPPORT_CHAT, **props)
+    assert str(err.value).startswith(message)
+
+
+def test_options_for_several_providers_are_accepted_when_the_engine_chooses() -> None:
+    from computeops_cdk.constructs import ComputeWorkload
+
+    options = {"project": "p", "subnet_ids": ["subnet-1"], "image": "img", "ssh_key_name": "k"}
+    workload = ComputeWorkload(_stack(), "w", intent=SUPPORT_CHAT, options=options)
+    assert dict(workload.props.options).items() >= options.items()

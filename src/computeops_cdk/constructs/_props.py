@@ -11,10 +11,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..catalog import Catalog
-from ..errors import TargetError
-from ..targets.k8s import KubeConnection
+from ..errors import TargetError, did_you_mean
+from ..targets import TARGETS
+from ..targets.k8s import KubeConnection, KubernetesLayer
 
-__all__ = ["check_types"]
+__all__ = ["check_options", "check_types"]
 
 _SHOWN = 80  # characters of a wrong value quoted in a message
 
@@ -98,3 +99,36 @@ def _check_tags(path: str, tags: object) -> None:
                 f"{type(key).__name__} -> {type(value).__name__}. "
                 f"To fix: tags={{{str(key)!r}: {str(value)!r}}} (cloud tags and labels are strings)."
             )
+
+
+def check_options(path: str, options: Mapping[str, Any] | None, provider: str | None, cluster: bool) -> None:
+    """Refuse an option key no one would read: the pinned target's options, or (provider left to the
+    engine) any target's, plus the Kubernetes layer's with ``cluster``. Run after ``check_types``."""
+    if not options:
+        return
+    if provider is not None:
+        known = dict(TARGETS[provider].options)
+        whose = f"the {provider} target"
+        where = f"computeops_cdk.targets.{TARGETS[provider].__module__.rsplit('.', 1)[-1]}"
+    else:  # a user may pass options for every provider the engine might choose
+        known = {key: doc for target in TARGETS.values() for key, doc in target.options.items()}
+        whose = "any target"
+        where = "each computeops_cdk.targets.<provider> module"
+    if cluster:
+        known.update(KubernetesLayer.options)
+        whose += " or the Kubernetes layer"
+    for key in options:
+        if key in known:
+            continue
+        if key in KubernetesLayer.options:
+            raise TargetError(
+                f"[{path}] option {key!r} is read by the Kubernetes layer, which runs only with "
+                f"'cluster'. To fix: also pass cluster='<existing cluster>', or drop {key!r}."
+            )
+        hints = did_you_mean(key, known)
+        hint = f" (did you mean {' or '.join(repr(h) for h in hints)}?)" if hints else ""
+        listed = ", ".join(sorted(known)) or "none"
+        raise TargetError(
+            f"[{path}] unknown option {key!r}: not an option of {whose}{hint}. "
+            f"To fix: use one of {listed} (documented in {where}), or drop it."
+        )

@@ -23,7 +23,7 @@ from ..errors import (
 from ..intent import WorkloadIntent
 from ..targets import TARGETS, Target, TargetProps, get_target, placement_pin, supported_providers
 from ..targets.k8s import KubeConnection, KubernetesLayer, WorkloadSpec
-from ._props import check_types
+from ._props import check_options, check_types
 from ._record import record_decision, single_default_provider
 
 __all__ = ["ComputeWorkload"]
@@ -96,6 +96,7 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
         )
         self._intent = _load_intent(intent, self.node.path)
         self._check_props(provider, region, cluster)
+        check_options(self.node.path, options, provider, bool(cluster))
         catalog = catalog if catalog is not None else load_catalog()
         self.decision: Decision = self._decide(catalog, provider, region, cluster)
         """The engine's full answer (chosen placement, alternatives, rejections, explanation)."""

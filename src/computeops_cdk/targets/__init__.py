@@ -16,7 +16,7 @@ from types import MappingProxyType
 
 from ..engine import Pin
 from ..errors import TargetError, did_you_mean
-from ._base import FEATURES, Target, TargetProps
+from ._base import FEATURES, INTERNAL_OPTIONS, Target, TargetProps
 from .aws import AwsTarget
 from .azure import AzureTarget
 from .coreweave import CoreWeaveTarget
@@ -30,6 +30,7 @@ from .vast import VastTarget
 
 __all__ = [
     "FEATURES",
+    "INTERNAL_OPTIONS",
     "TARGETS",
     "Target",
     "TargetProps",

@@ -13,11 +13,16 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from ..engine import FEATURES, Placement
 
-__all__ = ["FEATURES", "Target", "TargetProps"]
+__all__ = ["FEATURES", "INTERNAL_OPTIONS", "Target", "TargetProps"]
+
+INTERNAL_OPTIONS: frozenset[str] = frozenset({"chosen_by", "kubernetes_provider"})
+"""Keys of ``TargetProps.options`` the construct itself sets (who chose the target; the shared
+kubernetes provider block): never user options, so a user passing one is refused."""
 
 # FEATURES (what a target may lack) lives in the engine, which validates Pin feature names with it and
 # must not import the targets; it is re-exported here and as ``targets.FEATURES``.
@@ -50,6 +55,9 @@ class Target(ABC):
     """pip extra that installs the prebuilt binding, None when the target uses generic resources."""
     unsupported: Mapping[str, str]
     """Feature -> reason, for every feature in FEATURES this target cannot express."""
+    options: Mapping[str, str] = MappingProxyType({})
+    """User option name -> one-line doc with its default: every key of ``TargetProps.options`` the
+    target reads (the construct refuses any other key, with did-you-mean). Default: none."""
     runs_on_kubernetes: bool = False
     """True when the target's capacity is a Kubernetes object in the cluster (CoreWeave's NodePool):
     the construct then passes the workload layer's kubernetes provider as ``options["kubernetes_provider"]``

@@ -80,6 +80,12 @@ class AwsTarget(Target):
 
     provider = "aws"
     extra: str | None = "aws"
+    options: Mapping[str, str] = {
+        "vpc_id": "VPC for the security group. Default: the region's default VPC (a data source).",
+        "subnet_ids": "subnets (a list) for the instances / node group. Default: the default VPC's subnets.",
+        "root_volume_gib": "root volume size in GiB. Default: DEFAULT_ROOT_VOLUME_GIB (500).",
+        "ami_name": "AMI name pattern (owner amazon, x86_64, most recent). Default: DEFAULT_AMI_NAME.",
+    }
     unsupported: Mapping[str, str] = {
         "tpu": "AWS has no TPUs; Trainium/Inferentia are different accelerators (Neuron SDK, not TPU XLA).",
     }

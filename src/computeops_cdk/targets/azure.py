@@ -71,6 +71,16 @@ class AzureTarget(Target):
 
     provider = "azure"
     extra = "azure"
+    options: Mapping[str, str] = {
+        "subscription_id": "Default: unset, azurerm reads ARM_SUBSCRIPTION_ID.",
+        "resource_group_name": "existing resource group. Default: a new <name>-rg in the region.",
+        "subnet_id": "existing subnet for the NIC / node pool. Default: a new VNet, subnet and NSG.",
+        "ssh_public_key": "key of admin_username. Default: a Terraform variable <name>_ssh_public_key.",
+        "admin_username": "Default: azureuser.",
+        "image": "{publisher, offer, sku, version}. Default: DEFAULT_IMAGE.",
+        "os_disk_gb": "OS disk size in GB. Default: 256.",
+        "zone": 'availability zone ("1", "2", "3"). Default: none (regional placement).',
+    }
     unsupported: Mapping[str, str] = {
         "multi_node": "InfiniBand clusters of ND-series VMs need a VM scale set with an IB-enabled image and "
         "placement; this target emits independent VMs only",

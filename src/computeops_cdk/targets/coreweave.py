@@ -75,6 +75,7 @@ class CoreWeaveTarget(Target):
 
     provider = "coreweave"
     extra = None
+    options: Mapping[str, str] = {}  # no user option: the construct passes the kubernetes provider
     runs_on_kubernetes = True
     unsupported: Mapping[str, str] = {
         "gpu_vm": _GPU_VM_REASON,

@@ -66,6 +66,14 @@ class CrusoeTarget(Target):
 
     provider = "crusoe"
     extra = None
+    options: Mapping[str, str] = {
+        "ssh_public_key": "OpenSSH public key. Default: a Terraform variable <name>_ssh_public_key.",
+        "location": "Crusoe location. Default: mapped from the placement's region.",
+        "image": "Default: Crusoe's curated NVIDIA Docker image for the form factor.",
+        "subnet_id": "Default: Crusoe's default VPC subnet for the location.",
+        "ib_network_id": "IB network of a partition joining the instances. Default: none.",
+        "project_id": "Default: unset, the provider reads CRUSOE_DEFAULT_PROJECT.",
+    }
     unsupported: Mapping[str, str] = {
         "spot": "the crusoecloud/crusoe provider has no spot/interruptible argument on compute instances",
         "kubernetes_node_pool": "Crusoe Managed Kubernetes node pools are not implemented by this target",

@@ -302,6 +302,21 @@ class GcpTarget(Target):
 
     provider = "gcp"
     extra = "gcp"
+    options: Mapping[str, str] = {
+        "project": "GCP project id. Default: unset, the provider reads GOOGLE_PROJECT at plan time.",
+        "zone": "zone of the VM / TPU / node locations. Default: the first zone the market data lists.",
+        "network": "existing VPC network (name or self link). Default: a new custom-mode network.",
+        "subnetwork": "existing subnetwork (name or self link). Default: a new regional subnetwork.",
+        "cidr": "range of the new subnetwork. Default: 10.64.0.0/20.",
+        "service_account_email": "service account of the VMs. Default: a new one with no roles.",
+        "kms_key_self_link": "Cloud KMS key for the boot disks. Default: Google-managed encryption.",
+        "image": "boot image. Default: DEFAULT_IMAGE (a Deep Learning VM family).",
+        "boot_disk_gb": "boot disk size in GB. Default: 200.",
+        "secure_boot": "Shielded VM secure boot. Default: True.",
+        "tpu_runtime_version": "TPU software version. Default: per generation (TPU_RUNTIMES).",
+        "gke_location": "location of the GKE cluster given as cluster. Default: the region.",
+        "gpu_driver_version": "GKE driver install (LATEST, DEFAULT, INSTALLATION_DISABLED). Default: LATEST.",
+    }
     unsupported: Mapping[str, str] = {}
 
     def configure(self, scope: Any, *, region: str, props: TargetProps) -> Any:

@@ -167,6 +167,14 @@ class WorkloadSpec:
 class KubernetesLayer:
     """Stateless: configure the kubernetes/helm providers, then emit the workload for a placement."""
 
+    options: Mapping[str, str] = {
+        "model_url": "model the vLLM release serves. Default: the registry's Hugging Face id, else the name.",
+        "image": "container image. Default: DEFAULT_VLLM_IMAGE (inference), DEFAULT_TRAINING_IMAGE (jobs).",
+        "command": "training entrypoint (a list). Default: a GPU smoke check (replace with your trainer).",
+        "namespace": "namespace, created by the layer. Default: the resource name.",
+    }
+    """Options of ``ComputeWorkload(options=...)`` this layer reads (with ``cluster=``): name -> doc."""
+
     def configure(self, scope: Any, connection: KubeConnection) -> dict[str, Any]:
         """Add ``kubernetes`` and ``helm`` provider blocks; return them by name."""
         kube = import_binding("kubernetes", "provider", provider="kubernetes")

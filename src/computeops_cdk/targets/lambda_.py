@@ -32,6 +32,9 @@ class LambdaTarget(Target):
 
     provider = "lambda"
     extra = None
+    options: Mapping[str, str] = {
+        "ssh_key_name": "SSH key registered with Lambda. Default: a Terraform variable <name>_ssh_key_name.",
+    }
     unsupported: Mapping[str, str] = {
         "spot": "Lambda sells no interruptible capacity, and the community lambdalabs provider has no spot "
         "or bid arguments",

@@ -49,6 +49,13 @@ class NebiusTarget(Target):
 
     provider = "nebius"
     extra = None
+    options: Mapping[str, str] = {
+        "project_id": "project in the placement's region. Default: a Terraform variable <name>_project_id.",
+        "subnet_id": "subnet id. Default: a Terraform variable <name>_subnet_id.",
+        "image_family": "boot image family. Default: ubuntu22.04-cuda12.",
+        "boot_disk_gb": "boot disk size in GiB. Default: 200.",
+        "infiniband_fabric": "InfiniBand fabric of a GPU cluster joining the instances. Default: none.",
+    }
     unsupported: Mapping[str, str] = {
         "kubernetes_node_pool": "mk8s node groups (nebius_mk8s_v1_node_group) are not implemented "
         "by this target",

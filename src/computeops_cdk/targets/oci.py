@@ -39,6 +39,14 @@ class OciTarget(Target):
 
     provider = "oci"
     extra = None
+    options: Mapping[str, str] = {
+        "compartment_id": "compartment OCID. Default: a Terraform variable <name>_compartment_id.",
+        "subnet_id": "subnet OCID. Default: a Terraform variable <name>_subnet_id.",
+        "image_id": "OCID of a GPU image for the shape. Default: a Terraform variable <name>_image_id.",
+        "ssh_public_key": "OpenSSH public key. Default: a Terraform variable <name>_ssh_public_key.",
+        "availability_domain": "Default: the first one the tenancy lists.",
+        "boot_volume_gb": "boot volume size in GB. Default: 200.",
+    }
     unsupported: Mapping[str, str] = {
         "multi_node": "RDMA cluster networks (oci_core_cluster_network / compute clusters) are not emitted; "
         "instances would be independent",

@@ -89,6 +89,12 @@ class RunPodTarget(Target):
 
     provider = "runpod"
     extra = None
+    options: Mapping[str, str] = {
+        "image": "container image. Default: DEFAULT_IMAGE.",
+        "disk_gb": "container disk in GB. Default: 50.",
+        "ports": "ports to expose (list). Default: none.",
+        "env": "environment variables (mapping). Default: none.",
+    }
     unsupported: Mapping[str, str] = {
         "spot": "RunPod retired spot pods; the 2.0 provider has no bid or interruptible arguments",
         "multi_node": "Instant Clusters (runpod_cluster) are not emitted by this target; "

@@ -53,6 +53,11 @@ class VastTarget(Target):
 
     provider = "vast"
     extra = None
+    options: Mapping[str, str] = {
+        "image": "container image. Default: DEFAULT_IMAGE.",
+        "disk_gb": "disk in GB. Default: 100.",
+        "price_headroom": "fraction added to the decided hourly price for the offer ceiling. Default: 0.10.",
+    }
     unsupported: Mapping[str, str] = {
         "repeatable_plan": "Vast.ai offers are marketplace listings whose ids change: a re-plan may pick a "
         "different machine",
