@@ -78,6 +78,27 @@ def test_latency_targets_pick_the_largest_batch_meeting_them(accs: dict[str, Acc
     assert impossible.slo_met is False and impossible.concurrency == 1
 
 
+def test_prompt_tokens_prefilled_in_decode_steps_pay_their_all_reduces(accs: dict[str, Accelerator]) -> None:
+    # Continuous batching prefills the prompts of replacement requests inside decode steps; those
+    # tokens are activation rows like decode tokens and go through the same tensor-parallel
+    # all-reduces. So at a fixed batch, what a slower link costs per output token grows with the
+    # prompt (here 64 decode tokens + ~32 vs ~500 prompt tokens per step: ~6x the volume).
+    h100 = accs["H100-SXM"]
+    slow_link = dataclasses.replace(h100, interconnect_gbps=h100.interconnect_gbps / 4)  # type: ignore[operator]
+
+    def link_cost_ms(prompt: int) -> float:
+        kw = {"precision": "fp8", "count": 8, "input_tokens": prompt, "output_tokens": 256}
+        kw |= {"concurrency": 64, "tensor_parallel": 8}
+        fast = estimate_inference(L70, accelerator=h100, **kw)  # type: ignore[arg-type]
+        slow = estimate_inference(L70, accelerator=slow_link, **kw)  # type: ignore[arg-type]
+        assert fast.concurrency == slow.concurrency == 64
+        return slow.tpot_ms - fast.tpot_ms
+
+    short, long = link_cost_ms(128), link_cost_ms(2048)
+    assert short > 0
+    assert long > 3 * short
+
+
 def test_tensor_parallel_across_nodes_costs_communication(accs: dict[str, Accelerator]) -> None:
     kw = {"precision": "bf16", "accelerator": accs["H100-SXM"], "count": 16, "input_tokens": 1024}
     inside = estimate_inference(

@@ -57,6 +57,9 @@ class Hardware:
     link_note: str | None
     """Set when the link bandwidth is assumed rather than published."""
     arch: str
+    link_eff: float = cal.LINK_EFF
+    """Share of ``link_gbps`` collectives achieve: ``LINK_EFF`` on vendor links, ``PCIE_LINK_EFF``
+    over PCIe (fitted: NCCL over PCIe is bounded by the root complex, not the GPU's x16 link)."""
     serving_eff: float = 1.0
     """Share of the NVIDIA-fitted serving roofline (achieved FLOPs and decode bandwidth) this
     vendor's serving stack reaches: ``ROCM_SERVING_EFF`` on AMD CDNA parts, 1 elsewhere.
@@ -134,7 +137,11 @@ def hardware_of(acc: Any) -> Hardware:
             f"PCIe Gen4 speed ({cal.PCIE_GBPS:g} GB/s per accelerator), a conservative floor"
         )
     elif not fast:
-        link_note = f"{name} has no accelerator link in the catalog: tensor/data parallel traffic over PCIe"
+        link_note = (
+            f"{name} has no accelerator link in the catalog: tensor/data parallel traffic over PCIe "
+            f"at {cal.PCIE_GBPS * cal.PCIE_LINK_EFF:.0f} GB/s per direction effective (PCIE_LINK_EFF, "
+            "fitted to a measured TP4-over-PCIe serving row)"
+        )
     else:
         link_note = None
     return Hardware(
@@ -151,6 +158,7 @@ def hardware_of(acc: Any) -> Hardware:
         is_tpu=is_tpu,
         link_note=link_note,
         arch=arch,
+        link_eff=cal.LINK_EFF if fast else cal.PCIE_LINK_EFF,
         serving_eff=cal.ROCM_SERVING_EFF if is_amd else 1.0,
     )
 

@@ -13,7 +13,8 @@ The model, per replica of ``t`` tensor-parallel accelerators serving ``B`` reque
   ``ROCM_SERVING_EFF`` (the ROCm serving stack's efficiency, fitted to MLPerf rows on MI300X).
 * Continuous batching in steady state: each step also prefills the prompts of the requests that
   replace finished ones, so TPOT = step + (B - 1) / output_tokens x prompt prefill time, and a
-  replica produces B x output_tokens per (own prefill + output_tokens x TPOT).
+  replica produces B x output_tokens per (own prefill + output_tokens x TPOT). Those prompt tokens
+  ride in the step's all-reduces (v7): their compute and their all-reduce volume both count.
 * Tensor parallelism stays inside a node (``gpus_per_node``) whenever the model fits there; only a
   model too big for one node gets a TP group spanning nodes, whose all-reduces then cross the
   inter-node fabric (50 GB/s per GPU, 40 us). Among the degrees that fit, the one with the highest
@@ -81,9 +82,9 @@ def _replica(m: ModelSpec, hw: Hardware, prec: Precision, t: int, ctx: float, gp
     peak, _ = hw.peak_tflops(prec)
     cross = t > gpn
     if cross:
-        lat, link = cal.ALLREDUCE_LATENCY_S["network"], cal.FABRIC_GBPS_PER_GPU
+        lat, link, eff = cal.ALLREDUCE_LATENCY_S["network"], cal.FABRIC_GBPS_PER_GPU, cal.LINK_EFF
     else:
-        lat, link = cal.ALLREDUCE_LATENCY_S[hw.link], hw.link_gbps
+        lat, link, eff = cal.ALLREDUCE_LATENCY_S[hw.link], hw.link_gbps, hw.link_eff
     return _Replica(
         t=t,
         free_kv_gb=free,
@@ -101,7 +102,7 @@ def _replica(m: ModelSpec, hw: Hardware, prec: Precision, t: int, ctx: float, gp
         ach_flops=achieved_tflops(peak, cal.PREFILL_EFF_AT_REF) * 1e12 * hw.serving_eff,
         bw=hw.bw_gbps * 1e9 * cal.DECODE_BW_EFF * hw.serving_eff,
         lat=lat,
-        link_bps=link * 1e9 * cal.LINK_EFF,
+        link_bps=link * 1e9 * eff,
         moe_factor=cal.MOE_DECODE_FACTOR if frac else 1.0,
     )
 
@@ -140,6 +141,7 @@ class _Coeffs:
     comm_per_req_s: float
     overhead_s: float
     pf_tok_s: float  # compute time of one prompt token
+    pf_step_tok_s: float  # one prompt token prefilled inside a decode step: compute + its all-reduce volume
     prefill_s: float  # one prompt, alone
 
 
@@ -160,6 +162,9 @@ def _coeffs(m: ModelSpec, r: _Replica, inp: int, out: int) -> _Coeffs:
         comm_per_req_s=comm1 - comm_fixed,
         overhead_s=overhead,
         pf_tok_s=pf_tok,
+        # a prompt token chunked into a decode step is an activation row like a decode token: it
+        # goes through the step's all-reduces (the volume, not more calls: they are the same calls)
+        pf_step_tok_s=pf_tok + comm1 - comm_fixed,
         prefill_s=prefill,
     )
 
@@ -170,12 +175,13 @@ def _point(m: ModelSpec, r: _Replica, batch: int, inp: int, out: int, c: _Coeffs
     t_cmp = r.moe_factor * batch * c.cmp_per_req_s
     t_comm = c.comm_fixed_s + batch * c.comm_per_req_s
     step = max(t_mem, t_cmp) + t_comm + c.overhead_s
-    interleaved = (batch - 1) / out * inp * c.pf_tok_s
-    tpot = step + interleaved
+    pf_tokens = (batch - 1) / out * inp  # prompt tokens prefilled per step (replacing finished requests)
+    tpot = step + pf_tokens * c.pf_step_tok_s
     ttft = cal.REQUEST_OVERHEAD_S + c.prefill_s + (step if batch > 1 else 0.0)
     tokens_per_s = batch * out / (c.prefill_s + out * tpot)
-    bound: Bound = "compute" if t_cmp + interleaved > t_mem else "memory"
-    if t_comm > max(t_mem, t_cmp + interleaved):
+    pf_cmp = pf_tokens * c.pf_tok_s
+    bound: Bound = "compute" if t_cmp + pf_cmp > t_mem else "memory"
+    if t_comm + pf_tokens * (c.pf_step_tok_s - c.pf_tok_s) > max(t_mem, t_cmp + pf_cmp):
         bound = "communication"
     return _Point(batch=batch, ttft_s=ttft, tpot_s=tpot, tokens_per_s=tokens_per_s, bound=bound)
 
@@ -190,7 +196,7 @@ def _dense_limit(r: _Replica, c: _Coeffs, inp: int, out: int, ttft: float | None
     base_a = c.comm_fixed_s + c.overhead_s
     best = float(r.max_batch)
     for limit, extra_a, extra_b in (
-        (tpot, -inp * c.pf_tok_s / out, inp * c.pf_tok_s / out),
+        (tpot, -inp * c.pf_step_tok_s / out, inp * c.pf_step_tok_s / out),
         (ttft, cal.REQUEST_OVERHEAD_S + c.prefill_s, 0.0),
     ):
         if limit is None:

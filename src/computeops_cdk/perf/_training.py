@@ -194,9 +194,11 @@ def _dp_traffic_s(
     if count > gpn:
         gbps = cal.FABRIC_GBPS_PER_GPU if fabric else cal.ETHERNET_GBPS_PER_GPU
         link = "the inter-node fabric" if fabric else "inter-node Ethernet (no RDMA fabric)"
+        eff = cal.LINK_EFF
     else:
         gbps, link = hw.link_gbps, ("the accelerator link" if hw.link == "fast" else "PCIe")
-    return volume / (gbps * 1e9 * cal.LINK_EFF), link
+        eff = hw.link_eff  # PCIE_LINK_EFF over PCIe: the same NCCL transport as serving's all-reduces
+    return volume / (gbps * 1e9 * eff), link
 
 
 def _no_fit(
