@@ -177,3 +177,22 @@ def test_pins_mirror_the_construct_and_only_targets_expressible_placements(
         any("kubernetes_node_pool" in x["message"] for x in r["reasons"] if x["rule"] == "target.unsupported")
         for r in doc["rejected"]
     )
+
+
+def test_a_bad_pin_names_the_flag_and_says_how_to_fix_it(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, SUPPORT_CHAT, "--provider", "awz")
+    assert code == 2 and out == ""
+    assert err == (
+        "error: --provider: unknown provider 'awz'. To fix: pass --provider one of aws, azure, coreweave, "
+        "crusoe, gcp, lambda, nebius, oci, runpod, vast, or leave --provider out to let the engine choose "
+        "(did you mean 'aws'?)\n"
+    )
+    code, _, err = run(capsys, SUPPORT_CHAT, "--provider", "aws", "--region", "us-est-1")
+    assert code == 2
+    assert err.startswith(
+        "error: --region: unknown region 'us-est-1' of provider aws. To fix: pass --region a region code "
+        "of provider aws as `computeops catalog list --provider aws` shows it, or leave --region out to "
+        "let the engine choose (did you mean "
+    )
+    code, _, err = run(capsys, SUPPORT_CHAT, "--region", "")
+    assert code == 2 and err.startswith("error: --region: must be a non-empty string or None (got str '').")

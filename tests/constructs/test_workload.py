@@ -129,7 +129,9 @@ def test_unknown_provider_and_region_suggest_names() -> None:
     with pytest.raises(TargetError) as err:
         ComputeWorkload(stack, "b", intent=EXAMPLES / "support-chat.yaml", provider="aws", region="us-est-1")
     assert str(err.value).startswith(
-        "[s/b] 'region': unknown region 'us-est-1' of provider aws (did you mean"
+        "[s/b] 'region': unknown region 'us-est-1' of provider aws. To fix: give region= a region code "
+        "of provider aws as `computeops catalog list --provider aws` shows it, or leave it out to let "
+        "the engine choose (did you mean "
     )
     assert "'us-east-1'" in str(err.value)
 

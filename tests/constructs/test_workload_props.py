@@ -132,3 +132,25 @@ def test_options_for_several_providers_are_accepted_when_the_engine_chooses() ->
     options = {"project": "p", "subnet_ids": ["subnet-1"], "image": "img", "ssh_key_name": "k"}
     workload = ComputeWorkload(_stack(), "w", intent=SUPPORT_CHAT, options=options)
     assert dict(workload.props.options).items() >= options.items()
+
+
+def test_target_errors_raised_while_emitting_carry_the_construct_path() -> None:
+    from computeops_cdk.constructs import ComputeWorkload
+
+    # A bad option value, found by the target inside emit.
+    with pytest.raises(TargetError) as err:
+        ComputeWorkload(
+            _stack(), "w", intent=SUPPORT_CHAT, provider="aws", options={"root_volume_gib": "big"}
+        )
+    assert str(err.value) == (
+        "[s/w] aws option 'root_volume_gib' must be a whole number of GiB >= 1 (got 'big'). "
+        "To fix: options={'root_volume_gib': 500} (the default)"
+    )
+    # A TPU placement on a GKE cluster: the gcp target refuses it inside emit.
+    doc = yaml.safe_load(SUPPORT_CHAT.read_text())
+    doc["constraints"] = {"accelerators": {"allow": ["tpu-v5e"]}}
+    doc["workload"]["model"] = {"name": "llama-3.1-8b", "precision": "bf16"}
+    doc["workload"]["serving"] = {"output_tokens_per_s": 1000}
+    with pytest.raises(TargetError) as err:
+        ComputeWorkload(_stack(), "tpu", intent=doc, provider="gcp", cluster="gke")
+    assert str(err.value).startswith("[s/tpu] gcp target: TPU node pools on GKE are not implemented")

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..catalog import load_catalog
 from ..engine import Decision, Placement, decide
-from ..errors import NoFeasiblePlacementError
+from ..errors import IntentError, NoFeasiblePlacementError
 from ..intent import WorkloadIntent
 from ..targets import placement_pin
 
@@ -139,6 +139,10 @@ def run(args: argparse.Namespace) -> int:
         # so this answer and a construct's computeops-decision.json are the same bytes.
         pin = placement_pin(provider=args.provider, region=args.region, cluster=args.cluster)
         decision = decide(intent, catalog=catalog, pin=pin, alternatives=args.top)
+    except IntentError as err:
+        if err.path.startswith("pin."):
+            raise _flag_error(err) from None
+        raise
     except NoFeasiblePlacementError as err:
         if args.format == "json" and err.document is not None:
             sys.stdout.write(json.dumps(err.document, indent=2, ensure_ascii=False) + "\n")
@@ -151,6 +155,22 @@ def run(args: argparse.Namespace) -> int:
     else:
         render_table(decision)
     return EXIT_OK
+
+
+def _flag_error(err: IntentError) -> IntentError:
+    """The engine's ``pin.<x>: <what>. To fix: pin ...`` said about the ``--<x>`` flag that set it."""
+    prop = err.path.removeprefix("pin.")
+    flag = f"--{prop}"
+    body = str(err).removeprefix(f"{err.path}: ").split(" (did you mean")[0]
+    what, found, fix = body.partition(". To fix: pin ")
+    if not found:  # a value the Pin itself refuses (an empty --region): same text, the flag's name
+        return IntentError(body.replace(f"{prop}=", f"{flag} "), path=flag, suggestions=err.suggestions)
+    fix = fix.removesuffix(f", or no {prop}")
+    return IntentError(
+        f"{what}. To fix: pass {flag} {fix}, or leave {flag} out to let the engine choose",
+        path=flag,
+        suggestions=err.suggestions,
+    )
 
 
 # -- shared cell text ---------------------------------------------------------------------------

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -105,27 +106,29 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
         self.placement: Placement = chosen
         """The chosen placement (provider, instance type, region, pricing, instances, costs)."""
         self.target: Target = get_target(chosen.provider)
-        # One kubernetes provider block per stack: a target whose capacity is itself a Kubernetes
-        # object (CoreWeave's NodePool) shares the block the workload layer configures.
-        kube = None
-        if cluster and (deploy_workload or self.target.runs_on_kubernetes):
-            kube = self._kube_providers(chosen, cluster, kubernetes)
-        shares_kube = kube is not None and self.target.runs_on_kubernetes
-        shared = {"kubernetes_provider": kube["kubernetes"]} if kube and shares_kube else {}
-        self.props = TargetProps(
-            name=_resource_name(name or id),
-            cluster=cluster,
-            tags=dict(tags) if tags is not None else {"computeops/workload": id},
-            # chosen_by: targets name who picked them when their binding is missing.
-            options={"chosen_by": "your pin" if provider else "the engine", **shared, **(options or {})},
-        )
-        provider_block = self._configure(chosen) if configure_provider else None
-        self.resources: dict[str, Any] = self.target.emit(
-            self, chosen, provider=provider_block, props=self.props
-        )
-        """The main resources by role (``instance``, ``launch_template``, ``node_group``, ``release``...)."""
-        if cluster and deploy_workload:
-            self.resources.update(KubernetesLayer().emit(self, chosen, self._workload_spec()))
+        # A target error (a bad option value, a shape it cannot map) gets the construct path too.
+        with _at(self.node.path):
+            # One kubernetes provider block per stack: a target whose capacity is itself a Kubernetes
+            # object (CoreWeave's NodePool) shares the block the workload layer configures.
+            kube = None
+            if cluster and (deploy_workload or self.target.runs_on_kubernetes):
+                kube = self._kube_providers(chosen, cluster, kubernetes)
+            shares_kube = kube is not None and self.target.runs_on_kubernetes
+            shared = {"kubernetes_provider": kube["kubernetes"]} if kube and shares_kube else {}
+            self.props = TargetProps(
+                name=_resource_name(name or id),
+                cluster=cluster,
+                tags=dict(tags) if tags is not None else {"computeops/workload": id},
+                # chosen_by: targets name who picked them when their binding is missing.
+                options={"chosen_by": "your pin" if provider else "the engine", **shared, **(options or {})},
+            )
+            provider_block = self._configure(chosen) if configure_provider else None
+            self.resources: dict[str, Any] = self.target.emit(
+                self, chosen, provider=provider_block, props=self.props
+            )
+            """Main resources by role (``instance``, ``launch_template``, ``node_group``, ``release``...)."""
+            if cluster and deploy_workload:
+                self.resources.update(KubernetesLayer().emit(self, chosen, self._workload_spec()))
         self._outputs(chosen)
         self.decision_file = record_decision(self, self.decision)
         """File name of the decision record in the stack's output directory."""
@@ -173,8 +176,7 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
             return decision
         except IntentError as err:
             if err.path.startswith("pin."):
-                prop = err.path.removeprefix("pin.")
-                raise TargetError(f"[{self.node.path}] '{prop}': {str(err).split(': ', 1)[-1]}") from None
+                raise _prop_error(self.node.path, err) from None
             raise
         except NoFeasiblePlacementError as err:
             if provider is None and region is None:
@@ -255,6 +257,31 @@ def _load_intent(intent: object, path: str) -> WorkloadIntent:
     raise TargetError(
         f"[{path}] 'intent' must be a WorkloadIntent, a mapping or a path to a YAML/JSON intent "
         f"(got {type(intent).__name__}). To fix: pass WorkloadIntent.from_file(path) or the path itself."
+    )
+
+
+@contextmanager
+def _at(path: str) -> Iterator[None]:
+    """Prefix a TargetError raised inside with ``[path]`` (unless it names a path already)."""
+    try:
+        yield
+    except TargetError as err:
+        text = str(err)
+        if not text.startswith("["):
+            # Same exception object (type, .extra/.rule kept), only the message gains the path.
+            err.args = (f"[{path}] {text}", *err.args[1:])
+        raise
+
+
+def _prop_error(path: str, err: IntentError) -> TargetError:
+    """The engine's ``pin.<x>: <what>. To fix: pin ...`` said about the construct's ``'<x>'`` prop."""
+    prop = err.path.removeprefix("pin.")
+    what, _, fix = str(err).removeprefix(f"{err.path}: ").partition(". To fix: pin ")
+    fix = fix.split(" (did you mean")[0].removesuffix(f", or no {prop}")
+    hints = f" (did you mean {' or '.join(repr(h) for h in err.suggestions)}?)" if err.suggestions else ""
+    return TargetError(
+        f"[{path}] {prop!r}: {what}. To fix: give {prop}= {fix}, or leave it out to let the engine "
+        f"choose{hints}."
     )
 
 

@@ -78,10 +78,12 @@ def _check_countries(countries: Sequence[str], catalog: Catalog) -> None:
 
 
 def _pin(pin: Pin, catalog: Catalog) -> tuple[str | None, str | None]:
+    # Messages are "<what>. To fix: <fix>": callers that name the pin differently (the CLI's
+    # --provider, a construct's 'provider' prop) keep <what> and the suggestions, and say their own fix.
     providers = sorted(p.id for p in catalog.providers)
     if pin.provider is not None and pin.provider not in providers:
         raise IntentError(
-            f"unknown provider {pin.provider!r}",
+            f"unknown provider {pin.provider!r}. To fix: pin one of {', '.join(providers)}, or no provider",
             path="pin.provider",
             suggestions=did_you_mean(pin.provider, providers),
         )
@@ -89,8 +91,14 @@ def _pin(pin: Pin, catalog: Catalog) -> tuple[str | None, str | None]:
         codes = sorted({r.code for r in catalog.regions if pin.provider in (None, r.provider)})
         if pin.region not in codes:
             where = f" of provider {pin.provider}" if pin.provider else ""
+            listing = (
+                f"computeops catalog list --provider {pin.provider}"
+                if pin.provider
+                else "computeops catalog list"
+            )
             raise IntentError(
-                f"unknown region {pin.region!r}{where}",
+                f"unknown region {pin.region!r}{where}. To fix: pin a region code{where} as "
+                f"`{listing}` shows it, or no region",
                 path="pin.region",
                 suggestions=did_you_mean(pin.region, codes),
             )
