@@ -196,3 +196,18 @@ def test_a_bad_pin_names_the_flag_and_says_how_to_fix_it(capsys: pytest.CaptureF
     )
     code, _, err = run(capsys, SUPPORT_CHAT, "--region", "")
     assert code == 2 and err.startswith("error: --region: must be a non-empty string or None (got str '').")
+
+
+def test_markdown_of_an_infeasible_intent_shows_rejections_misses_and_fix(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = run(capsys, INFEASIBLE, "--format", "markdown")
+    doc = json.loads(run(capsys, INFEASIBLE, "--format", "json")[1])
+    assert code == 3 and err.startswith("error: no feasible placement")
+    assert out.startswith("### computeops decision: `infeasible-budget`: no feasible placement\n")
+    # Every rule with its count, as in the JSON document, and every nearest miss.
+    for rule, count in doc["rejections_by_rule"].items():
+        assert f"| `{rule}` | {count:,} | " in out
+    assert "**Nearest misses**" in out and doc["nearest_misses"]
+    assert all(f"- {miss}\n" in out for miss in doc["nearest_misses"])
+    assert f"**{doc['explanation'][-1]}**" in out and doc["explanation"][-1].startswith("To fix:")

@@ -12,15 +12,16 @@ import argparse
 import json
 import shutil
 import sys
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..catalog import load_catalog
-from ..engine import Decision, Placement, decide
+from ..engine import Decision, Placement, Rejection, decide
 from ..errors import IntentError, NoFeasiblePlacementError
 from ..intent import WorkloadIntent
 from ..targets import placement_pin
 
-__all__ = ["register", "render_markdown", "render_table"]
+__all__ = ["register", "render_infeasible_markdown", "render_markdown", "render_table"]
 
 EXIT_OK = 0
 EXIT_INFEASIBLE = 3
@@ -146,6 +147,8 @@ def run(args: argparse.Namespace) -> int:
     except NoFeasiblePlacementError as err:
         if args.format == "json" and err.document is not None:
             sys.stdout.write(json.dumps(err.document, indent=2, ensure_ascii=False) + "\n")
+        elif args.format == "markdown" and err.document is not None:
+            sys.stdout.write(render_infeasible_markdown(err))
         print(f"error: {err}", file=sys.stderr)
         return EXIT_INFEASIBLE
     if args.format == "json":
@@ -212,10 +215,10 @@ _HEADERS = [
 ]
 
 
-def _examples_by_rule(decision: Decision) -> dict[str, str]:
+def _examples_by_rule(rejected: Sequence[Rejection]) -> dict[str, str]:
     """One example message per rule (the first rejection that carries it)."""
     examples: dict[str, str] = {}
-    for rejection in decision.rejected:
+    for rejection in rejected:
         for reason in rejection.reasons:
             if reason.rule not in examples:
                 where = f"{rejection.provider} {rejection.instance_type} in {rejection.region}"
@@ -256,7 +259,7 @@ def render_table(decision: Decision) -> None:
         rules.add_column("rule")
         rules.add_column("candidates", justify="right")
         rules.add_column("example")
-        examples = _examples_by_rule(decision)
+        examples = _examples_by_rule(decision.rejected)
         for rule, count in by_rule.items():
             rules.add_row(rule, f"{count:,}", examples[rule])
         console.print(rules)
@@ -289,21 +292,44 @@ def render_markdown(decision: Decision) -> str:
         lines.append(f"| {mark} | " + " | ".join(_md(c) for c in _cells(placement)) + " |")
     lines += ["", "**Why**", ""]
     lines += [f"- {_md(line)}" for line in decision.explanation]
-    by_rule = decision.rejections_by_rule()
-    if by_rule:
-        examples = _examples_by_rule(decision)
-        lines += [
-            "",
-            "**Rejected candidates by rule**",
-            "",
-            "| rule | candidates | example |",
-            "|---|---|---|",
-        ]
-        lines += [f"| `{rule}` | {n:,} | {_md(examples[rule])} |" for rule, n in by_rule.items()]
-    lines += [
+    lines += _md_rejections(decision.rejections_by_rule(), decision.rejected)
+    d = decision
+    lines += _md_footer(d.intent_sha256, d.catalog_version, d.catalog_as_of, d.catalog_sha256)
+    return "\n".join(lines)
+
+
+def render_infeasible_markdown(err: NoFeasiblePlacementError) -> str:
+    """No feasible placement, as Markdown: the rejections by rule, the nearest misses and the fix."""
+    doc = err.document
+    assert doc is not None  # decide always attaches the document
+    explanation: list[str] = list(doc["explanation"])
+    lines = [
+        f"### computeops decision: `{doc['intent']['name']}`: no feasible placement",
         "",
-        f"<sub>intent sha256 `{decision.intent_sha256[:16]}`, catalog {decision.catalog_version} "
-        f"(as of {decision.catalog_as_of}, sha256 `{decision.catalog_sha256[:16]}`)</sub>",
+        f"**{_md(explanation[0])}.**" if explanation else "",
+    ]
+    lines += _md_rejections(doc["rejections_by_rule"], err.rejections)
+    if err.nearest_misses:
+        lines += ["", "**Nearest misses**", ""] + [f"- {_md(m)}" for m in err.nearest_misses]
+    fix = [line for line in explanation if line.startswith("To fix:")]
+    lines += ["", *(f"**{_md(line)}**" for line in fix)]
+    catalog = doc["catalog"]
+    lines += _md_footer(doc["intent"]["sha256"], catalog["version"], catalog["as_of"], catalog["sha256"])
+    return "\n".join(lines)
+
+
+def _md_rejections(by_rule: Mapping[str, int], rejected: Sequence[Rejection]) -> list[str]:
+    if not by_rule:
+        return []
+    examples = _examples_by_rule(rejected)
+    lines = ["", "**Rejected candidates by rule**", "", "| rule | candidates | example |", "|---|---|---|"]
+    return lines + [f"| `{rule}` | {n:,} | {_md(examples[rule])} |" for rule, n in by_rule.items()]
+
+
+def _md_footer(intent_sha256: str, version: str, as_of: str, catalog_sha256: str) -> list[str]:
+    return [
+        "",
+        f"<sub>intent sha256 `{intent_sha256[:16]}`, catalog {version} "
+        f"(as of {as_of}, sha256 `{catalog_sha256[:16]}`)</sub>",
         "",
     ]
-    return "\n".join(lines)
