@@ -21,7 +21,7 @@ from ._decision import SCORE_DIMENSIONS, Decision, EstimateSummary, Placement, U
 from ._evaluate import Candidate, Evaluation, evaluate
 from ._explain import explanation, trade_off
 from ._index import catalog_index
-from ._misses import nearest_misses
+from ._misses import nearest_misses, unsupported_fix
 from ._pin import Pin
 from ._rank import distinct, rank_key, score_all
 from ._resolve import resolve
@@ -107,6 +107,7 @@ class _Header:
     intent: WorkloadIntent
     catalog: Catalog
     result: Evaluation
+    pin: Pin
 
     def decision(
         self,
@@ -157,16 +158,19 @@ def _infeasible(header: _Header) -> NoFeasiblePlacementError:
         lines = [f"no feasible placement for intent {header.intent.name!r}: there is no offer {where}"]
     if misses:
         lines.append("nearest misses:\n" + "\n".join(f"  - {m}" for m in misses))
-    lines.append(_fix(draft))
+    lines.append(_fix(draft, header.pin))
     document = header.decision(explanation=tuple(lines), nearest_misses=tuple(misses)).to_dict()
     return NoFeasiblePlacementError(
         "\n".join(lines), rejections=draft.rejected, nearest_misses=misses, document=document
     )
 
 
-def _fix(draft: Decision) -> str:
+def _fix(draft: Decision, pin: Pin) -> str:
     if draft.rejected:
-        return "To fix: relax one of the constraints above, or widen providers, regions or accelerators."
+        # When no target can express any candidate, relaxing the intent's constraints cannot help.
+        return unsupported_fix(draft.rejected, pin) or (
+            "To fix: relax one of the constraints above, or widen providers, regions or accelerators."
+        )
     if draft.pinned_out:  # offers exist, none where the pin points
         return "To fix: pin a provider/region that has offers (`computeops catalog list`), or drop the pin."
     return "To fix: decide over a catalog with offers (`computeops catalog list --catalog FILE` shows them)."
@@ -246,7 +250,7 @@ def _decide(intent: WorkloadIntent, catalog: Catalog, pin: Pin, alternatives: in
     index = catalog_index(catalog)
     resolved = resolve(intent, catalog, pin)
     result = evaluate(intent, index, resolved, pin, sizer_for(intent.workload))
-    header = _Header(intent=intent, catalog=catalog, result=result)
+    header = _Header(intent=intent, catalog=catalog, result=result, pin=pin)
     if not result.feasible:
         raise _infeasible(header)
     score_all(result.feasible, intent, index.regions_per_itype, resolved, catalog)

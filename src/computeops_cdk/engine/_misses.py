@@ -11,11 +11,14 @@ constraints come first, then smaller relative relaxations, then the cheaper cand
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 
+from ._decision import Rejection
 from ._evaluate import Candidate, Rejected, as_candidate
+from ._pin import Pin
 
-__all__ = ["MAX_MISSES", "nearest_misses"]
+__all__ = ["MAX_MISSES", "nearest_misses", "unsupported_fix"]
 
 MAX_MISSES = 5
 
@@ -121,3 +124,41 @@ def nearest_misses(rejected: Sequence[Rejected], caps: dict[str, float | None]) 
             best[names] = (key, phrases, c)
     ordered = sorted(best.items(), key=lambda item: (len(item[0]), item[1][0]))
     return [f"{' and '.join(phrases)} would admit {_what(c)}" for _, (_, phrases, c) in ordered[:MAX_MISSES]]
+
+
+_CANNOT = re.compile(r"target cannot do (\w+):")
+# What makes the pin require a feature, named as the CLI flag and the construct prop that set it.
+_REQUIRED_BY = {
+    "kubernetes_node_pool": "drop the cluster (--cluster / cluster=)",
+    "repeatable_plan": "pin the provider yourself (a pinned provider need not plan the same machine again)",
+}
+
+
+def unsupported_fix(rejected: Sequence[Rejection], pin: Pin) -> str | None:
+    """The "To fix" when every rejected candidate includes ``target.unsupported``, else None.
+
+    Relaxing the intent cannot admit such a candidate: the fix is another provider, or dropping what
+    makes the pin require the feature (a cluster).
+    """
+    if not rejected or not all(any(r.rule == "target.unsupported" for r in x.reasons) for x in rejected):
+        return None
+    messages = [r.message for x in rejected for r in x.reasons if r.rule == "target.unsupported"]
+    lacking = sorted({m[1] for message in messages for m in _CANNOT.finditer(message)})
+    required = [f for f in pin.require if f in lacking]
+    targets = pin.targets or {}
+    missing = required or lacking
+    able = [p for p, unsupported in targets.items() if not set(missing) & set(unsupported)]
+    can = f"pin a provider whose target can ({', '.join(able)})" if able else "no target can express it"
+    drop = [_REQUIRED_BY[f] for f in required if f in _REQUIRED_BY]
+    if pin.provider is not None:
+        own = targets.get(pin.provider, pin.unsupported)
+        reasons = [(f, own[f]) for f in missing if f in own]
+        why = reasons[0][1] if len(reasons) == 1 else "; ".join(f"{f}: {r}" for f, r in reasons)
+        head = f"the pinned provider's Terraform target ({pin.provider}) cannot express {', '.join(missing)}"
+        head += f" ({why})" if why else ""
+    elif missing:
+        head = f"no candidate's Terraform target can express {', '.join(missing)}"
+    else:
+        head = "no candidate's provider has a Terraform target"
+    tail = f", or {' and '.join(drop)}" if drop else ", or change the intent so placements need less"
+    return f"To fix: {head}, which every candidate needs, so relaxing constraints cannot help: {can}{tail}."
