@@ -5,7 +5,12 @@ deadline, latency targets) say the value that would admit the candidate; categor
 which constraint to widen or drop. Physical limits (``memory.fit``, ``spec.unknown``,
 ``throughput``) and missing data (``price.unknown``) are not relaxations. For each distinct set of
 constraints to relax, the candidate needing the smallest relaxation is kept; sets needing fewer
-constraints come first, then smaller relative relaxations, then the cheaper candidate.
+constraints come first, then smaller relative relaxations, then the cheaper candidate. Kept misses
+of one instance type (same provider, price model, size) that differ only by the region a residency
+widening names are one line listing the regions, nearest first; a numeric value in it is the
+largest any of those regions needs, so applying the line admits every region it lists.
+
+``unsupported_fix``: the "To fix" when every candidate was rejected by ``target.unsupported``.
 """
 
 from __future__ import annotations
@@ -74,11 +79,17 @@ def _categorical(rule: str, c: Candidate) -> str:
     return f"dropping {scope} from constraints.compliance"
 
 
+_Part = tuple[str, str, float | None]
+"""(rule, phrase, needed value for a numeric rule else None)."""
+
+
 def _relaxation(
     c: Candidate, caps: dict[str, float | None]
-) -> tuple[tuple[str, ...], float, list[str]] | None:
-    """(constraints relaxed, relative size, phrases) or None when a rule cannot be relaxed."""
-    names, phrases, size = [], [], 0.0
+) -> tuple[tuple[str, ...], float, list[_Part]] | None:
+    """(constraints relaxed, relative size, parts) or None when a rule cannot be relaxed."""
+    names: list[str] = []
+    parts: list[_Part] = []
+    size = 0.0
     for rule in sorted({r.rule for r in c.reasons}):
         if rule in _FIXED:
             return None
@@ -89,14 +100,14 @@ def _relaxation(
             text, needed = found
             cap = caps.get(_NUMERIC[rule]) or needed
             names.append(_NUMERIC[rule])
-            phrases.append(f"relaxing {_NUMERIC[rule]} to {text}")
+            parts.append((rule, f"relaxing {_NUMERIC[rule]} to {text}", needed))
             size += needed / cap - 1 if cap else 1.0
         else:
             phrase = _categorical(rule, c)
             names.append(phrase)
-            phrases.append(phrase)
+            parts.append((rule, phrase, None))
             size += 1.0
-    return tuple(names), size, phrases
+    return tuple(names), size, parts
 
 
 def _what(c: Candidate) -> str:
@@ -108,9 +119,67 @@ def _what(c: Candidate) -> str:
     )
 
 
+def _country(c: Candidate) -> str:
+    return (c.row.region.country if c.row.region else None) or "unknown country"
+
+
+def _group_key(names: tuple[str, ...], c: Candidate) -> tuple[object, ...]:
+    """Misses that differ only by the region a residency widening names are one line."""
+    general = tuple(
+        "widening constraints.residency" if n.startswith("widening constraints.residency") else n
+        for n in names
+    )
+    offer = c.row.offer
+    return (offer.provider, offer.instance_type, offer.pricing, c.sizing.instances, general)
+
+
+_LISTED = 6
+"""Regions a grouped miss names (nearest first); the rest are counted."""
+
+_Member = tuple[tuple[float, float, str], list[_Part], Candidate]
+
+
+def _number(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+def _line(members: list[_Member]) -> str:
+    """One miss for candidates of one instance type in several regions: every value admits them all."""
+    if len(members) == 1:
+        _, parts, c = members[0]
+        return f"{' and '.join(p[1] for p in parts)} would admit {_what(c)}"
+    phrases = []
+    for i, (rule, phrase, needed) in enumerate(members[0][1]):
+        if needed is not None:
+            top = max(m[1][i][2] or 0.0 for m in members)
+            phrases.append(f"relaxing {_NUMERIC[rule]} to {_up(top)}")
+        elif rule.startswith("residency."):
+            where = ", ".join(sorted({_country(m[2]) for m in members}))
+            provider = members[0][2].row.offer.provider
+            phrases.append(
+                f"widening constraints.residency to any of {len(members)} {provider} regions ({where})"
+            )
+        else:
+            phrases.append(phrase)
+    c = members[0][2]
+    offer = c.row.offer
+    prices = sorted({f"{m[2].hourly:,.2f}" for m in members if m[2].hourly is not None}, key=_number)
+    price = f", {'-'.join(dict.fromkeys((prices[0], prices[-1])))} USD/h" if prices else ""
+    regions = ", ".join(m[2].row.offer.region for m in members[:_LISTED])
+    regions += f" (+{len(members) - _LISTED} more)" if len(members) > _LISTED else ""
+    return (
+        f"{' and '.join(phrases)} would admit {offer.provider} {offer.instance_type} "
+        f"({c.sizing.instances} instance(s)) in {regions} ({offer.pricing}{price})"
+    )
+
+
 def nearest_misses(rejected: Sequence[Rejected], caps: dict[str, float | None]) -> list[str]:
-    """Up to MAX_MISSES relaxations, nearest first, each naming the candidate it would admit."""
-    best: dict[tuple[str, ...], tuple[tuple[float, float, str], list[str], Candidate]] = {}
+    """Up to MAX_MISSES relaxations, nearest first, each naming the candidate(s) it would admit.
+
+    One instance type whose regions differ only by the residency widening they need is one line
+    listing those regions (a numeric value is then the largest any of them needs).
+    """
+    best: dict[tuple[str, ...], _Member] = {}
     for item in rejected:
         if any(r.rule in _FIXED for r in item[4]):
             continue
@@ -118,12 +187,19 @@ def nearest_misses(rejected: Sequence[Rejected], caps: dict[str, float | None]) 
         found = _relaxation(c, caps)
         if found is None:
             continue
-        names, size, phrases = found
+        names, size, parts = found
         key = (size, c.hourly if c.hourly is not None else math.inf, _what(c))
         if names not in best or key < best[names][0]:
-            best[names] = (key, phrases, c)
-    ordered = sorted(best.items(), key=lambda item: (len(item[0]), item[1][0]))
-    return [f"{' and '.join(phrases)} would admit {_what(c)}" for _, (_, phrases, c) in ordered[:MAX_MISSES]]
+            best[names] = (key, parts, c)
+    groups: dict[tuple[object, ...], list[_Member]] = {}
+    order: dict[tuple[object, ...], tuple[int, tuple[float, float, str]]] = {}
+    for names, member in best.items():
+        gkey = _group_key(names, member[2])
+        groups.setdefault(gkey, []).append(member)
+        rank = (len(names), member[0])
+        order[gkey] = min(order.get(gkey, rank), rank)
+    ranked = sorted(groups, key=lambda g: order[g])[:MAX_MISSES]
+    return [_line(sorted(groups[g], key=lambda m: m[0])) for g in ranked]
 
 
 _CANNOT = re.compile(r"target cannot do (\w+):")
