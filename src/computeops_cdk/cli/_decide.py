@@ -3,7 +3,8 @@
 Formats: ``table`` (rich, like SkyPilot's considered-resources view, the chosen row marked),
 ``json`` (the decision document, byte-identical for equal inputs) and ``markdown`` (for a pull
 request). Exit codes: 0 decided, 2 invalid input, 3 no feasible placement (``--format json``
-still prints the document, with ``decision: null``, the rejections and the nearest misses).
+still prints the document, with ``decision: null``, the rejections and the nearest misses;
+``--format markdown`` prints the rejections by rule, the nearest misses and the fix).
 """
 
 from __future__ import annotations
