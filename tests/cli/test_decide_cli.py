@@ -173,16 +173,13 @@ def test_pins_mirror_the_construct_and_only_targets_expressible_placements(
     doc = json.loads(out)
     assert code == 3 and doc["decision"] is None and "target.unsupported" in err
     # No constraint of the intent is to blame: the fix says so instead of "relax one of the constraints".
-    assert (
-        err.rstrip().splitlines()[-1]
-        == doc["explanation"][-1]
-        == (
-            "To fix: the pinned provider's Terraform target (lambda) cannot express kubernetes_node_pool "
-            "(the community lambdalabs provider has no Kubernetes resources), which every candidate needs, so "
-            "relaxing constraints cannot help: pin a provider whose target can (aws, gcp, azure, coreweave), "
-            "or drop the cluster (--cluster / cluster=)."
-        )
+    fix = (
+        "To fix: the pinned provider's Terraform target (lambda) cannot express kubernetes_node_pool "
+        "(the community lambdalabs provider has no Kubernetes resources), which every candidate needs, "
+        "so relaxing constraints cannot help: pin a provider whose target can (aws, gcp, azure, "
+        "coreweave), or drop the cluster (--cluster / cluster=)."
     )
+    assert err.rstrip().splitlines()[-1] == doc["explanation"][-1] == fix
     assert doc["rejections_by_rule"]["target.unsupported"] == len(doc["rejected"])
     assert all(
         any("kubernetes_node_pool" in x["message"] for x in r["reasons"] if x["rule"] == "target.unsupported")
