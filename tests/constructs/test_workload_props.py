@@ -146,11 +146,15 @@ def test_target_errors_raised_while_emitting_carry_the_construct_path() -> None:
         "[s/w] aws option 'root_volume_gib' must be a whole number of GiB >= 1 (got 'big'). "
         "To fix: options={'root_volume_gib': 500} (the default)"
     )
-    # A TPU placement on a GKE cluster: the gcp target refuses it inside emit.
+    # A TPU placement on a GKE cluster: the gcp target declares TPU node pools unsupported, so the
+    # engine rejects the pinned candidates (the target's own emit check stays as a second line).
     doc = yaml.safe_load(SUPPORT_CHAT.read_text())
     doc["constraints"] = {"accelerators": {"allow": ["tpu-v5e"]}}
     doc["workload"]["model"] = {"name": "llama-3.1-8b", "precision": "bf16"}
     doc["workload"]["serving"] = {"output_tokens_per_s": 1000}
     with pytest.raises(TargetError) as err:
         ComputeWorkload(_stack(), "tpu", intent=doc, provider="gcp", cluster="gke")
-    assert str(err.value).startswith("[s/tpu] gcp target: TPU node pools on GKE are not implemented")
+    message = str(err.value)
+    assert message.startswith("[s/tpu] the pinned placement (provider=gcp) violates the intent's hard")
+    # TPU candidates fall to target.unsupported; the nearest viable ones are GPUs the allow-list keeps out.
+    assert "accelerator.not_allowed" in message and "target.unsupported" in message

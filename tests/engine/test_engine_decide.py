@@ -326,3 +326,15 @@ def test_the_garbage_collector_state_is_restored() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_tpu_in_a_cluster_needs_a_tpu_node_pool() -> None:
+    from engine_testdata import H100
+
+    from computeops_cdk.engine import features_needed
+
+    tpu = replace(H100, id="TPU-v6e", vendor="Google")
+    needed = features_needed(
+        accelerator=tpu, pricing="on_demand", needs_fabric=False, require=("kubernetes_node_pool",)
+    )
+    assert needed == ("tpu", "tpu_node_pool", "kubernetes_node_pool")

@@ -23,9 +23,9 @@ from computeops_cdk.errors import IntentError
         (
             {"require": ("bogus",)},
             "pin.require[0]: unknown feature 'bogus'. To fix: use one of gpu_vm, tpu, spot, multi_node, "
-            "kubernetes_node_pool, repeatable_plan",
+            "kubernetes_node_pool, tpu_node_pool, repeatable_plan",
         ),
-        ({"require": ("kubernetes_nodepool",)}, "(did you mean 'kubernetes_node_pool'?)"),
+        ({"require": ("kubernetes_nodepool",)}, "(did you mean 'kubernetes_node_pool'"),
         ({"require": "spot"}, "pin.require: must be a tuple of feature names (got str 'spot')."),
         ({"unsupported": {"spto": "no"}}, "pin.unsupported['spto']: unknown feature 'spto'."),
         ({"unsupported": ["spot"]}, "pin.unsupported: must be a mapping of feature name -> reason"),

@@ -18,6 +18,7 @@ FEATURES: tuple[str, ...] = (
     "spot",  # interruptible capacity through Terraform
     "multi_node",  # several instances joined by a fast fabric for one job
     "kubernetes_node_pool",  # a GPU node pool in an existing managed cluster (`cluster=`)
+    "tpu_node_pool",  # a TPU node pool in an existing managed cluster (`cluster=` on a TPU)
     "repeatable_plan",  # the same plan provisions the same machine shape again
 )
 

@@ -136,14 +136,16 @@ def features_needed(
     """The target features (targets.FEATURES) a placement needs: what the offer implies plus ``require``.
 
     The machine itself is a ``tpu`` or a ``gpu_vm``, except when the caller requires a
-    ``kubernetes_node_pool``: then a GPU machine is a node of the pool, not a VM of its own.
+    ``kubernetes_node_pool``: then a GPU machine is a node of the pool, not a VM of its own, and a
+    TPU slice needs a ``tpu_node_pool``.
     ``repeatable_plan`` is never implied by an offer; callers that need it (the constructs, for an
     engine-chosen provider) put it in ``require``.
     """
     tpu = accelerator is not None and (
         accelerator.id.upper().startswith("TPU") or accelerator.vendor.lower() == "google"
     )
-    needed = ["tpu"] if tpu else [] if "kubernetes_node_pool" in require else ["gpu_vm"]
+    pool = "kubernetes_node_pool" in require
+    needed = (["tpu", "tpu_node_pool"] if pool else ["tpu"]) if tpu else [] if pool else ["gpu_vm"]
     if pricing == "spot":
         needed.append("spot")
     if needs_fabric:

@@ -317,7 +317,10 @@ class GcpTarget(Target):
         "gke_location": "location of the GKE cluster given as cluster. Default: the region.",
         "gpu_driver_version": "GKE driver install (LATEST, DEFAULT, INSTALLATION_DISABLED). Default: LATEST.",
     }
-    unsupported: Mapping[str, str] = {}
+    unsupported: Mapping[str, str] = {
+        "tpu_node_pool": "TPU node pools on GKE are not implemented (they need a TPU machine type and "
+        "placement_policy.tpu_topology); a TPU decision becomes a TPU VM without `cluster=`",
+    }
 
     def configure(self, scope: Any, *, region: str, props: TargetProps) -> Any:
         mod = _google("provider", props)
