@@ -18,7 +18,7 @@ unknown. The CLI maps them to exit codes (2 invalid input, 3 no feasible placeme
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 __all__ = [
@@ -104,7 +104,9 @@ class NoFeasiblePlacementError(ComputeOpsError):
     Attributes:
         rejections: every rejected candidate with its reasons (the same objects a Decision carries).
         nearest_misses: human-readable relaxations that would admit a candidate, nearest first.
-        document: the JSON-ready decision document with ``decision: None`` (what ``--format json`` prints).
+        document: the JSON-ready decision document with ``decision: None`` (what ``--format json`` prints),
+            built on first access: with thousands of rejections it costs milliseconds that a caller
+            reading only the message should not pay.
     """
 
     def __init__(
@@ -113,12 +115,19 @@ class NoFeasiblePlacementError(ComputeOpsError):
         *,
         rejections: Sequence[Any] = (),
         nearest_misses: Sequence[str] = (),
-        document: dict[str, Any] | None = None,
+        document: dict[str, Any] | Callable[[], dict[str, Any] | None] | None = None,
     ) -> None:
         self.rejections = list(rejections)
         self.nearest_misses = list(nearest_misses)
-        self.document = document
+        self._document = document
         super().__init__(message)
+
+    @property
+    def document(self) -> dict[str, Any] | None:
+        """The decision document with ``decision: None``; None when the raiser gave none."""
+        if callable(self._document):
+            self._document = self._document()
+        return self._document
 
 
 class TargetError(ComputeOpsError):

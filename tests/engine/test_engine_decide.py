@@ -338,3 +338,13 @@ def test_a_tpu_in_a_cluster_needs_a_tpu_node_pool() -> None:
         accelerator=tpu, pricing="on_demand", needs_fabric=False, require=("kubernetes_node_pool",)
     )
     assert needed == ("tpu", "tpu_node_pool", "kubernetes_node_pool")
+
+
+def test_the_infeasible_document_is_built_on_read_and_matches_the_rejections() -> None:
+    with pytest.raises(NoFeasiblePlacementError) as caught:
+        decide(inference(max_hourly_usd=0.01), catalog=make_catalog())
+    err = caught.value
+    document = err.document
+    assert document is not None and document["decision"] is None
+    assert [r["provider"] for r in document["rejected"]] == [r.provider for r in err.rejections]
+    assert err.document is document  # built once

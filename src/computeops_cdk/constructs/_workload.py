@@ -180,11 +180,12 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
             raise
         except NoFeasiblePlacementError as err:
             if provider is None and region is None:
+                original = err  # `err` is unbound after the except block; the document is built on read
                 raise NoFeasiblePlacementError(
                     f"[{self.node.path}] {err}",
                     rejections=err.rejections,
                     nearest_misses=err.nearest_misses,
-                    document=err.document,
+                    document=lambda: original.document,
                 ) from None
             raise _pinned_error(self.node.path, provider, region, err) from None
 

@@ -10,7 +10,7 @@ import gc
 import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -159,7 +159,9 @@ def _infeasible(header: _Header) -> NoFeasiblePlacementError:
     if misses:
         lines.append("nearest misses:\n" + "\n".join(f"  - {m}" for m in misses))
     lines.append(_fix(draft, header.pin))
-    document = header.decision(explanation=tuple(lines), nearest_misses=tuple(misses)).to_dict()
+    # replace(), not a second header.decision(): the rejections are the same thousands of records.
+    final = replace(draft, explanation=tuple(lines), nearest_misses=tuple(misses))
+    document = final.to_dict  # built when someone reads err.document (the CLI's --format json)
     return NoFeasiblePlacementError(
         "\n".join(lines), rejections=draft.rejected, nearest_misses=misses, document=document
     )
