@@ -88,7 +88,7 @@ def test_explanation_quotes_the_estimate_model_catalog_and_price_age() -> None:
 def test_keyword_only_evidence_is_called_out_in_the_explanation() -> None:
     decision = decide(inference(providers={"allow": ["lambda"]}), catalog=make_catalog())
     assert any(
-        line.startswith("Compliance score: soc2 for lambda rest(s) on third-party or keyword-only evidence")
+        line.startswith("Compliance score: lambda's soc2 claims rest on third-party or keyword-only evidence")
         for line in decision.explanation
     )
 

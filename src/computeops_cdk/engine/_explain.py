@@ -144,8 +144,8 @@ def explanation(
         )
     if weak_evidence:
         lines.append(
-            f"Compliance score: {', '.join(weak_evidence)} for {chosen.provider} rest(s) on third-party or "
-            "keyword-only evidence; that counts partially in the score and never satisfies a hard constraint."
+            f"Compliance score: {chosen.provider}'s {', '.join(weak_evidence)} claims rest on third-party or "
+            "keyword-only evidence: they count partially in the score and never satisfy a hard constraint."
         )
     lines.append(trade_off(chosen, runner_up))
     if by_rule:
