@@ -6,7 +6,7 @@ import pytest
 
 from computeops_cdk.errors import TargetError
 from computeops_cdk.targets import TargetProps
-from computeops_cdk.targets._options import whole_option
+from computeops_cdk.targets._options import flag_option, whole_option
 
 
 def _props(**options: object) -> TargetProps:
@@ -28,4 +28,21 @@ def test_anything_else_is_a_target_error(value: object) -> None:
     assert str(caught.value) == (
         f"gcp option 'boot_disk_gb' must be a whole number of GB >= 1 (got {value!r}). "
         "To fix: options={'boot_disk_gb': 200} (the default)"
+    )
+
+
+def test_a_flag_is_a_real_bool_or_the_default() -> None:
+    assert flag_option(_props(), "secure_boot", True, target="gcp") is True
+    assert flag_option(_props(secure_boot=None), "secure_boot", True, target="gcp") is True
+    assert flag_option(_props(secure_boot=False), "secure_boot", True, target="gcp") is False
+
+
+@pytest.mark.parametrize("value", ["false", 0, "no"])
+def test_a_flag_of_another_type_is_a_target_error(value: object) -> None:
+    # bool("false") is True: secure_boot="false" used to leave secure boot on without a word.
+    with pytest.raises(TargetError) as caught:
+        flag_option(_props(secure_boot=value), "secure_boot", True, target="gcp")
+    assert str(caught.value) == (
+        f"gcp option 'secure_boot' must be true or false (got {value!r}). "
+        "To fix: options={'secure_boot': True} (the default)"
     )

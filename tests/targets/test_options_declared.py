@@ -19,7 +19,7 @@ from computeops_cdk.targets.k8s import KubernetesLayer
 # options.get("x") / options["x"] / opts.get("x") / opts["x"], and the helpers that take the key.
 _READS = (
     re.compile(r"""\b(?:options|opts)(?:\.get\(|\[)\s*["'](\w+)["']"""),
-    re.compile(r"""whole_option\(\s*props,\s*["'](\w+)["']"""),
+    re.compile(r"""(?:whole|flag)_option\(\s*props,\s*["'](\w+)["']"""),
     re.compile(r"""option_or_variable\(\s*scope,\s*[\w.]+,\s*["'](\w+)["']"""),
     re.compile(r"""\bneed\(\s*["'](\w+)["']"""),
 )

@@ -11,7 +11,7 @@ from typing import Any
 from ..errors import TargetError
 from ._base import TargetProps
 
-__all__ = ["whole_option"]
+__all__ = ["chosen_by", "flag_option", "whole_option"]
 
 
 def whole_option(props: TargetProps, key: str, default: int, *, target: str, unit: str = "GiB") -> int:
@@ -30,3 +30,25 @@ def whole_option(props: TargetProps, key: str, default: int, *, target: str, uni
             f"To fix: options={{{key!r}: {default}}} (the default)"
         )
     return number
+
+
+def flag_option(props: TargetProps, key: str, default: bool, *, target: str) -> bool:
+    """``props.options[key]`` as a bool; ``default`` when absent or None.
+
+    Only a real bool is accepted: ``bool("false")`` is True, so a string from a config file would
+    silently mean the opposite of what it says.
+    """
+    given: Any = props.options.get(key)
+    if given is None:
+        return default
+    if not isinstance(given, bool):
+        raise TargetError(
+            f"{target} option {key!r} must be true or false (got {given!r}). "
+            f"To fix: options={{{key!r}: {default}}} (the default)"
+        )
+    return given
+
+
+def chosen_by(props: TargetProps) -> str:
+    """Who chose this target (the construct's internal ``chosen_by`` option), for a missing-binding error."""
+    return str(props.options.get("chosen_by", "the engine"))

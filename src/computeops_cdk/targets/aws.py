@@ -29,7 +29,7 @@ from typing import Any
 from ..engine import Placement
 from ..errors import TargetError
 from ._base import Target, TargetProps
-from ._options import whole_option
+from ._options import chosen_by, whole_option
 from .k8s import GPU_LABEL, GPU_TAINT_KEY, gpu_label_value, is_training
 
 __all__ = ["CHECKOV_SKIPS", "DEFAULT_AMI_NAME", "DEFAULT_ROOT_VOLUME_GIB", "AwsTarget"]
@@ -66,7 +66,7 @@ def _require_binding(props: TargetProps) -> None:
     """Fail early, naming who chose aws (``options["chosen_by"]``), when the binding is missing."""
     from .._compat import import_binding
 
-    import_binding("aws", chosen_by=str(props.options.get("chosen_by", "the engine")), provider="aws")
+    import_binding("aws", chosen_by=chosen_by(props), provider="aws")
 
 
 def _fn() -> Any:

@@ -27,7 +27,7 @@ from typing import Any
 from ..engine import Placement
 from ..errors import TargetError
 from ._base import Target, TargetProps
-from ._options import whole_option
+from ._options import chosen_by, whole_option
 from ._support import require_supported
 
 __all__ = ["CHECKOV_SKIPS", "DEFAULT_IMAGE", "AzureTarget", "gpu_count", "vm_size"]
@@ -281,4 +281,4 @@ class AzureTarget(Target):
 def _azurerm(submodule: str, props: TargetProps) -> Any:
     from .._compat import import_binding
 
-    return import_binding("azurerm", submodule, chosen_by=str(props.options.get("chosen_by", "the engine")))
+    return import_binding("azurerm", submodule, chosen_by=chosen_by(props))

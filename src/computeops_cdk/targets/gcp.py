@@ -34,13 +34,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from ..engine import Placement
 from ..errors import TargetError
 from ._base import Target, TargetProps
-from ._options import whole_option
+from ._gcp_machines import GpuMachine, TpuSlice, default_zone, map_instance_type
+from ._options import chosen_by, flag_option, whole_option
 from ._support import require_supported
 
 __all__ = ["CHECKOV_SKIPS", "DEFAULT_IMAGE", "TPU_RUNTIMES", "GcpTarget"]
@@ -67,225 +67,7 @@ CHECKOV_SKIPS: Mapping[str, str] = {
 }
 """checkov checks the emitted GCP resources fail on purpose, with the reason (for ``--skip-check``)."""
 
-# Accelerator-optimised families: the machine type carries its GPUs, so google_compute_instance must
-# not list guest_accelerator; GKE still wants guest_accelerator on the node pool.
-# family -> (market-data GPU name, GKE/Compute accelerator type)
-_BUNDLED: Mapping[str, tuple[str, str]] = {
-    "a2-highgpu": ("A100", "nvidia-tesla-a100"),
-    "a2-megagpu": ("A100", "nvidia-tesla-a100"),
-    "a2-ultragpu": ("A100-80GB", "nvidia-a100-80gb"),
-    "a3-highgpu": ("H100", "nvidia-h100-80gb"),
-    "a3-edgegpu": ("H100", "nvidia-h100-80gb"),
-    "a3-megagpu": ("H100-MEGA", "nvidia-h100-mega-80gb"),
-    "a3-ultragpu": ("H200", "nvidia-h200-141gb"),
-    "a4-highgpu": ("B200", "nvidia-b200"),
-}
-_G2_GPUS = {4: 1, 8: 1, 12: 1, 16: 1, 24: 2, 32: 1, 48: 4, 96: 8}  # g2-standard-<vCPU> -> L4 count
-# N1 machine types take GPUs as guest accelerators.
-_N1_GPUS: Mapping[str, str] = {
-    "T4": "nvidia-tesla-t4",
-    "V100": "nvidia-tesla-v100",
-    "P4": "nvidia-tesla-p4",
-    "P100": "nvidia-tesla-p100",
-}
 _HYPERDISK_ONLY = ("a3-ultragpu", "a4-highgpu")  # these families boot from Hyperdisk only
-
-# Zones from /work/shared/market-data/raw/gcp.csv (SkyPilot catalog v8): where the data does not list
-# the accelerator in `<region>-a`, the alphabetically first zone where it does list it.
-_REGION_FIRST_ZONE: Mapping[str, str] = {
-    "asia-south2": "asia-south2-b",
-    "europe-central2": "europe-central2-b",
-    "europe-west1": "europe-west1-b",
-    "europe-west6": "europe-west6-b",
-    "europe-west8": "europe-west8-c",
-    "europe-west9": "europe-west9-c",
-    "us-central2": "us-central2-b",
-    "us-east1": "us-east1-b",
-    "us-west2": "us-west2-b",
-    "us-west3": "us-west3-b",
-}
-_GPU_ZONE: Mapping[tuple[str, str], str] = {
-    ("A100", "us-west1"): "us-west1-b",
-    ("A100", "us-west4"): "us-west4-b",
-    ("A100-80GB", "asia-southeast1"): "asia-southeast1-c",
-    ("A100-80GB", "us-east4"): "us-east4-c",
-    ("B200", "asia-northeast1"): "asia-northeast1-b",
-    ("B200", "asia-southeast1"): "asia-southeast1-b",
-    ("B200", "europe-north1"): "europe-north1-b",
-    ("B200", "europe-west4"): "europe-west4-b",
-    ("B200", "us-central1"): "us-central1-b",
-    ("B200", "us-east4"): "us-east4-b",
-    ("B200", "us-south1"): "us-south1-b",
-    ("B200", "us-west2"): "us-west2-c",
-    ("H100", "asia-east1"): "asia-east1-c",
-    ("H100", "asia-northeast1"): "asia-northeast1-b",
-    ("H100", "asia-south1"): "asia-south1-c",
-    ("H100", "asia-southeast1"): "asia-southeast1-b",
-    ("H100", "australia-southeast1"): "australia-southeast1-c",
-    ("H100", "europe-north1"): "europe-north1-c",
-    ("H100", "europe-west2"): "europe-west2-b",
-    ("H100", "europe-west4"): "europe-west4-b",
-    ("H100", "northamerica-northeast2"): "northamerica-northeast2-c",
-    ("H100-MEGA", "asia-northeast1"): "asia-northeast1-b",
-    ("H100-MEGA", "asia-south1"): "asia-south1-c",
-    ("H100-MEGA", "asia-southeast1"): "asia-southeast1-b",
-    ("H100-MEGA", "australia-southeast1"): "australia-southeast1-c",
-    ("H100-MEGA", "europe-west4"): "europe-west4-b",
-    ("H100-MEGA", "northamerica-northeast2"): "northamerica-northeast2-c",
-    ("H200", "asia-south1"): "asia-south1-b",
-    ("H200", "asia-south2"): "asia-south2-c",
-    ("H200", "us-central1"): "us-central1-b",
-    ("H200", "us-east4"): "us-east4-b",
-    ("H200", "us-south1"): "us-south1-b",
-    ("H200", "us-west1"): "us-west1-c",
-    ("L4", "northamerica-northeast1"): "northamerica-northeast1-b",
-    ("P100", "australia-southeast1"): "australia-southeast1-b",
-    ("P100", "us-central1"): "us-central1-c",
-    ("P4", "europe-west4"): "europe-west4-b",
-    ("T4", "asia-northeast3"): "asia-northeast3-b",
-    ("T4", "europe-west3"): "europe-west3-b",
-    ("T4", "me-west1"): "me-west1-b",
-    ("T4", "northamerica-northeast1"): "northamerica-northeast1-c",
-    ("V100", "asia-east1"): "asia-east1-c",
-}
-_TPU_ZONE: Mapping[tuple[str, str], str] = {
-    ("v2", "asia-east1"): "asia-east1-c",
-    ("v2", "europe-west4"): "europe-west4-a",
-    ("v2", "us-central1"): "us-central1-a",
-    ("v3", "europe-west4"): "europe-west4-a",
-    ("v3", "us-central1"): "us-central1-a",
-    ("v3", "us-east1"): "us-east1-d",
-    ("v4", "us-central2"): "us-central2-b",
-    ("v5litepod", "asia-east1"): "asia-east1-a",
-    ("v5litepod", "asia-northeast1"): "asia-northeast1-b",
-    ("v5litepod", "asia-southeast1"): "asia-southeast1-b",
-    ("v5litepod", "europe-north1"): "europe-north1-a",
-    ("v5litepod", "europe-west1"): "europe-west1-b",
-    ("v5litepod", "europe-west3"): "europe-west3-c",
-    ("v5litepod", "europe-west4"): "europe-west4-a",
-    ("v5litepod", "northamerica-northeast1"): "northamerica-northeast1-b",
-    ("v5litepod", "southamerica-west1"): "southamerica-west1-b",
-    ("v5litepod", "us-central1"): "us-central1-a",
-    ("v5litepod", "us-east1"): "us-east1-b",
-    ("v5litepod", "us-east4"): "us-east4-b",
-    ("v5litepod", "us-east5"): "us-east5-a",
-    ("v5litepod", "us-south1"): "us-south1-a",
-    ("v5litepod", "us-west1"): "us-west1-c",
-    ("v5litepod", "us-west4"): "us-west4-a",
-    ("v5p", "europe-west1"): "europe-west1-b",
-    ("v5p", "europe-west4"): "europe-west4-b",
-    ("v5p", "us-central1"): "us-central1-a",
-    ("v5p", "us-east1"): "us-east1-d",
-    ("v5p", "us-east5"): "us-east5-a",
-    ("v5p", "us-south1"): "us-south1-a",
-    ("v6e", "asia-northeast1"): "asia-northeast1-b",
-    ("v6e", "asia-south1"): "asia-south1-b",
-    ("v6e", "asia-southeast1"): "asia-southeast1-b",
-    ("v6e", "europe-west4"): "europe-west4-a",
-    ("v6e", "southamerica-west1"): "southamerica-west1-a",
-    ("v6e", "us-central1"): "us-central1-a",
-    ("v6e", "us-east1"): "us-east1-d",
-    ("v6e", "us-east4"): "us-east4-a",
-    ("v6e", "us-east5"): "us-east5-a",
-    ("v6e", "us-south1"): "us-south1-a",
-    ("v6e", "us-west1"): "us-west1-c",
-}
-# Accelerator ids (catalog canonical or market-data spelling) -> TPU generation as in slice names.
-_TPU_GENERATIONS: Mapping[str, str] = {
-    "tpu-v2": "v2",
-    "tpu-v3": "v3",
-    "tpu-v4": "v4",
-    "tpu-v5e": "v5litepod",
-    "tpu-v5litepod": "v5litepod",
-    "tpu-v5p": "v5p",
-    "tpu-v6e": "v6e",
-}
-_TPU_SLICE = re.compile(r"^(?:tpu-)?(v2|v3|v4|v5litepod|v5p|v6e)-(\d+)$")
-_BUNDLED_TYPE = re.compile(r"^([a-z]\d-[a-z]+gpu)-(\d+)g$")
-_G2_TYPE = re.compile(r"^g2-standard-(\d+)$")
-_N1_TYPE = re.compile(r"^n1-(?:standard|highmem|highcpu)-\d+$")
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class GpuMachine:
-    """How a GCP GPU instance type maps to Terraform arguments."""
-
-    machine_type: str
-    gpu: str
-    """Market-data GPU name (zone lookup)."""
-    accelerator_type: str
-    """Compute/GKE accelerator type string, e.g. ``nvidia-h100-80gb``."""
-    count: int
-    attach: bool
-    """True for N1: the VM needs a ``guest_accelerator`` block; False when the machine type bundles them."""
-
-    @property
-    def family(self) -> str:
-        return self.machine_type.rsplit("-", 1)[0]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TpuSlice:
-    """A TPU slice: ``accelerator_type`` as ``google_tpu_v2_vm`` expects it (``v5litepod-8``)."""
-
-    generation: str
-    size: int
-
-    @property
-    def accelerator_type(self) -> str:
-        return f"{self.generation}-{self.size}"
-
-
-def map_instance_type(placement: Placement) -> GpuMachine | TpuSlice:
-    """Map a placement's GCP instance type to a GPU machine or a TPU slice.
-
-    Raises:
-        TargetError: the instance type is not one this target knows how to express.
-    """
-    name = placement.instance_type.strip()
-    lowered = name.lower()
-    slice_match = _TPU_SLICE.match(lowered) or _TPU_SLICE.match(placement.accelerator.lower())
-    if slice_match:
-        return TpuSlice(generation=slice_match.group(1), size=int(slice_match.group(2)))
-    if lowered == "tpu-vm":
-        generation = _TPU_GENERATIONS.get(placement.accelerator.lower())
-        if generation and placement.accelerators_per_instance > 0:
-            return TpuSlice(generation=generation, size=placement.accelerators_per_instance)
-    bundled = _BUNDLED_TYPE.match(lowered)
-    if bundled and bundled.group(1) in _BUNDLED:
-        gpu, accel = _BUNDLED[bundled.group(1)]
-        return GpuMachine(
-            machine_type=lowered, gpu=gpu, accelerator_type=accel, count=int(bundled.group(2)), attach=False
-        )
-    g2 = _G2_TYPE.match(lowered)
-    if g2 and int(g2.group(1)) in _G2_GPUS:
-        count = _G2_GPUS[int(g2.group(1))]
-        return GpuMachine(
-            machine_type=lowered, gpu="L4", accelerator_type="nvidia-l4", count=count, attach=False
-        )
-    gpu = placement.accelerator.upper()
-    if _N1_TYPE.match(lowered) and gpu in _N1_GPUS and placement.accelerators_per_instance > 0:
-        return GpuMachine(
-            machine_type=lowered,
-            gpu=gpu,
-            accelerator_type=_N1_GPUS[gpu],
-            count=placement.accelerators_per_instance,
-            attach=True,
-        )
-    raise TargetError(
-        f"gcp target cannot map instance type {name!r} (accelerator {placement.accelerator!r}) to Terraform. "
-        "It knows A2/A3/A4 (e.g. 'a3-highgpu-8g'), G2 ('g2-standard-8'), N1 with T4/V100/P4/P100 "
-        "('n1-standard-8'), and TPU slices ('tpu-v5p-8', 'v5litepod-4'). "
-        "To fix: pin a supported instance type, or report the catalog name so the target can learn it."
-    )
-
-
-def default_zone(placement: Placement, machine: GpuMachine | TpuSlice) -> str:
-    """The zone used when the ``zone`` option is not given (see the module docstring)."""
-    region = placement.region
-    if isinstance(machine, TpuSlice):
-        return _TPU_ZONE.get((machine.generation, region), f"{region}-a")
-    return _GPU_ZONE.get((machine.gpu, region)) or _REGION_FIRST_ZONE.get(region, f"{region}-a")
 
 
 def _labels(props: TargetProps, extra: Mapping[str, str]) -> dict[str, str]:
@@ -293,8 +75,13 @@ def _labels(props: TargetProps, extra: Mapping[str, str]) -> dict[str, str]:
     def clean(text: str) -> str:
         return re.sub(r"[^a-z0-9_-]", "-", text.lower())[:63]
 
-    merged = {**props.tags, **extra}
-    return {clean(k): clean(v) for k, v in sorted(merged.items()) if clean(k)[:1].isalpha()}
+    cleaned = {clean(k): clean(v) for k, v in sorted({**props.tags, **extra}.items())}
+    return {k: v for k, v in cleaned.items() if k[:1].isalpha()}
+
+
+def _resource_name(props: TargetProps, limit: int) -> str:
+    """``<name>-gpu`` in the lowercase letters, digits and '-' GCP ids allow, at most ``limit`` long."""
+    return re.sub(r"[^a-z0-9-]", "-", f"{props.name}-gpu".lower())[:limit]
 
 
 class GcpTarget(Target):
@@ -334,8 +121,8 @@ class GcpTarget(Target):
         if props.cluster:
             if isinstance(machine, TpuSlice):
                 raise TargetError(
-                    "gcp target: TPU node pools on GKE are not implemented (they need a TPU machine type "
-                    "and placement_policy.tpu_topology). To fix: drop `cluster=` to get a TPU VM."
+                    f"gcp target cannot express 'tpu_node_pool': {self.unsupported['tpu_node_pool']}. "
+                    "To fix: drop `cluster=` to get a TPU VM."
                 )
             return {"node_pool": self._node_pool(scope, placement, machine, zone, provider, props)}
         network, subnetwork = self._network(scope, placement.region, provider, props)
@@ -390,7 +177,7 @@ class GcpTarget(Target):
         if props.options.get("service_account_email"):
             return str(props.options["service_account_email"])
         mod = _google("service_account", props)
-        account_id = re.sub(r"[^a-z0-9-]", "-", f"{props.name}-gpu".lower())[:30].strip("-")
+        account_id = _resource_name(props, 30).strip("-")
         account = mod.ServiceAccount(
             scope,
             "service-account",
@@ -458,7 +245,7 @@ class GcpTarget(Target):
                     "instance_termination_action": "STOP" if spot else None,
                 },
                 shielded_instance_config={
-                    "enable_secure_boot": bool(props.options.get("secure_boot", True)),
+                    "enable_secure_boot": flag_option(props, "secure_boot", True, target="gcp"),
                     "enable_vtpm": True,
                     "enable_integrity_monitoring": True,
                 },
@@ -530,7 +317,7 @@ class GcpTarget(Target):
         return mod.ContainerNodePool(
             scope,
             "node-pool",
-            name=re.sub(r"[^a-z0-9-]", "-", f"{props.name}-gpu".lower())[:40],
+            name=_resource_name(props, 40),
             cluster=props.cluster,
             location=str(props.options.get("gke_location", placement.region)),
             node_locations=[zone],
@@ -572,17 +359,13 @@ class GcpTarget(Target):
 def _google(submodule: str, props: TargetProps) -> Any:
     from .._compat import import_binding
 
-    return import_binding("google", submodule, chosen_by=_chooser(props))
+    return import_binding("google", submodule, chosen_by=chosen_by(props))
 
 
 def _google_beta(submodule: str, props: TargetProps) -> Any:
     from .._compat import import_binding
 
-    return import_binding("google_beta", submodule, chosen_by=_chooser(props))
-
-
-def _chooser(props: TargetProps) -> str:
-    return str(props.options.get("chosen_by", "the engine"))
+    return import_binding("google_beta", submodule, chosen_by=chosen_by(props))
 
 
 def _beta_provider(scope: Any, region: str, props: TargetProps) -> Any:
