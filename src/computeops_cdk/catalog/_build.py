@@ -37,8 +37,6 @@ DEFAULT_SOURCE = Path("data/market")
 DEFAULT_OUTPUT = Path(__file__).parent / "data" / "catalog.json"
 """The embedded package data file that ``load_catalog()`` reads."""
 
-_SECTIONS = ("providers", "regions", "accelerators", "instance_types", "offers")
-
 
 def build_catalog(src_dir: str | os.PathLike[str] = DEFAULT_SOURCE) -> dict[str, Any]:
     """Build the catalog document from a market-data folder; raises CatalogError on bad data."""

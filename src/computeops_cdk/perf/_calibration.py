@@ -21,12 +21,11 @@ re-solved on its own rows (its reference row INF-01 moved with the physics chang
 
 VALIDATED_INFERENCE: frozenset[str] = frozenset({"A100-80GB", "B200", "H100-SXM", "H200", "L40S", "MI300X"})
 VALIDATED_TRAINING: frozenset[str] = frozenset({"A100-40GB", "A100-80GB", "H100-SXM", "TPU-v5p", "TPU-v6e"})
-VALIDATED_ACCELERATORS: frozenset[str] = VALIDATED_INFERENCE | VALIDATED_TRAINING
-"""Accelerators with at least one calibration or held-out measurement of serving (inference) or
-training (benchmarks/calibration/rows.csv; a test keeps these sets equal to the file). An estimate
-of a kind no measurement on its accelerator covers extrapolates from the datasheet with constants
-fitted elsewhere, and says so in its assumptions (TPU serving, MI300X training: no clean published
-measurement was found)."""
+"""The two sets above: accelerators with at least one calibration or held-out measurement of serving
+(inference) or training (benchmarks/calibration/rows.csv; a test keeps these sets equal to the
+file). An estimate of a kind no measurement on its accelerator covers extrapolates from the datasheet
+with constants fitted elsewhere, and says so in its assumptions (TPU serving, MI300X training: no
+clean published measurement was found)."""
 
 MEASURED_RANGE: dict[tuple[str, str], tuple[float, float]] = {("MI300X", "inference"): (0.53, 0.88)}
 """(accelerator, "inference" | "training") -> range of published / estimated over its held-out rows,
