@@ -248,6 +248,56 @@ def _largest_meeting(
     return _point(m, r, lo, inp, out, c)
 
 
+@dataclass(frozen=True, slots=True)
+class _Choice:
+    """One tensor-parallel degree at its operating point, comparable by ``key``."""
+
+    key: tuple[float, float, float, float]  # (SLO met, total tokens/s, -TPOT, -TP): larger is better
+    replica: _Replica
+    point: _Point
+    replicas: int
+    total: float  # tokens/s of the replicas that are busy
+    slo_met: bool | None
+
+
+def _operate(
+    m: ModelSpec,
+    r: _Replica,
+    replicas: int,
+    inp: int,
+    out: int,
+    concurrency: int | None,
+    ttft_ms: float | None,
+    tpot_ms: float | None,
+    best: _Choice | None,
+) -> _Choice | None:
+    """``r``'s operating point: the given concurrency, else the largest batch meeting the latency
+    targets, else the largest batch that fits. None when it cannot beat ``best``."""
+    slo = ttft_ms is not None or tpot_ms is not None
+    slo_met: bool | None = None
+    busy = replicas
+    if concurrency is not None:
+        busy = min(replicas, concurrency)
+        p = _point(m, r, min(r.max_batch, math.ceil(concurrency / busy)), inp, out)
+        if slo:
+            slo_met = _meets(p, ttft_ms, tpot_ms)
+    elif slo:
+        if best is not None and best.key[0] == 1.0:
+            # a replica's throughput only grows with its batch: skip TP degrees whose
+            # memory-limited maximum cannot beat an SLO-meeting candidate already found
+            ceiling = replicas * _point(m, r, r.max_batch, inp, out).tokens_per_s
+            if ceiling <= best.key[1]:
+                return None
+        found = _largest_meeting(m, r, inp, out, ttft_ms, tpot_ms)
+        slo_met = found is not None
+        p = found if found is not None else _point(m, r, 1, inp, out)
+    else:
+        p = _point(m, r, r.max_batch, inp, out)
+    total = busy * p.tokens_per_s
+    key = (1.0 if slo_met is not False else 0.0, total, -p.tpot_s, -float(r.t))
+    return _Choice(key=key, replica=r, point=p, replicas=replicas, total=total, slo_met=slo_met)
+
+
 @lru_cache(maxsize=8192)
 def estimate_inference_hw(
     m: ModelSpec,
@@ -270,53 +320,27 @@ def estimate_inference_hw(
     if peak_note:
         notes.append(peak_note)
     ctx = inp + out / 2
-    slo = ttft_ms is not None or tpot_ms is not None
-    best: tuple[tuple[float, ...], _Replica, _Point, int, bool | None] | None = None
+    degrees = [tp_pin] if tp_pin else _tp_candidates(m, count)
+    best: _Choice | None = None
     fits_in_node = False
-    for t in [tp_pin] if tp_pin else _tp_candidates(m, count):
+    for t in degrees:
         if t > gpn and fits_in_node:
             break  # tensor parallelism stays inside a node whenever the model fits there
         r = _replica(m, hw, prec, t, ctx, gpn)
         if r.max_batch < 1:
             continue
         fits_in_node = fits_in_node or t <= gpn
-        replicas = count // t
-        slo_met: bool | None = None
-        busy = replicas
-        if concurrency is not None:
-            busy = min(replicas, concurrency)
-            batch = min(r.max_batch, math.ceil(concurrency / busy))
-            p = _point(m, r, batch, inp, out)
-            if slo:
-                slo_met = _meets(p, ttft_ms, tpot_ms)
-        elif slo:
-            if best is not None and best[0][0] == 1.0:
-                # a replica's throughput only grows with its batch: skip TP degrees whose
-                # memory-limited maximum cannot beat an SLO-meeting candidate already found
-                ceiling = replicas * _point(m, r, r.max_batch, inp, out).tokens_per_s
-                if ceiling <= best[0][1]:
-                    continue
-            found = _largest_meeting(m, r, inp, out, ttft_ms, tpot_ms)
-            slo_met = found is not None
-            p = found if found is not None else _point(m, r, 1, inp, out)
-        else:
-            p = _point(m, r, r.max_batch, inp, out)
-        total = busy * p.tokens_per_s
-        key = (1.0 if slo_met is not False else 0.0, total, -p.tpot_s, -float(t))
-        if best is None or key > best[0]:
-            best = (key, r, p, replicas, slo_met)
+        choice = _operate(m, r, count // t, inp, out, concurrency, ttft_ms, tpot_ms, best)
+        if choice is not None and (best is None or choice.key > best.key):
+            best = choice
     if best is None:
-        return _no_fit(
-            m, hw, prec, precision, [tp_pin] if tp_pin else _tp_candidates(m, count), ctx, gpn, notes
-        )
-    _, r, p, replicas, slo_met = best
-    busy = replicas if concurrency is None else min(replicas, concurrency)
-    total = busy * p.tokens_per_s
+        return _no_fit(m, hw, prec, precision, degrees, ctx, gpn, notes)
+    r, p, replicas = best.replica, best.point, best.replicas
     mem = r.static_gb + p.batch * m.kv_context(ctx) * r.kv_gb_per_token
-    notes += _notes(m, r, p, count, replicas, gpn, concurrency, hw.link_note, slo_met, hw.serving_eff)
+    notes += _notes(m, r, p, count, replicas, gpn, concurrency, hw.link_note, best.slo_met, hw.serving_eff)
     return InferenceEstimate(
-        tokens_per_s=total,
-        tokens_per_s_per_accelerator=total / count,
+        tokens_per_s=best.total,
+        tokens_per_s_per_accelerator=best.total / count,
         ttft_ms=p.ttft_s * 1e3,
         tpot_ms=p.tpot_s * 1e3,
         memory_gb_per_accelerator=mem,
@@ -328,7 +352,7 @@ def estimate_inference_hw(
         precision=prec,
         model_version=cal.MODEL_VERSION,
         assumptions=tuple(notes),
-        slo_met=slo_met,
+        slo_met=best.slo_met,
         memory_needed_gb=r.t * (r.static_gb + m.kv_context(ctx) * r.kv_gb_per_token),
         memory_available_gb_per_accelerator=hw.memory_gb,
         requested_precision=precision if prec != precision else None,

@@ -126,7 +126,7 @@ def estimate_training_hw(
     fitting = [lay for lay in layouts if lay.mem_gb <= usable]
     if not fitting:
         worst = min(layouts, key=lambda lay: lay.mem_gb)
-        return _no_fit(m, hw, prec, precision, count, worst, notes)
+        return _no_fit(hw, prec, precision, count, worst, notes)
     peak, peak_note = hw.peak_tflops(prec)
     if peak_note:
         notes.append(peak_note)
@@ -202,7 +202,7 @@ def _dp_traffic_s(
 
 
 def _no_fit(
-    m: ModelSpec, hw: Hardware, prec: Precision, asked: Precision, count: int, lay: _Layout, notes: list[str]
+    hw: Hardware, prec: Precision, asked: Precision, count: int, lay: _Layout, notes: list[str]
 ) -> TrainingEstimate:
     notes.append(
         f"does not fit: needs {lay.mem_gb:.1f} GB per accelerator even with tensor/pipeline parallel "
