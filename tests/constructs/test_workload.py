@@ -198,8 +198,14 @@ def test_budget_guard_fails_synth_over_the_stack_budget(tmp_path: Path) -> None:
     build(hourly).synth()  # exactly at the budget: fine
     with pytest.raises(RuntimeError, match=r"\[budget\] workloads cost [\d,.]+ USD/h, over the budget of "):
         build(hourly / 2).synth()
-    with pytest.raises(ValueError, match=r"'max_hourly_usd' \(0\) must be positive"):
-        BudgetGuard(max_hourly_usd=0)
+    # Was a ValueError outside the ComputeOpsError tree, and a TypeError traceback for a string.
+    for bad in (0, -1.0, "500", True, float("nan"), float("inf")):
+        with pytest.raises(TargetError) as caught:
+            BudgetGuard(max_hourly_usd=bad)  # type: ignore[arg-type]
+        assert str(caught.value) == (
+            f"BudgetGuard 'max_hourly_usd' must be a positive number of USD per hour (got {bad!r}). "
+            "To fix: e.g. BudgetGuard(max_hourly_usd=500)"
+        )
 
 
 def test_coreweave_node_pool_shares_the_workload_layers_kubernetes_provider(tmp_path: Path) -> None:

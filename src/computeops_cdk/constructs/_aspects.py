@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import jsii
 
 from .._compat import Annotations, IAspect, TerraformStack
+from ..errors import TargetError
 from ._workload import ComputeWorkload
 
 __all__ = ["BudgetGuard"]
@@ -21,17 +23,24 @@ class BudgetGuard:
     no single intent sees). An error annotation names the stack, the total and every workload.
 
     Args:
-        max_hourly_usd: the budget per stack, in USD per hour; must be positive.
+        max_hourly_usd: the budget per stack, in USD per hour; a positive finite number, else a
+            ``TargetError``.
         warn_only: report a warning instead of an error. Default: False (synth fails).
     """
 
     def __init__(self, *, max_hourly_usd: float, warn_only: bool = False) -> None:
-        if not max_hourly_usd > 0:
-            raise ValueError(f"'max_hourly_usd' ({max_hourly_usd}) must be positive")
+        # bool is an int and NaN is a float: neither is a budget (a NaN budget would never be exceeded).
+        number = isinstance(max_hourly_usd, int | float) and not isinstance(max_hourly_usd, bool)
+        if not number or not 0 < max_hourly_usd < math.inf:
+            raise TargetError(
+                f"BudgetGuard 'max_hourly_usd' must be a positive number of USD per hour "
+                f"(got {max_hourly_usd!r}). To fix: e.g. BudgetGuard(max_hourly_usd=500)"
+            )
         self.max_hourly_usd = max_hourly_usd
         self.warn_only = warn_only
 
     def visit(self, node: Any) -> None:
+        """Annotate ``node`` when it is a stack whose workloads' hourly prices sum over the budget."""
         if not TerraformStack.is_stack(node):
             return
         workloads = [c for c in node.node.find_all() if isinstance(c, ComputeWorkload)]
