@@ -11,6 +11,24 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
+__all__ = [
+    "COMPLIANCE_SCOPES",
+    "HOURS_PER_MONTH",
+    "PRICE_MODELS",
+    "PROVIDER_IDS",
+    "Accelerator",
+    "Attestation",
+    "Catalog",
+    "Evidence",
+    "InstanceType",
+    "Offer",
+    "PriceModel",
+    "Provider",
+    "ProviderKind",
+    "Region",
+    "accelerator_key",
+]
+
 ProviderKind = Literal["hyperscaler", "neocloud", "marketplace"]
 Evidence = Literal["provider_claimed", "third_party", "keyword_only"]
 PriceModel = Literal["on_demand", "spot", "reserved"]

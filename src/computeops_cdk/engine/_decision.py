@@ -13,6 +13,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+__all__ = [
+    "SCORE_DIMENSIONS",
+    "Decision",
+    "EstimateSummary",
+    "Placement",
+    "Reason",
+    "Rejection",
+    "UnitCost",
+    "UnitName",
+]
+
 UnitName = Literal["usd_per_million_output_tokens", "usd_per_training_step"]
 SCORE_DIMENSIONS: tuple[str, ...] = (
     "cost",
@@ -32,6 +43,7 @@ class UnitCost:
     value: float
 
     def to_dict(self) -> dict[str, Any]:
+        """This record as its part of the ``decide --format json`` document."""
         return {"unit": self.unit, "value": self.value}
 
 
@@ -51,6 +63,7 @@ class EstimateSummary:
     memory_gb_per_accelerator: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """This record as its part of the ``decide --format json`` document."""
         return {
             "tokens_per_s": self.tokens_per_s,
             "ttft_ms": self.ttft_ms,
@@ -91,6 +104,7 @@ class Placement:
     price_as_of: str = ""
 
     def to_dict(self) -> dict[str, Any]:
+        """This record as its part of the ``decide --format json`` document."""
         return {
             "provider": self.provider,
             "instance_type": self.instance_type,
@@ -123,6 +137,7 @@ class Reason:
     message: str
 
     def to_dict(self) -> dict[str, Any]:
+        """This record as its part of the ``decide --format json`` document."""
         return {"rule": self.rule, "message": self.message}
 
 
@@ -137,6 +152,7 @@ class Rejection:
     reasons: tuple[Reason, ...]
 
     def to_dict(self) -> dict[str, Any]:
+        """This record as its part of the ``decide --format json`` document."""
         return {
             "provider": self.provider,
             "instance_type": self.instance_type,
@@ -200,6 +216,7 @@ class Decision:
         return dict(sorted(counts.items()))
 
     def to_dict(self) -> dict[str, Any]:
+        """This record as its part of the ``decide --format json`` document."""
         return {
             "intent": {"name": self.intent_name, "sha256": self.intent_sha256},
             "catalog": {

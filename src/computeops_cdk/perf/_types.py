@@ -9,6 +9,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+__all__ = [
+    "Bound",
+    "InferenceEstimate",
+    "ModelSpec",
+    "Precision",
+    "TrainingEstimate",
+    "WorkloadKind",
+]
+
 Precision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]
 Bound = Literal["memory", "compute", "communication"]
 WorkloadKind = Literal["inference", "training", "fine_tuning"]

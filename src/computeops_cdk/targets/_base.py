@@ -36,8 +36,10 @@ class TargetProps:
         name: base name for resources (the construct id, sanitized).
         cluster: name of an existing managed Kubernetes cluster to add a node pool to.
             Default: None, a standalone GPU VM (or TPU VM) is emitted instead.
-        tags: labels/tags put on every taggable resource.
-        options: target-specific options (documented per target), e.g. ``{"project": "my-gcp-project"}``.
+        tags: labels/tags put on every taggable resource. Default: none (``ComputeWorkload`` passes
+            ``{"computeops/workload": id}`` unless given others).
+        options: target-specific options (documented per target in ``Target.options``), e.g.
+            ``{"project": "my-gcp-project"}``. Default: none, every option takes its documented default.
     """
 
     name: str
