@@ -339,6 +339,11 @@ def age(as_of: str, today: date | None = None) -> str:
     return f"{as_of} ({days} day{'' if days == 1 else 's'} old)"
 
 
+def _hourly(offer: Offer) -> str:
+    # A missing price is shown as such, never as 0 (the engine rejects it as price.unknown).
+    return "unknown" if offer.hourly_usd is None else f"{offer.hourly_usd:,.4f}"
+
+
 def _num(value: float | None, fmt: str = "{:g}") -> str:
     return "" if value is None else fmt.format(value)
 
@@ -363,9 +368,8 @@ def _print_offers(catalog: Catalog, offers: list[Offer], *, title: str) -> None:
     table = _table(title, "provider", "instance type", "accelerator", "region", "pricing", "USD/h", "as_of")
     for o in offers:
         itype = _itype(catalog, o)
-        price = "unknown" if o.hourly_usd is None else f"{o.hourly_usd:,.4f}"
         accel = f"{itype.accelerator} x{itype.accelerator_count}"
-        table.add_row(o.provider, o.instance_type, accel, o.region, o.pricing, price, age(o.as_of))
+        table.add_row(o.provider, o.instance_type, accel, o.region, o.pricing, _hourly(o), age(o.as_of))
     _console().print(table)
 
 
@@ -400,7 +404,6 @@ def _print_instance_type(catalog: Catalog, itype: InstanceType) -> None:
     for o in offers:
         region = catalog.find_region(o.provider, o.region)
         country = (region.country or "?") if region else "?"
-        hourly = "unknown" if o.hourly_usd is None else f"{o.hourly_usd:,.4f}"
         monthly = "" if o.hourly_usd is None else f"{o.hourly_usd * HOURS_PER_MONTH:,.0f}"
-        table.add_row(o.region, country, o.pricing, hourly, monthly, age(o.as_of), o.source)
+        table.add_row(o.region, country, o.pricing, _hourly(o), monthly, age(o.as_of), o.source)
     console.print(table)
