@@ -24,6 +24,7 @@ from computeops_cdk.targets.gcp import (
     default_zone,
     map_instance_type,
 )
+from computeops_cdk.targets.k8s import node_selector
 
 
 def placement(**changes: Any) -> Placement:
@@ -286,7 +287,10 @@ def test_gke_node_pool(synth: dict[str, Any]) -> None:
         }
     ]
     assert config["spot"] is True
-    assert config["labels"] == {"computeops.io/gpu": "h100", "computeops.io/gpu-count": "8"}
+    # The workload's pods select the catalog accelerator id; the pool used to carry "h100" (the
+    # market-data GPU name), so a vLLM release on GKE never found its nodes.
+    assert config["labels"] == {"computeops.io/gpu": "h100-sxm", "computeops.io/gpu-count": "8"}
+    assert node_selector(placement()).items() <= config["labels"].items()
     assert config["taint"] == [{"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}]
     assert resources(synth, "google_compute_instance", "gke") == []
 

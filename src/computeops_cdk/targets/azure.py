@@ -29,6 +29,7 @@ from ..errors import TargetError
 from ._base import Target, TargetProps
 from ._options import chosen_by, whole_option
 from ._support import require_supported
+from .k8s import GPU_TAINT_KEY, pool_labels
 
 __all__ = ["CHECKOV_SKIPS", "DEFAULT_IMAGE", "AzureTarget", "gpu_count", "vm_size"]
 
@@ -263,11 +264,8 @@ class AzureTarget(Target):
             priority="Spot" if spot else "Regular",
             eviction_policy="Delete" if spot else None,
             spot_max_price=-1 if spot else None,
-            node_labels={
-                "computeops.io/gpu": placement.accelerator.lower(),
-                "computeops.io/gpu-count": str(gpu_count(placement)),
-            },
-            node_taints=["nvidia.com/gpu=present:NoSchedule"],
+            node_labels=pool_labels(placement, gpu_count(placement)),
+            node_taints=[f"{GPU_TAINT_KEY}=present:NoSchedule"],
             host_encryption_enabled=True,
             node_public_ip_enabled=False,
             max_pods=50,

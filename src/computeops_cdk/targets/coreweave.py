@@ -28,6 +28,7 @@ from ..engine import Placement
 from ..errors import TargetError
 from ._base import Target, TargetProps
 from ._support import require_supported
+from .k8s import GPU_TAINT_KEY, pool_labels
 
 __all__ = ["CHECKOV_SKIPS", "CKS_INSTANCE_IDS", "CoreWeaveTarget", "cks_instance_id"]
 
@@ -109,11 +110,8 @@ class CoreWeaveTarget(Target):
                     "targetNodes": placement.instances,
                     # `spot` nodes are preemptible (coreweave_cks_node_pool docs, which wrap this CR).
                     "computeClass": "spot" if placement.pricing == "spot" else "default",
-                    "nodeLabels": {
-                        "computeops.io/gpu": placement.accelerator.lower(),
-                        "computeops.io/gpu-count": str(placement.accelerators_per_instance),
-                    },
-                    "nodeTaints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}],
+                    "nodeLabels": pool_labels(placement, placement.accelerators_per_instance),
+                    "nodeTaints": [{"key": GPU_TAINT_KEY, "value": "present", "effect": "NoSchedule"}],
                 },
             },
         )

@@ -42,6 +42,7 @@ from ._base import Target, TargetProps
 from ._gcp_machines import GpuMachine, TpuSlice, default_zone, map_instance_type
 from ._options import chosen_by, flag_option, whole_option
 from ._support import require_supported
+from .k8s import GPU_TAINT_KEY, pool_labels
 
 __all__ = ["CHECKOV_SKIPS", "DEFAULT_IMAGE", "TPU_RUNTIMES", "GcpTarget"]
 
@@ -338,13 +339,12 @@ class GcpTarget(Target):
                 ],
                 "spot": spot,
                 "image_type": "COS_CONTAINERD",
-                "labels": {
-                    "computeops.io/gpu": machine.gpu.lower(),
-                    "computeops.io/gpu-count": str(machine.count),
-                },
+                # The catalog accelerator id, as the workload's node selector has it (the market-data
+                # GPU name, "h100" for an "H100-SXM", left the workload's pods pending).
+                "labels": pool_labels(placement, machine.count),
                 "taint": [
                     mod.ContainerNodePoolNodeConfigTaint(
-                        key="nvidia.com/gpu", value="present", effect="NO_SCHEDULE"
+                        key=GPU_TAINT_KEY, value="present", effect="NO_SCHEDULE"
                     )
                 ],
                 "shielded_instance_config": {"enable_secure_boot": True, "enable_integrity_monitoring": True},

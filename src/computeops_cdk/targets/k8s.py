@@ -44,6 +44,7 @@ __all__ = [
     "gpu_tolerations",
     "is_training",
     "node_selector",
+    "pool_labels",
     "serving_shape",
     "vllm_values",
 ]
@@ -81,6 +82,12 @@ def gpu_label_value(accelerator: str) -> str:
 def is_training(placement: Placement) -> bool:
     """True for training and fine-tuning placements (their unit cost is per training step)."""
     return placement.unit_cost.unit == "usd_per_training_step"
+
+
+def pool_labels(placement: Placement, gpus_per_node: int) -> dict[str, str]:
+    """Node labels of a GPU pool a target creates: exactly what ``node_selector`` selects, plus the
+    GPU count. Every pool-creating target uses this, so the workload's pods always find their nodes."""
+    return {GPU_LABEL: gpu_label_value(placement.accelerator), GPU_COUNT_LABEL: str(gpus_per_node)}
 
 
 def node_selector(placement: Placement, *, own_pool: bool = True) -> dict[str, str]:
