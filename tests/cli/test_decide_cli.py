@@ -56,6 +56,7 @@ def test_markdown_for_a_pull_request(capsys: pytest.CaptureFixture[str]) -> None
     assert code == 0
     assert out.startswith("### computeops decision: `support-chat`\n\n**Chosen:** ")
     assert "| ✔ | " in out and "| 4 | " in out and "| 5 | " not in out
+    assert " | unit cost (est.) | " in out  # derived from the performance model's throughput
     assert "**Rejected candidates by rule**" in out and "| `memory.fit` |" in out
 
 

@@ -211,7 +211,7 @@ _HEADERS = [
     "pricing",
     "USD/h",
     "USD/month",
-    "unit cost",
+    "unit cost (est.)",  # price / estimated throughput: the performance model's, not a measurement
     "score",
 ]
 
