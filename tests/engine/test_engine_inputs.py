@@ -86,3 +86,19 @@ def test_one_country_with_regions_is_enough() -> None:
     # A policy may list countries nobody serves yet; only an all-empty list is a mistake.
     decision = decide(inference(residency={"countries": ["LU", "DE"]}), catalog=make_catalog())
     assert decision.chosen is not None and decision.chosen.country == "DE"
+
+
+@pytest.mark.parametrize("value", ["3", -1, 2.5, True])
+def test_alternatives_must_be_a_whole_number_at_least_zero(value: object) -> None:
+    # "3" was a TypeError, -1 silently 0, 2.5 listed every distinct candidate and True meant 1.
+    with pytest.raises(IntentError) as caught:
+        decide(inference(), catalog=make_catalog(), alternatives=value)  # type: ignore[arg-type]
+    assert str(caught.value) == (
+        f"alternatives: must be a whole number >= 0 (got {value!r}). To fix: e.g. alternatives=3, "
+        "or 0 for the chosen placement only"
+    )
+
+
+def test_zero_alternatives_is_the_chosen_placement_only() -> None:
+    decision = decide(inference(), catalog=make_catalog(), alternatives=0)
+    assert decision.chosen is not None and decision.alternatives == ()

@@ -196,11 +196,19 @@ def decide(
 
     Raises:
         IntentError: the intent is invalid or not an intent at all, or it (or the pin) names an
-            accelerator, region or provider the catalog lacks.
+            accelerator, region or provider the catalog lacks, or ``alternatives`` is not a whole
+            number >= 0.
         CatalogError: ``catalog`` is neither a Catalog nor a readable, valid catalog file.
         NoFeasiblePlacementError: every candidate breaks a hard constraint; carries the rejections, the
             nearest misses and the JSON document with ``decision: null``.
     """
+    # A float limit never equals the count (2.5 listed every distinct candidate); a string was a TypeError.
+    if isinstance(alternatives, bool) or not isinstance(alternatives, int) or alternatives < 0:
+        raise IntentError(
+            f"must be a whole number >= 0 (got {alternatives!r}). To fix: e.g. alternatives=3, "
+            "or 0 for the chosen placement only",
+            path="alternatives",
+        )
     with _collector_paused():
         return _decide(_intent(intent), _catalog(catalog), pin if pin is not None else Pin(), alternatives)
 
@@ -257,7 +265,7 @@ def _decide(intent: WorkloadIntent, catalog: Catalog, pin: Pin, alternatives: in
         raise _infeasible(header)
     score_all(result.feasible, intent, index.regions_per_itype, resolved, catalog)
     result.feasible.sort(key=rank_key)
-    top = [_placement(c, intent) for c in distinct(result.feasible, max(0, alternatives) + 1)]
+    top = [_placement(c, intent) for c in distinct(result.feasible, alternatives + 1)]
     chosen, runner_up = top[0], (top[1] if len(top) > 1 else None)
     draft = header.decision()
     pinned = "".join(f"; {n:,} outside the pin ({rule})" for rule, n in draft.pinned_out.items())
