@@ -129,6 +129,13 @@ def test_tensor_parallel_across_nodes_costs_communication(accs: dict[str, Accele
         ({"ttft_ms": 0}, "ttft_ms must be a positive number"),
         ({"precision": "fp6"}, "unknown precision 'fp6'"),
         ({"tensor_parallel": 16}, "tensor_parallel (16) cannot exceed count (8)"),
+        # were a TypeError, and "accelerator 'accelerator' has no published memory_gb, ..."
+        ({"ttft_ms": "800"}, "ttft_ms must be a positive number of milliseconds, got '800'"),
+        (
+            {"accelerator": "H100"},
+            "accelerator must be a catalog Accelerator (got str 'H100'). "
+            "To fix: pass load_catalog().find_accelerator(name).",
+        ),
     ],
 )
 def test_bad_arguments_are_clear(
@@ -183,3 +190,22 @@ def test_the_operating_point_note_says_why_that_batch(accs: dict[str, Accelerato
     assert missed.slo_met is False and missed.assumptions[0].endswith(
         "1 request(s) in flight per replica (no batch meets the latency targets: single-request figures)"
     )
+
+
+def test_a_model_name_instead_of_a_spec_is_clear(accs: dict[str, Accelerator]) -> None:
+    # was AttributeError: 'str' object has no attribute 'estimated_fields'
+    with pytest.raises(EstimateError) as err:
+        estimate_inference(
+            "llama-3.1-8b",  # type: ignore[arg-type]
+            precision="bf16",
+            accelerator=accs["H100-SXM"],
+            count=1,
+            input_tokens=10,
+            output_tokens=10,
+        )
+    assert str(err.value) == (
+        "model must be a ModelSpec (got str 'llama-3.1-8b'). "
+        "To fix: pass resolve_model(name) or model_from_params(...)."
+    )
+    with pytest.raises(EstimateError, match=r"^model name must be a string \(got int 5\)$"):
+        resolve_model(5)  # type: ignore[arg-type]

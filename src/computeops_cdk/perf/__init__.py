@@ -56,6 +56,21 @@ def _positive(name: str, value: object) -> int:
     return value
 
 
+def _inputs(model: object, accelerator: object) -> None:
+    # Both are records, not names: a name would fail later as an AttributeError, or (for the
+    # accelerator, read duck-typed) as a misleading "has no published specs".
+    if not isinstance(model, ModelSpec):
+        raise EstimateError(
+            f"model must be a ModelSpec (got {type(model).__name__} {model!r}). "
+            "To fix: pass resolve_model(name) or model_from_params(...)."
+        )
+    if accelerator is None or isinstance(accelerator, str | int | float):
+        raise EstimateError(
+            f"accelerator must be a catalog Accelerator (got {type(accelerator).__name__} {accelerator!r}). "
+            "To fix: pass load_catalog().find_accelerator(name)."
+        )
+
+
 def _precision(value: str) -> Precision:
     if value not in PRECISIONS:
         raise EstimateError(f"unknown precision {value!r}. To fix: use one of {', '.join(PRECISIONS)}")
@@ -139,6 +154,7 @@ def estimate_inference(
     Raises:
         EstimateError: invalid arguments, or the accelerator lacks a spec the model needs.
     """
+    _inputs(model, accelerator)
     count = _positive("count", count)
     inp = _positive("input_tokens", input_tokens)
     out = _positive("output_tokens", output_tokens)
@@ -151,7 +167,8 @@ def estimate_inference(
     if concurrency is not None:
         _positive("concurrency", concurrency)
     for label, slo in (("ttft_ms", ttft_ms), ("tpot_ms", tpot_ms)):
-        if slo is not None and not slo > 0:
+        number = isinstance(slo, int | float) and not isinstance(slo, bool)
+        if slo is not None and (not number or not slo > 0):
             raise EstimateError(f"{label} must be a positive number of milliseconds, got {slo!r}")
     if tensor_parallel is not None and (_positive("tensor_parallel", tensor_parallel) > count):
         raise EstimateError(f"tensor_parallel ({tensor_parallel}) cannot exceed count ({count})")
@@ -198,6 +215,7 @@ def estimate_training(
     Returns:
         An estimate; ``fits=False`` when the model cannot be sharded into ``count`` accelerators.
     """
+    _inputs(model, accelerator)
     count = _positive("count", count)
     seq = _positive("seq_len", seq_len)
     gbt = _positive("global_batch_tokens", global_batch_tokens)

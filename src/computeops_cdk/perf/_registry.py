@@ -75,6 +75,8 @@ def resolve_model(name: str) -> ModelSpec:
     Raises:
         EstimateError: unknown name, with close matches ("did you mean ...").
     """
+    if not isinstance(name, str):
+        raise EstimateError(f"model name must be a string (got {type(name).__name__} {name!r})")
     spec = _BY_KEY.get(_key(name))
     if spec is not None:
         return spec
