@@ -137,3 +137,13 @@ def test_a_valid_user_file_loads(tmp_path: Path, embedded_doc: dict[str, Any]) -
     path = tmp_path / "copy.json"
     path.write_text(json.dumps(embedded_doc), encoding="utf-8")
     assert load_catalog(path).sha256 == embedded_doc["sha256"]
+
+
+def test_a_path_of_the_wrong_type_is_a_catalog_error() -> None:
+    # was a TypeError from pathlib
+    with pytest.raises(CatalogError) as caught:
+        load_catalog(42)  # type: ignore[arg-type]
+    assert str(caught.value).endswith(
+        "catalog path must be a str or os.PathLike (got int). "
+        "To fix: pass the catalog JSON file's path, or omit it to use the embedded catalog."
+    )

@@ -423,3 +423,19 @@ def test_frozen_and_factories() -> None:
 def test_unknown_model_with_params_is_accepted() -> None:
     intent = WorkloadIntent.from_dict(with_workload(model={"name": "in-house-13b", "params_b": 13}))
     assert intent.workload.model.params_b == 13
+
+
+def test_a_path_or_text_of_the_wrong_type_is_an_intent_error() -> None:
+    # were TypeError (pathlib) and AttributeError (yaml) tracebacks
+    with pytest.raises(IntentError) as caught:
+        WorkloadIntent.from_file(42)  # type: ignore[arg-type]
+    assert str(caught.value) == (
+        "intent path must be a str or os.PathLike (got int). "
+        "To fix: pass the path of a YAML or JSON intent (see examples/)"
+    )
+    with pytest.raises(IntentError) as caught:
+        WorkloadIntent.from_yaml(b"name: x")  # type: ignore[arg-type]
+    assert str(caught.value) == (
+        "<string>: intent text must be a str (got bytes). "
+        "To fix: pass the YAML text, or use WorkloadIntent.from_file(path)"
+    )

@@ -31,6 +31,10 @@ def test_unknown_provider_suggests_a_close_one() -> None:
     with pytest.raises(TargetError) as err:
         get_target("awz")
     assert str(err.value).startswith("no Terraform target for provider 'awz' (did you mean 'aws'?). To fix:")
+    for wrong in (None, ["aws"]):  # were AttributeError / unhashable-type TypeError
+        with pytest.raises(TargetError) as err:
+            get_target(wrong)  # type: ignore[arg-type]
+        assert str(err.value).startswith(f"no Terraform target for provider {wrong!r}. To fix: use one of ")
 
 
 def test_target_modules_and_lookups_load_no_cdk_runtime() -> None:

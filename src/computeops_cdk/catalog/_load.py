@@ -38,6 +38,11 @@ def load_catalog(path: str | os.PathLike[str] | None = None, *, validate: bool |
     """
     if path is None:
         return _embedded(bool(validate))
+    if not isinstance(path, str | os.PathLike):
+        raise CatalogError(
+            f"catalog path must be a str or os.PathLike (got {type(path).__name__}). "
+            "To fix: pass the catalog JSON file's path, or omit it to use the embedded catalog."
+        )
     doc = read_document(Path(path))
     if validate is None or validate:
         validate_document(doc)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any, Literal, Self
@@ -112,6 +113,11 @@ class WorkloadIntent(StrictModel):
     @classmethod
     def from_yaml(cls, text: str, *, source: str = "<string>") -> WorkloadIntent:
         """Parse YAML (or JSON, a subset of YAML) text; syntax errors name the line and column."""
+        if not isinstance(text, str):
+            raise IntentError(
+                f"{source}: intent text must be a str (got {type(text).__name__}). "
+                "To fix: pass the YAML text, or use WorkloadIntent.from_file(path)"
+            )
         try:
             data = yaml.load(text, Loader=_Loader)  # a SafeLoader subclass: plain data only
         except yaml.YAMLError as err:
@@ -124,6 +130,11 @@ class WorkloadIntent(StrictModel):
     @classmethod
     def from_file(cls, path: str | Path) -> WorkloadIntent:
         """Read an intent from a ``.yaml``/``.yml`` or ``.json`` file."""
+        if not isinstance(path, str | os.PathLike):
+            raise IntentError(
+                f"intent path must be a str or os.PathLike (got {type(path).__name__}). "
+                "To fix: pass the path of a YAML or JSON intent (see examples/)"
+            )
         file = Path(path)
         try:
             text = file.read_text(encoding="utf-8")

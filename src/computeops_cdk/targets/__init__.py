@@ -69,9 +69,9 @@ def get_target(provider: str) -> Target:
     """
     try:
         return TARGETS[provider]
-    except KeyError:
+    except (KeyError, TypeError):  # TypeError: an unhashable value, refused below like any unknown one
         pass
-    hints = did_you_mean(provider, TARGETS)
+    hints = did_you_mean(provider, TARGETS) if isinstance(provider, str) else []
     suggestion = f" (did you mean {' or '.join(repr(h) for h in hints)}?)" if hints else ""
     raise TargetError(
         f"no Terraform target for provider {provider!r}{suggestion}. "
