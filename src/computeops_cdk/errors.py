@@ -33,6 +33,7 @@ __all__ = [
     "PinnedPlacementError",
     "TargetError",
     "did_you_mean",
+    "did_you_mean_text",
 ]
 
 
@@ -41,6 +42,12 @@ def did_you_mean(name: str, choices: Iterable[str], *, n: int = 3) -> list[str]:
     by_lower = {c.lower(): c for c in choices}
     hits = difflib.get_close_matches(name.lower(), list(by_lower), n=n, cutoff=0.6)
     return [by_lower[h] for h in hits]
+
+
+def did_you_mean_text(suggestions: Iterable[str]) -> str:
+    """`` (did you mean 'a' or 'b'?)`` for a message, or "" when there is no suggestion."""
+    shown = " or ".join(repr(s) for s in suggestions)
+    return f" (did you mean {shown}?)" if shown else ""
 
 
 class ComputeOpsError(Exception):
@@ -59,8 +66,7 @@ class IntentError(ComputeOpsError, ValueError):
         self.path = path
         self.suggestions = list(suggestions)
         text = f"{path}: {message}" if path else message
-        if self.suggestions:
-            text += f" (did you mean {' or '.join(repr(s) for s in self.suggestions)}?)"
+        text += did_you_mean_text(self.suggestions)
         super().__init__(text)
 
 

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 import httpx
 
-from ..errors import CatalogError, CatalogRefreshError, did_you_mean
+from ..errors import CatalogError, CatalogRefreshError, did_you_mean, did_you_mean_text
 from ._build import DEFAULT_OUTPUT, build_catalog, canonical_json, write_texts_atomic
 from ._sources import Feed, MarketData, read_csv
 
@@ -148,8 +148,7 @@ def _choose(feeds: dict[str, Feed], providers: Iterable[str] | None) -> list[str
     chosen = []
     for name in providers:
         if name not in refreshable:
-            hint = did_you_mean(name, refreshable)
-            extra = f" (did you mean {' or '.join(repr(h) for h in hint)}?)" if hint else ""
+            extra = did_you_mean_text(did_you_mean(name, refreshable))
             raise CatalogRefreshError(
                 f"provider {name!r} has no refreshable price feed; refreshable: {', '.join(refreshable)}. "
                 f"To fix: choose one of those or edit data/market/feeds.csv{extra}"

@@ -14,7 +14,13 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from ..errors import ComputeOpsError, DoesNotFitError, NoFeasiblePlacementError, did_you_mean
+from ..errors import (
+    ComputeOpsError,
+    DoesNotFitError,
+    NoFeasiblePlacementError,
+    did_you_mean,
+    did_you_mean_text,
+)
 
 EXIT_OK = 0
 EXIT_INVALID = 2
@@ -47,8 +53,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _hint(given: str, choices: list[str]) -> str:
-    hints = did_you_mean(given, choices)
-    return f" (did you mean {' or '.join(repr(h) for h in hints)}?)" if hints else ""
+    return did_you_mean_text(did_you_mean(given, choices))
 
 
 def _option_strings(parser: argparse.ArgumentParser) -> set[str]:

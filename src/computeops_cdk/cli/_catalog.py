@@ -9,7 +9,7 @@ from datetime import date
 from typing import Any
 
 from ..catalog import HOURS_PER_MONTH, PROVIDER_IDS, Catalog, InstanceType, Offer, load_catalog
-from ..errors import did_you_mean
+from ..errors import did_you_mean, did_you_mean_text
 
 __all__ = ["register"]
 
@@ -167,8 +167,7 @@ _WHERE = {
 
 
 def _unknown(kind: str, name: str, choices: list[str]) -> int:
-    hints = did_you_mean(name, choices)
-    hint = f" (did you mean {' or '.join(repr(h) for h in hints)}?)" if hints else ""
+    hint = did_you_mean_text(did_you_mean(name, choices))
     return _error(f"unknown {kind} {name!r}{hint}. To fix: use {_WHERE[kind]}.")
 
 

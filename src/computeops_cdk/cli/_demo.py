@@ -18,7 +18,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..errors import did_you_mean
+from ..errors import did_you_mean, did_you_mean_text
 
 __all__ = ["main"]
 
@@ -108,8 +108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     names = args.stacks or available
     unknown = [n for n in names if n not in available]
     if unknown:
-        hints = did_you_mean(unknown[0], available)
-        hint = f" (did you mean {' or '.join(repr(h) for h in hints)}?)" if hints else ""
+        hint = did_you_mean_text(did_you_mean(unknown[0], available))
         print(
             f"error: unknown example(s) {unknown}; available: {', '.join(available)}{hint}. "
             "To fix: name examples from that list, or none to synthesize them all.",

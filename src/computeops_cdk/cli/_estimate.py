@@ -12,7 +12,7 @@ import math
 import sys
 from typing import Any
 
-from ..errors import DoesNotFitError, EstimateError, did_you_mean
+from ..errors import DoesNotFitError, EstimateError, did_you_mean, did_you_mean_text
 from ..perf import (
     PRECISIONS,
     InferenceEstimate,
@@ -185,14 +185,10 @@ def _accelerator(args: argparse.Namespace) -> Any:
     found = catalog.find_accelerator(args.accelerator)
     if found is None:
         names = catalog.accelerator_names()
-        hints = did_you_mean(args.accelerator, names)
-        text = (
+        raise EstimateError(
             f"unknown accelerator {args.accelerator!r}. To fix: use a catalog id or alias "
-            "(`computeops catalog accelerators`)"
+            "(`computeops catalog accelerators`)" + did_you_mean_text(did_you_mean(args.accelerator, names))
         )
-        if hints:
-            text += f" (did you mean {' or '.join(repr(h) for h in hints)}?)"
-        raise EstimateError(text)
     return found
 
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..catalog import Catalog
-from ..errors import TargetError, did_you_mean
+from ..errors import TargetError, did_you_mean, did_you_mean_text
 from ..targets import TARGETS
 from ..targets.k8s import KubeConnection, KubernetesLayer
 
@@ -125,8 +125,7 @@ def check_options(path: str, options: Mapping[str, Any] | None, provider: str | 
                 f"[{path}] option {key!r} is read by the Kubernetes layer, which runs only with "
                 f"'cluster'. To fix: also pass cluster='<existing cluster>', or drop {key!r}."
             )
-        hints = did_you_mean(key, known)
-        hint = f" (did you mean {' or '.join(repr(h) for h in hints)}?)" if hints else ""
+        hint = did_you_mean_text(did_you_mean(key, known))
         listed = ", ".join(sorted(known)) or "none"
         raise TargetError(
             f"[{path}] unknown option {key!r}: not an option of {whose}{hint}. "

@@ -20,6 +20,7 @@ from ..errors import (
     PinnedPlacementError,
     TargetError,
     did_you_mean,
+    did_you_mean_text,
 )
 from ..intent import WorkloadIntent
 from ..targets import TARGETS, Target, TargetProps, get_target, placement_pin, supported_providers
@@ -137,8 +138,7 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
 
     def _check_props(self, provider: str | None, region: str | None, cluster: str | None) -> None:
         if provider is not None and provider not in PROVIDER_IDS:
-            hints = did_you_mean(provider, PROVIDER_IDS)
-            hint = f" (did you mean {' or '.join(repr(h) for h in hints)}?)" if hints else ""
+            hint = did_you_mean_text(did_you_mean(provider, PROVIDER_IDS))
             raise TargetError(
                 f"[{self.node.path}] 'provider' ({provider!r}) is not a known provider{hint}. "
                 f"To fix: use one of {', '.join(PROVIDER_IDS)}, or leave it out to let the engine choose."
@@ -279,7 +279,7 @@ def _prop_error(path: str, err: IntentError) -> TargetError:
     prop = err.path.removeprefix("pin.")
     what, _, fix = str(err).removeprefix(f"{err.path}: ").partition(". To fix: pin ")
     fix = fix.split(" (did you mean")[0].removesuffix(f", or no {prop}")
-    hints = f" (did you mean {' or '.join(repr(h) for h in err.suggestions)}?)" if err.suggestions else ""
+    hints = did_you_mean_text(err.suggestions)
     return TargetError(
         f"[{path}] {prop!r}: {what}. To fix: give {prop}= {fix}, or leave it out to let the engine "
         f"choose{hints}."

@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
-from ..errors import IntentError, did_you_mean
+from ..errors import IntentError, did_you_mean, did_you_mean_text
 
 __all__ = ["intent_error"]
 
@@ -150,12 +150,8 @@ def intent_error(err: ValidationError, model: type[BaseModel]) -> IntentError:
     path, message, suggestions = problems[0]
     if len(problems) == 1:
         return IntentError(message, path=path, suggestions=suggestions)
-    lines = [message + _hint(suggestions)]
-    lines += [f"  also {p or '(intent)'}: {m}{_hint(s)}" for p, m, s in problems[1:]]
+    lines = [message + did_you_mean_text(suggestions)]
+    lines += [f"  also {p or '(intent)'}: {m}{did_you_mean_text(s)}" for p, m, s in problems[1:]]
     error = IntentError("\n".join(lines), path=path)
     error.suggestions = suggestions
     return error
-
-
-def _hint(suggestions: Sequence[str]) -> str:
-    return f" (did you mean {' or '.join(repr(s) for s in suggestions)}?)" if suggestions else ""

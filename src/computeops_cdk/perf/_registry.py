@@ -14,7 +14,7 @@ import re
 from importlib import resources
 from typing import Any
 
-from ..errors import EstimateError, did_you_mean
+from ..errors import EstimateError, did_you_mean, did_you_mean_text
 from ._types import ModelSpec
 
 __all__ = ["model_from_params", "model_names", "resolve_model"]
@@ -80,14 +80,10 @@ def resolve_model(name: str) -> ModelSpec:
     spec = _BY_KEY.get(_key(name))
     if spec is not None:
         return spec
-    hints = did_you_mean(_key(name), sorted(_BY_KEY))
-    text = (
+    raise EstimateError(
         f"unknown model {name!r}. To fix: use a model listed by `computeops estimate --help` "
-        "or give its size with --params-b."
+        "or give its size with --params-b." + did_you_mean_text(did_you_mean(_key(name), sorted(_BY_KEY)))
     )
-    if hints:
-        text += f" (did you mean {' or '.join(repr(h) for h in hints)}?)"
-    raise EstimateError(text)
 
 
 # Defaults for a model known only by its size. The shape follows the Llama family's scaling

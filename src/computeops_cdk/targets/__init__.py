@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from ..engine import Pin
-from ..errors import TargetError, did_you_mean
+from ..errors import TargetError, did_you_mean, did_you_mean_text
 from ._base import FEATURES, INTERNAL_OPTIONS, Target, TargetProps
 from .aws import AwsTarget
 from .azure import AzureTarget
@@ -71,8 +71,7 @@ def get_target(provider: str) -> Target:
         return TARGETS[provider]
     except (KeyError, TypeError):  # TypeError: an unhashable value, refused below like any unknown one
         pass
-    hints = did_you_mean(provider, TARGETS) if isinstance(provider, str) else []
-    suggestion = f" (did you mean {' or '.join(repr(h) for h in hints)}?)" if hints else ""
+    suggestion = did_you_mean_text(did_you_mean(provider, TARGETS) if isinstance(provider, str) else [])
     raise TargetError(
         f"no Terraform target for provider {provider!r}{suggestion}. "
         f"To fix: use one of {', '.join(supported_providers())}."

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..engine import Placement
-from ..errors import TargetError, did_you_mean
+from ..errors import TargetError, did_you_mean, did_you_mean_text
 from ._base import Target, TargetProps
 from ._support import require_supported
 
@@ -65,8 +65,7 @@ def pod_shape(instance_type: str) -> tuple[str, int, str]:
     match = _TYPE.match(instance_type.strip())
     gpu_type = GPU_TYPE_IDS.get(match.group(2)) if match else None
     if match is None or gpu_type is None:
-        hints = did_you_mean(match.group(2), GPU_TYPE_IDS) if match else []
-        hint = f" (did you mean {' or '.join(repr(h) for h in hints)}?)" if hints else ""
+        hint = did_you_mean_text(did_you_mean(match.group(2), GPU_TYPE_IDS) if match else [])
         raise TargetError(
             f"runpod target cannot map instance type {instance_type!r} to a RunPod GPU type id"
             f"{hint}. It expects '<count>x_<GPU>_SECURE' with GPU one of "
