@@ -130,6 +130,16 @@ def compliance_rules(provider: Provider, code: str, scopes: tuple[str, ...]) -> 
     return tuple(reasons)
 
 
+# (TPU?, in a Kubernetes node pool?) -> the machine's own features. A GPU machine in a pool needs
+# nothing beyond the required kubernetes_node_pool.
+_MACHINE_FEATURES: Mapping[tuple[bool, bool], tuple[str, ...]] = {
+    (True, True): ("tpu", "tpu_node_pool"),
+    (True, False): ("tpu",),
+    (False, True): (),
+    (False, False): ("gpu_vm",),
+}
+
+
 def features_needed(
     *, accelerator: Accelerator | None, pricing: str, needs_fabric: bool, require: tuple[str, ...] = ()
 ) -> tuple[str, ...]:
@@ -145,7 +155,7 @@ def features_needed(
         accelerator.id.upper().startswith("TPU") or accelerator.vendor.lower() == "google"
     )
     pool = "kubernetes_node_pool" in require
-    needed = (["tpu", "tpu_node_pool"] if pool else ["tpu"]) if tpu else [] if pool else ["gpu_vm"]
+    needed = list(_MACHINE_FEATURES[(tpu, pool)])
     if pricing == "spot":
         needed.append("spot")
     if needs_fabric:
