@@ -15,6 +15,7 @@ from .._compat import TerraformOutput, TerraformStack
 from ..catalog import PROVIDER_IDS, Catalog, load_catalog
 from ..engine import Decision, Placement, decide
 from ..errors import (
+    EstimateError,
     IntentError,
     NoFeasiblePlacementError,
     PinnedPlacementError,
@@ -23,6 +24,7 @@ from ..errors import (
     did_you_mean_text,
 )
 from ..intent import WorkloadIntent
+from ..perf import resolve_model
 from ..targets import TARGETS, Target, TargetProps, get_target, placement_pin, supported_providers
 from ..targets.k8s import KubeConnection, KubernetesLayer, WorkloadSpec
 from ._props import check_options, check_types
@@ -295,9 +297,6 @@ def _resource_name(id: str) -> str:
 
 def _model_url(name: str) -> str:
     """The Hugging Face id the model registry knows for ``name``, else ``name`` itself."""
-    from ..errors import EstimateError
-    from ..perf import resolve_model
-
     try:
         spec = resolve_model(name)
     except EstimateError:
