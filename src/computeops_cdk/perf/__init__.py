@@ -24,7 +24,7 @@ from typing import Any, Literal, TypeVar
 
 from ..errors import EstimateError
 from ._calibration import MEASURED_RANGE, MODEL_VERSION, VALIDATED_INFERENCE, VALIDATED_TRAINING
-from ._hardware import hardware_of
+from ._hardware import Hardware, hardware_of
 from ._inference import estimate_inference_hw
 from ._registry import model_from_params, model_names, resolve_model
 from ._training import estimate_training_hw
@@ -107,12 +107,11 @@ def _label_validation(
     return replace(estimate, assumptions=(*estimate.assumptions, *notes))
 
 
-def _gpus_per_node(gpus_per_node: int | None, count: int, accelerator: Any) -> int:
+def _gpus_per_node(gpus_per_node: int | None, count: int, hw: Hardware) -> int:
     if gpus_per_node is not None:
         return _positive("gpus_per_node", gpus_per_node)
     # TPU slices are one ICI domain; GPU servers hold 8 (HGX, MI300X OAM platforms).
-    is_tpu = str(getattr(accelerator, "id", "")).lower().startswith("tpu")
-    return count if is_tpu else min(count, 8)
+    return count if hw.is_tpu else min(count, 8)
 
 
 def estimate_inference(
@@ -183,7 +182,7 @@ def estimate_inference(
         concurrency,
         None if ttft_ms is None else float(ttft_ms),
         None if tpot_ms is None else float(tpot_ms),
-        _gpus_per_node(gpus_per_node, count, accelerator),
+        _gpus_per_node(gpus_per_node, count, hw),
         tensor_parallel,
     )
     return _label_validation(estimate, accelerator, "inference")
@@ -235,7 +234,7 @@ def estimate_training(
         seq,
         gbt,
         method,
-        _gpus_per_node(gpus_per_node, count, accelerator),
+        _gpus_per_node(gpus_per_node, count, hw),
         bool(multi_node_fabric),
     )
     return _label_validation(estimate, accelerator, "training")
