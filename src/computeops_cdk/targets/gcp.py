@@ -201,18 +201,7 @@ class GcpTarget(Target):
     ) -> dict[str, Any]:
         mod = _google("compute_instance", props)
         spot = placement.pricing == "spot"
-        policies: list[str] = []
-        if placement.instances > 1:
-            pol_mod = _google("compute_resource_policy", props)
-            policy = pol_mod.ComputeResourcePolicy(
-                scope,
-                "placement",
-                name=f"{props.name}-compact",
-                region=placement.region,
-                group_placement_policy={"collocation": "COLLOCATED", "vm_count": placement.instances},
-                provider=provider,
-            )
-            policies = [policy.id]
+        policies = _compact_placement(scope, placement, provider, props)
         disk_type = "hyperdisk-balanced" if machine.family in _HYPERDISK_ONLY else "pd-balanced"
         labels = _labels(props, {"computeops-gpu": machine.gpu, "computeops-pricing": placement.pricing})
         instances = [
@@ -354,6 +343,22 @@ class GcpTarget(Target):
             },
             provider=provider,
         )
+
+
+def _compact_placement(scope: Any, placement: Placement, provider: Any, props: TargetProps) -> list[str]:
+    """A collocated resource policy for several VMs (one low-latency spine); none for a single VM."""
+    if placement.instances <= 1:
+        return []
+    mod = _google("compute_resource_policy", props)
+    policy = mod.ComputeResourcePolicy(
+        scope,
+        "placement",
+        name=f"{props.name}-compact",
+        region=placement.region,
+        group_placement_policy={"collocation": "COLLOCATED", "vm_count": placement.instances},
+        provider=provider,
+    )
+    return [policy.id]
 
 
 def _google(submodule: str, props: TargetProps) -> Any:
