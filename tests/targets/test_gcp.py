@@ -165,7 +165,7 @@ def synthesized() -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
                 region="us-east5",
                 pricing="spot",
             ),
-            TargetProps(name="tpuspot", options={"tpu_runtime_version": "v2-custom"}),
+            TargetProps(name="tpuspot", options={"tpu_runtime_version": "v2-custom", "secure_boot": False}),
         ),
         "gke": (
             placement(pricing="spot", instances=3),
@@ -268,6 +268,9 @@ def test_tpu_vm_uses_google_beta(synth: dict[str, Any]) -> None:
     (spot,) = resources(synth, "google_tpu_v2_vm", "tpuspot")
     assert spot["scheduling_config"] == {"spot": True}
     assert spot["runtime_version"] == "v2-custom"
+    # secure_boot reaches TPU VMs too (it was fixed at True there, whatever the option said)
+    assert tpu["shielded_instance_config"] == {"enable_secure_boot": True}
+    assert spot["shielded_instance_config"] == {"enable_secure_boot": False}
     assert len(synth["provider"]["google-beta"]) == 1  # shared by both TPU workloads
 
 

@@ -22,7 +22,8 @@ Options (``TargetProps.options``):
   ``CHECKOV_SKIPS``).
 - ``image``: boot image. Default: ``DEFAULT_IMAGE`` (a Deep Learning VM family with NVIDIA drivers).
 - ``boot_disk_gb``: boot disk size. Default: 200.
-- ``secure_boot``: Shielded VM secure boot. Default: True (vTPM and integrity monitoring are always on).
+- ``secure_boot``: Shielded VM secure boot of the VMs, TPU VMs and GKE nodes. Default: True (vTPM and
+  integrity monitoring are always on).
   Set False for an image whose NVIDIA kernel module is not signed.
 - ``tpu_runtime_version``: TPU software version. Default: per generation, see ``TPU_RUNTIMES``.
 - ``gke_location``: location of the GKE cluster given as ``cluster``. Default: the region.
@@ -100,7 +101,7 @@ class GcpTarget(Target):
         "kms_key_self_link": "Cloud KMS key for the boot disks. Default: Google-managed encryption.",
         "image": "boot image. Default: DEFAULT_IMAGE (a Deep Learning VM family).",
         "boot_disk_gb": "boot disk size in GB. Default: 200.",
-        "secure_boot": "Shielded VM secure boot. Default: True.",
+        "secure_boot": "Shielded VM secure boot (VMs, TPU VMs, GKE nodes). Default: True.",
         "tpu_runtime_version": "TPU software version. Default: per generation (TPU_RUNTIMES).",
         "gke_location": "location of the GKE cluster given as cluster. Default: the region.",
         "gpu_driver_version": "GKE driver install (LATEST, DEFAULT, INSTALLATION_DISABLED). Default: LATEST.",
@@ -284,7 +285,9 @@ class GcpTarget(Target):
                     "enable_external_ips": False,
                 },
                 scheduling_config={"spot": True} if spot else None,
-                shielded_instance_config={"enable_secure_boot": True},
+                shielded_instance_config={
+                    "enable_secure_boot": flag_option(props, "secure_boot", True, target="gcp")
+                },
                 service_account={"email": email, "scope": ["https://www.googleapis.com/auth/cloud-platform"]},
                 labels=labels,
                 provider=beta,
@@ -336,7 +339,10 @@ class GcpTarget(Target):
                         key=GPU_TAINT_KEY, value="present", effect="NO_SCHEDULE"
                     )
                 ],
-                "shielded_instance_config": {"enable_secure_boot": True, "enable_integrity_monitoring": True},
+                "shielded_instance_config": {
+                    "enable_secure_boot": flag_option(props, "secure_boot", True, target="gcp"),
+                    "enable_integrity_monitoring": True,
+                },
                 "workload_metadata_config": {"mode": "GKE_METADATA"},
                 "metadata": {"disable-legacy-endpoints": "true"},
                 "resource_labels": _labels(props, {"computeops-gpu": machine.gpu}),
