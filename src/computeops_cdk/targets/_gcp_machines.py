@@ -28,7 +28,9 @@ _BUNDLED: Mapping[str, tuple[str, str]] = {
     "a3-ultragpu": ("H200", "nvidia-h200-141gb"),
     "a4-highgpu": ("B200", "nvidia-b200"),
 }
-_G2_GPUS = {4: 1, 8: 1, 12: 1, 16: 1, 24: 2, 32: 1, 48: 4, 96: 8}  # g2-standard-<vCPU> -> L4 count
+# g2-standard-<vCPU> -> L4 count (Compute Engine docs, "GPU machine types", G2 table:
+# https://cloud.google.com/compute/docs/gpus). The market data has no G2 rows; this maps pinned names.
+_G2_GPUS = {4: 1, 8: 1, 12: 1, 16: 1, 24: 2, 32: 1, 48: 4, 96: 8}
 # N1 machine types take GPUs as guest accelerators.
 _N1_GPUS: Mapping[str, str] = {
     "T4": "nvidia-tesla-t4",
