@@ -102,3 +102,17 @@ def test_attestation_regional_scope(catalog: Catalog) -> None:
     assert by_scope["hipaa"].regions is None
     gcp_high = next(a for a in catalog.provider("gcp").attestations if a.scope == "fedramp_high")
     assert gcp_high.regions and all(catalog.region("gcp", code).country == "US" for code in gcp_high.regions)
+
+
+def test_is_tpu_is_the_one_rule_the_engine_and_perf_share() -> None:
+    from computeops_cdk.engine import features_needed
+    from computeops_cdk.perf._hardware import hardware_of
+
+    catalog = load_catalog()
+    tpus = {a.id for a in catalog.accelerators if a.is_tpu}
+    assert tpus == {a.id for a in catalog.accelerators if a.id.startswith("TPU-")}
+    for acc in catalog.accelerators:
+        machine = features_needed(accelerator=acc, pricing="on_demand", needs_fabric=False)[0]
+        assert machine == ("tpu" if acc.is_tpu else "gpu_vm"), acc.id
+        if acc.memory_gb and acc.memory_bw_gbps and acc.bf16_tflops:
+            assert hardware_of(acc).is_tpu is acc.is_tpu, acc.id

@@ -133,6 +133,15 @@ class Accelerator:
     form_factor: str = ""
     """The variant the numbers describe (e.g. "SXM5 80GB", "PCIe"), "" when unknown."""
 
+    @property
+    def is_tpu(self) -> bool:
+        """True for Google TPUs: counted in chips, scaled by slice size, placed by TPU resources.
+
+        The one definition the engine (which features a placement needs) and the performance model
+        (ICI slices, no 8-per-node cap) share.
+        """
+        return self.vendor.lower() == "google" or self.id.upper().startswith("TPU")
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class InstanceType:

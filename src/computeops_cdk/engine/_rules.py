@@ -151,9 +151,7 @@ def features_needed(
     ``repeatable_plan`` is never implied by an offer; callers that need it (the constructs, for an
     engine-chosen provider) put it in ``require``.
     """
-    tpu = accelerator is not None and (
-        accelerator.id.upper().startswith("TPU") or accelerator.vendor.lower() == "google"
-    )
+    tpu = accelerator is not None and accelerator.is_tpu
     pool = "kubernetes_node_pool" in require
     needed = list(_MACHINE_FEATURES[(tpu, pool)])
     if pricing == "spot":

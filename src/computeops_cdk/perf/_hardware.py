@@ -117,7 +117,7 @@ def hardware_of(acc: Any) -> Hardware:
         )
     arch = f"{getattr(acc, 'architecture', '') or ''}".lower()
     vendor = f"{getattr(acc, 'vendor', '') or ''}".lower()
-    is_tpu = "tpu" in arch or "google" in vendor or name.lower().startswith("tpu")
+    is_tpu = bool(getattr(acc, "is_tpu", False))  # the catalog's one definition (Accelerator.is_tpu)
     is_amd = vendor == "amd" or "cdna" in arch
     interconnect = getattr(acc, "interconnect", None)
     link_gbps = getattr(acc, "interconnect_gbps", None)
