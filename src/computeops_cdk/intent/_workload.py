@@ -7,11 +7,11 @@ from typing import Literal, Self
 from pydantic import Field, model_validator
 
 from ..errors import EstimateError, did_you_mean
+from ..perf._types import Precision  # the precisions the performance model can estimate: one vocabulary
 from ._fields import StrictModel, fail
 
 __all__ = ["ModelRef", "Precision", "Serving", "Training", "Workload", "WorkloadType"]
 
-Precision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]
 WorkloadType = Literal["inference", "training", "fine_tuning"]
 TrainingMethod = Literal["full", "lora"]
 

@@ -20,7 +20,7 @@ weight.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, get_args
 
 from ..errors import EstimateError
 from ._calibration import MEASURED_RANGE, MODEL_VERSION, VALIDATED_INFERENCE, VALIDATED_TRAINING
@@ -46,7 +46,7 @@ __all__ = [
     "resolve_model",
 ]
 
-PRECISIONS: tuple[Precision, ...] = ("fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4")
+PRECISIONS: tuple[Precision, ...] = get_args(Precision)
 """Every precision the model accepts (one that the accelerator lacks falls back; see assumptions)."""
 
 
