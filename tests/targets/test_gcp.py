@@ -335,3 +335,33 @@ def test_every_catalog_gcp_instance_type_maps() -> None:
         )
         if isinstance(mapped, GpuMachine):
             assert mapped.count == t.accelerator_count, t.name
+
+
+@pytest.mark.parametrize(
+    ("instance_type", "accelerator", "cluster", "options", "message"),
+    [
+        (
+            "tpu-v5p-8",
+            "TPU-v5p",
+            None,
+            {"kms_key_self_link": "k", "image": "i"},
+            "gcp option(s) image, kms_key_self_link do not apply to TPU VMs, which this placement emits "
+            "(image: GPU VMs only; kms_key_self_link: GPU VMs only). To fix: drop them, or constrain the "
+            "intent's accelerators so the engine chooses a machine they apply to.",
+        ),
+        ("a3-highgpu-8g", "H100-SXM", None, {"tpu_runtime_version": "v"}, "do not apply to GPU VMs"),
+        ("a3-highgpu-8g", "H100-SXM", CLUSTER, {"boot_disk_gb": 300}, "do not apply to GKE node pools"),
+    ],
+)
+def test_an_option_the_emitted_machine_does_not_read_is_an_error(
+    instance_type: str, accelerator: str, cluster: str | None, options: dict[str, Any], message: str
+) -> None:
+    # Silently ignoring e.g. a KMS key on a TPU VM would leave the user believing the disk uses it.
+    with pytest.raises(TargetError) as err:
+        GcpTarget().emit(
+            None,
+            placement(instance_type=instance_type, accelerator=accelerator),
+            provider=None,
+            props=TargetProps(name="x", cluster=cluster, options=options),
+        )
+    assert message in str(err.value)

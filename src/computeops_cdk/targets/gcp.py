@@ -18,10 +18,11 @@ Options (``TargetProps.options``):
   Google access and flow logs.
 - ``service_account_email``: service account for the VMs. Default: a new service account with no
   roles granted (grant what the workload needs), never the Compute Engine default account.
-- ``kms_key_self_link``: Cloud KMS key for the boot disks. Default: Google-managed encryption (see
-  ``CHECKOV_SKIPS``).
-- ``image``: boot image. Default: ``DEFAULT_IMAGE`` (a Deep Learning VM family with NVIDIA drivers).
-- ``boot_disk_gb``: boot disk size. Default: 200.
+- ``kms_key_self_link``: Cloud KMS key for the boot disks of GPU VMs. Default: Google-managed
+  encryption (see ``CHECKOV_SKIPS``).
+- ``image``: boot image of GPU VMs. Default: ``DEFAULT_IMAGE`` (a Deep Learning VM family with
+  NVIDIA drivers).
+- ``boot_disk_gb``: boot disk size of GPU VMs. Default: 200.
 - ``secure_boot``: Shielded VM secure boot of the VMs, TPU VMs and GKE nodes. Default: True (vTPM and
   integrity monitoring are always on).
   Set False for an image whose NVIDIA kernel module is not signed.
@@ -98,13 +99,14 @@ class GcpTarget(Target):
         "subnetwork": "existing subnetwork (name or self link). Default: a new regional subnetwork.",
         "cidr": "range of the new subnetwork. Default: 10.64.0.0/20.",
         "service_account_email": "service account of the VMs. Default: a new one with no roles.",
-        "kms_key_self_link": "Cloud KMS key for the boot disks. Default: Google-managed encryption.",
-        "image": "boot image. Default: DEFAULT_IMAGE (a Deep Learning VM family).",
-        "boot_disk_gb": "boot disk size in GB. Default: 200.",
+        "kms_key_self_link": "boot-disk KMS key (GPU VMs only). Default: Google-managed encryption.",
+        "image": "boot image (GPU VMs only). Default: DEFAULT_IMAGE (a Deep Learning VM family).",
+        "boot_disk_gb": "boot disk size in GB (GPU VMs only). Default: 200.",
         "secure_boot": "Shielded VM secure boot (VMs, TPU VMs, GKE nodes). Default: True.",
-        "tpu_runtime_version": "TPU software version. Default: per generation (TPU_RUNTIMES).",
-        "gke_location": "location of the GKE cluster given as cluster. Default: the region.",
-        "gpu_driver_version": "GKE driver install (LATEST, DEFAULT, INSTALLATION_DISABLED). Default: LATEST.",
+        "tpu_runtime_version": "TPU software version (TPU VMs only). Default: per generation.",
+        "gke_location": "GKE cluster location (node pools only). Default: the region.",
+        "gpu_driver_version": "GKE driver install, LATEST/DEFAULT/INSTALLATION_DISABLED (node pools only). "
+        "Default: LATEST.",
     }
     unsupported: Mapping[str, str] = {
         "tpu_node_pool": "TPU node pools on GKE are not implemented (they need a TPU machine type and "
@@ -126,7 +128,9 @@ class GcpTarget(Target):
                     f"gcp target cannot express 'tpu_node_pool': {self.unsupported['tpu_node_pool']}. "
                     "To fix: drop `cluster=` to get a TPU VM."
                 )
+            _check_options_apply(props, "pool")
             return {"node_pool": self._node_pool(scope, placement, machine, zone, provider, props)}
+        _check_options_apply(props, "tpu" if isinstance(machine, TpuSlice) else "vm")
         network, subnetwork = self._network(scope, placement.region, provider, props)
         email = self._service_account(scope, provider, props)
         if isinstance(machine, TpuSlice):
@@ -348,6 +352,39 @@ class GcpTarget(Target):
                 "resource_labels": _labels(props, {"computeops-gpu": machine.gpu}),
             },
             provider=provider,
+        )
+
+
+# Options that only some machine kinds read; every other option applies to all of them. A given option
+# the emitted kind does not read is an error, not a silent no-op: a KMS key quietly not applied to a
+# TPU VM's disk would be a security surprise.
+_KIND_NAMES: Mapping[str, str] = {"vm": "GPU VMs", "tpu": "TPU VMs", "pool": "GKE node pools"}
+_OPTION_KINDS: Mapping[str, tuple[str, ...]] = {
+    "network": ("vm", "tpu"),
+    "subnetwork": ("vm", "tpu"),
+    "cidr": ("vm", "tpu"),
+    "service_account_email": ("vm", "tpu"),
+    "image": ("vm",),
+    "kms_key_self_link": ("vm",),
+    "boot_disk_gb": ("vm",),
+    "tpu_runtime_version": ("tpu",),
+    "gke_location": ("pool",),
+    "gpu_driver_version": ("pool",),
+}
+
+
+def _check_options_apply(props: TargetProps, kind: str) -> None:
+    stray = [
+        k for k, kinds in _OPTION_KINDS.items() if props.options.get(k) is not None and kind not in kinds
+    ]
+    if stray:
+        where = "; ".join(
+            f"{k}: {' and '.join(_KIND_NAMES[x] for x in _OPTION_KINDS[k])} only" for k in stray
+        )
+        raise TargetError(
+            f"gcp option(s) {', '.join(stray)} do not apply to {_KIND_NAMES[kind]}, which this placement "
+            f"emits ({where}). To fix: drop them, or constrain the intent's accelerators so the engine "
+            "chooses a machine they apply to."
         )
 
 
