@@ -146,3 +146,17 @@ def test_every_catalog_azure_size_maps() -> None:
     assert sizes
     for size in sizes:
         assert vm_size(placement(instance_type=size)) == size
+
+
+def test_vm_only_options_on_an_aks_pool_are_an_error_not_ignored() -> None:
+    with pytest.raises(TargetError) as err:
+        AzureTarget().emit(
+            None,
+            placement(),
+            provider=None,
+            props=TargetProps(name="x", cluster="aks", options={"ssh_public_key": "ssh-ed25519 AAAA"}),
+        )
+    assert str(err.value).startswith(
+        "azure option(s) ssh_public_key do not apply to AKS node pools, which this placement emits "
+        "(ssh_public_key: VMs only). To fix: drop them"
+    )

@@ -347,7 +347,7 @@ def test_every_catalog_gcp_instance_type_maps() -> None:
             {"kms_key_self_link": "k", "image": "i"},
             "gcp option(s) image, kms_key_self_link do not apply to TPU VMs, which this placement emits "
             "(image: GPU VMs only; kms_key_self_link: GPU VMs only). To fix: drop them, or constrain the "
-            "intent's accelerators so the engine chooses a machine they apply to.",
+            "intent so the engine chooses a machine they apply to.",
         ),
         ("a3-highgpu-8g", "H100-SXM", None, {"tpu_runtime_version": "v"}, "do not apply to GPU VMs"),
         ("a3-highgpu-8g", "H100-SXM", CLUSTER, {"boot_disk_gb": 300}, "do not apply to GKE node pools"),

@@ -6,12 +6,13 @@ TargetError naming the option and the fix, never a ValueError from deep inside a
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ..errors import TargetError
 from ._base import TargetProps
 
-__all__ = ["chosen_by", "flag_option", "whole_option"]
+__all__ = ["chosen_by", "flag_option", "require_applicable", "whole_option"]
 
 
 def whole_option(props: TargetProps, key: str, default: int, *, target: str, unit: str = "GiB") -> int:
@@ -52,3 +53,30 @@ def flag_option(props: TargetProps, key: str, default: bool, *, target: str) -> 
 def chosen_by(props: TargetProps) -> str:
     """Who chose this target (the construct's internal ``chosen_by`` option), for a missing-binding error."""
     return str(props.options.get("chosen_by", "the engine"))
+
+
+def require_applicable(
+    props: TargetProps,
+    *,
+    target: str,
+    emitted: str,
+    readers: Mapping[str, tuple[str, ...]],
+) -> None:
+    """Refuse options that the emitted kind of machine does not read.
+
+    A target emits different resources (a VM, a TPU VM, a node pool) and each reads only some options;
+    a given option nobody reads must fail, not vanish: a KMS key or SSH key silently not applied
+    leaves the user believing it is.
+
+    Args:
+        emitted: what this placement emits (e.g. "GPU VMs", "GKE node pools").
+        readers: option -> the kinds that read it, for the options not every kind reads.
+    """
+    stray = [k for k in readers if props.options.get(k) is not None and emitted not in readers[k]]
+    if stray:
+        where = "; ".join(f"{k}: {' and '.join(readers[k])} only" for k in stray)
+        raise TargetError(
+            f"{target} option(s) {', '.join(stray)} do not apply to {emitted}, which this placement "
+            f"emits ({where}). To fix: drop them, or constrain the intent so the engine chooses a "
+            "machine they apply to."
+        )

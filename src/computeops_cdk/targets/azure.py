@@ -27,7 +27,7 @@ from typing import Any
 from ..engine import Placement
 from ..errors import TargetError
 from ._base import Target, TargetProps
-from ._options import chosen_by, whole_option
+from ._options import chosen_by, require_applicable, whole_option
 from ._support import require_supported
 from .k8s import GPU_TAINT_KEY, pool_labels
 
@@ -67,6 +67,16 @@ def vm_size(placement: Placement) -> str:
     return size
 
 
+# Options only the VM path reads (an AKS node pool joins an existing cluster's group and identity).
+_VM, _POOL = "VMs", "AKS node pools"
+_OPTION_READERS: Mapping[str, tuple[str, ...]] = {
+    "resource_group_name": (_VM,),
+    "ssh_public_key": (_VM,),
+    "admin_username": (_VM,),
+    "image": (_VM,),
+}
+
+
 class AzureTarget(Target):
     """Azure target. See the module docstring for options and defaults."""
 
@@ -97,6 +107,8 @@ class AzureTarget(Target):
     def emit(self, scope: Any, placement: Placement, *, provider: Any, props: TargetProps) -> dict[str, Any]:
         require_supported(self, placement, props)
         size = vm_size(placement)
+        emitted = _POOL if props.cluster else _VM
+        require_applicable(props, target="azure", emitted=emitted, readers=_OPTION_READERS)
         if props.cluster:
             return {"node_pool": self._node_pool(scope, placement, size, provider, props)}
         rg_name, location = self._resource_group(scope, placement.region, provider, props)

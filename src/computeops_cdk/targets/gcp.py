@@ -42,7 +42,7 @@ from ..engine import Placement
 from ..errors import TargetError
 from ._base import Target, TargetProps
 from ._gcp_machines import GpuMachine, TpuSlice, default_zone, map_instance_type
-from ._options import chosen_by, flag_option, whole_option
+from ._options import chosen_by, flag_option, require_applicable, whole_option
 from ._support import require_supported
 from .k8s import GPU_TAINT_KEY, pool_labels
 
@@ -128,9 +128,10 @@ class GcpTarget(Target):
                     f"gcp target cannot express 'tpu_node_pool': {self.unsupported['tpu_node_pool']}. "
                     "To fix: drop `cluster=` to get a TPU VM."
                 )
-            _check_options_apply(props, "pool")
+            require_applicable(props, target="gcp", emitted=_POOL, readers=_OPTION_READERS)
             return {"node_pool": self._node_pool(scope, placement, machine, zone, provider, props)}
-        _check_options_apply(props, "tpu" if isinstance(machine, TpuSlice) else "vm")
+        emitted = _TPU if isinstance(machine, TpuSlice) else _VM
+        require_applicable(props, target="gcp", emitted=emitted, readers=_OPTION_READERS)
         network, subnetwork = self._network(scope, placement.region, provider, props)
         email = self._service_account(scope, provider, props)
         if isinstance(machine, TpuSlice):
@@ -355,37 +356,20 @@ class GcpTarget(Target):
         )
 
 
-# Options that only some machine kinds read; every other option applies to all of them. A given option
-# the emitted kind does not read is an error, not a silent no-op: a KMS key quietly not applied to a
-# TPU VM's disk would be a security surprise.
-_KIND_NAMES: Mapping[str, str] = {"vm": "GPU VMs", "tpu": "TPU VMs", "pool": "GKE node pools"}
-_OPTION_KINDS: Mapping[str, tuple[str, ...]] = {
-    "network": ("vm", "tpu"),
-    "subnetwork": ("vm", "tpu"),
-    "cidr": ("vm", "tpu"),
-    "service_account_email": ("vm", "tpu"),
-    "image": ("vm",),
-    "kms_key_self_link": ("vm",),
-    "boot_disk_gb": ("vm",),
-    "tpu_runtime_version": ("tpu",),
-    "gke_location": ("pool",),
-    "gpu_driver_version": ("pool",),
+# Options that only some kinds of machine read; every other option applies to all of them.
+_VM, _TPU, _POOL = "GPU VMs", "TPU VMs", "GKE node pools"
+_OPTION_READERS: Mapping[str, tuple[str, ...]] = {
+    "network": (_VM, _TPU),
+    "subnetwork": (_VM, _TPU),
+    "cidr": (_VM, _TPU),
+    "service_account_email": (_VM, _TPU),
+    "image": (_VM,),
+    "kms_key_self_link": (_VM,),
+    "boot_disk_gb": (_VM,),
+    "tpu_runtime_version": (_TPU,),
+    "gke_location": (_POOL,),
+    "gpu_driver_version": (_POOL,),
 }
-
-
-def _check_options_apply(props: TargetProps, kind: str) -> None:
-    stray = [
-        k for k, kinds in _OPTION_KINDS.items() if props.options.get(k) is not None and kind not in kinds
-    ]
-    if stray:
-        where = "; ".join(
-            f"{k}: {' and '.join(_KIND_NAMES[x] for x in _OPTION_KINDS[k])} only" for k in stray
-        )
-        raise TargetError(
-            f"gcp option(s) {', '.join(stray)} do not apply to {_KIND_NAMES[kind]}, which this placement "
-            f"emits ({where}). To fix: drop them, or constrain the intent's accelerators so the engine "
-            "chooses a machine they apply to."
-        )
 
 
 def _compact_placement(scope: Any, placement: Placement, provider: Any, props: TargetProps) -> list[str]:
