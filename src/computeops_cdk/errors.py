@@ -32,9 +32,18 @@ __all__ = [
     "NoFeasiblePlacementError",
     "PinnedPlacementError",
     "TargetError",
+    "described",
     "did_you_mean",
     "did_you_mean_text",
 ]
+
+
+def described(value: object, *, limit: int = 80) -> str:
+    """A bad value for a message: its type and repr, cut at ``limit`` characters (a pasted blob must
+    not flood the terminal; the message already says where it is)."""
+    text = repr(value)
+    text = text if len(text) <= limit else text[: limit - 3] + "..."
+    return f"{type(value).__name__} {text}"
 
 
 def did_you_mean(name: str, choices: Iterable[str], *, n: int = 3) -> list[str]:

@@ -46,3 +46,10 @@ def test_every_target_pin_is_valid_and_features_are_shared() -> None:
         for cluster in (False, True):
             assert targets.placement_pin(provider=provider, cluster=cluster).provider == provider
     assert targets.placement_pin(cluster=True).require == ("kubernetes_node_pool", "repeatable_plan")
+
+
+def test_a_huge_bad_value_is_cut_in_the_message() -> None:
+    with pytest.raises(IntentError) as err:
+        Pin(provider=list(range(10_000)))  # type: ignore[arg-type]
+    message = str(err.value)
+    assert "(got list [0, 1, 2," in message and "...)" in message and len(message) < 300

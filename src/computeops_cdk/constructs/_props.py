@@ -11,23 +11,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..catalog import Catalog
-from ..errors import TargetError, did_you_mean, did_you_mean_text
+from ..errors import TargetError, described, did_you_mean, did_you_mean_text
 from ..targets import TARGETS
 from ..targets.k8s import KubeConnection, KubernetesLayer
 
 __all__ = ["check_options", "check_types"]
 
-_SHOWN = 80  # characters of a wrong value quoted in a message
-
-
-def _got(value: object) -> str:
-    text = repr(value)
-    text = text if len(text) <= _SHOWN else text[: _SHOWN - 3] + "..."
-    return f"{type(value).__name__} {text}"
-
 
 def _fail(path: str, prop: str, must: str, value: object, fix: str) -> TargetError:
-    return TargetError(f"[{path}] {prop!r} must be {must} (got {_got(value)}). To fix: {fix}.")
+    return TargetError(f"[{path}] {prop!r} must be {must} (got {described(value)}). To fix: {fix}.")
 
 
 _NAMES: Mapping[str, tuple[str, str]] = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from ..errors import IntentError, did_you_mean
+from ..errors import IntentError, described, did_you_mean
 
 __all__ = ["FEATURES", "Pin"]
 
@@ -23,14 +23,10 @@ FEATURES: tuple[str, ...] = (
 )
 
 
-def _got(value: object) -> str:
-    return f"{type(value).__name__} {value!r}"
-
-
 def _check_name(value: object, path: str, example: str) -> None:
     if value is not None and (not isinstance(value, str) or not value.strip()):
         raise IntentError(
-            f"must be a non-empty string or None (got {_got(value)}). "
+            f"must be a non-empty string or None (got {described(value)}). "
             f"To fix: pass e.g. {path.removeprefix('pin.')}={example!r}, "
             "or leave it out to let the engine choose",
             path=path,
@@ -52,7 +48,7 @@ def _check_unsupported(value: object, path: str) -> None:
         isinstance(k, str) and isinstance(v, str) for k, v in value.items()
     ):
         raise IntentError(
-            f"must be a mapping of feature name -> reason (got {_got(value)}). "
+            f"must be a mapping of feature name -> reason (got {described(value)}). "
             "To fix: pass e.g. {'spot': 'no interruptible capacity'}",
             path=path,
         )
@@ -99,7 +95,7 @@ class Pin:
             if not isinstance(self.targets, Mapping):
                 raise IntentError(
                     "must be a mapping of provider id -> {feature: reason} or None "
-                    f"(got {_got(self.targets)}). "
+                    f"(got {described(self.targets)}). "
                     "To fix: pass targets.placement_pin(...), which fills it from the target registry",
                     path="pin.targets",
                 )
@@ -107,7 +103,7 @@ class Pin:
                 _check_unsupported(features, f"pin.targets[{provider!r}]")
         if not isinstance(self.require, tuple | list) or not all(isinstance(f, str) for f in self.require):
             raise IntentError(
-                f"must be a tuple of feature names (got {_got(self.require)}). "
+                f"must be a tuple of feature names (got {described(self.require)}). "
                 "To fix: pass e.g. require=('kubernetes_node_pool',)",
                 path="pin.require",
             )
