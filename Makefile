@@ -53,6 +53,9 @@ bench: $(PY_STAMP) $(NODE_STAMP)  ## speed and memory benchmarks (decide, synth)
 accuracy: $(PY_STAMP)  ## performance model vs published measurements
 	$(PY) benchmarks/accuracy.py
 
+schemas: $(PY_STAMP)  ## regenerate schemas/intent.schema.json from the intent model
+	$(PY) -m computeops_cdk.intent._schema schemas/intent.schema.json
+
 catalog: $(PY_STAMP)  ## rebuild the embedded catalog from data/market
 	$(VENV)/bin/computeops catalog build
 

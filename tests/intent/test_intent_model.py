@@ -439,3 +439,13 @@ def test_a_path_or_text_of_the_wrong_type_is_an_intent_error() -> None:
         "<string>: intent text must be a str (got bytes). "
         "To fix: pass the YAML text, or use WorkloadIntent.from_file(path)"
     )
+
+
+def test_schema_regeneration_refuses_an_option_instead_of_writing_a_file_named_after_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from computeops_cdk.intent._schema import main
+
+    assert main(["--check"]) == 2 and "usage:" in capsys.readouterr().err
+    out = tmp_path / "intent.schema.json"
+    assert main([str(out)]) == 0 and out.read_text(encoding="utf-8") == schema_text()

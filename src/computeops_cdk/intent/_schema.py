@@ -2,7 +2,7 @@
 
 Regenerate the file after changing an intent model::
 
-    python -m computeops_cdk.intent._schema schemas/intent.schema.json
+    make schemas     # or: python -m computeops_cdk.intent._schema schemas/intent.schema.json
 """
 
 from __future__ import annotations
@@ -30,7 +30,14 @@ def schema_text() -> str:
     return json.dumps(intent_json_schema(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
+def main(argv: list[str]) -> int:
+    """Write the schema to ``argv[0]`` (default ``schemas/intent.schema.json``); 2 on a bad argument."""
+    if len(argv) > 1 or (argv and argv[0].startswith("-")):
+        print("usage: python -m computeops_cdk.intent._schema [OUTPUT]  (or: make schemas)", file=sys.stderr)
+        return 2
+    Path(argv[0] if argv else "schemas/intent.schema.json").write_text(schema_text(), encoding="utf-8")
+    return 0
+
+
 if __name__ == "__main__":  # pragma: no cover - a maintainer's regeneration step
-    Path(sys.argv[1] if len(sys.argv) > 1 else "schemas/intent.schema.json").write_text(
-        schema_text(), encoding="utf-8"
-    )
+    sys.exit(main(sys.argv[1:]))
