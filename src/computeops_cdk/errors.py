@@ -7,6 +7,9 @@
     ├── EstimateError               the performance model cannot estimate this combination
     │   └── DoesNotFitError         the model does not fit in the accelerators' memory
     ├── NoFeasiblePlacementError    no candidate met every hard constraint (`.rejections`, `.nearest_misses`)
+    ├── LockError                   a lockfile or lock entry is unreadable or invalid (carries `.path`)
+    │   └── LockedPlacementError    a locked placement breaks a hard constraint today (`.rule`, `.reasons`)
+    ├── MetricsError                production metrics could not be read or make no sense (nothing recorded)
     └── TargetError                 a Terraform target cannot express the decision
         ├── PinnedPlacementError    a pinned provider/region violates the intent (carries `.rule`)
         └── MissingExtraError       the chosen target's binding is not installed (carries `.extra`)
@@ -28,6 +31,9 @@ __all__ = [
     "DoesNotFitError",
     "EstimateError",
     "IntentError",
+    "LockError",
+    "LockedPlacementError",
+    "MetricsError",
     "MissingExtraError",
     "NoFeasiblePlacementError",
     "PinnedPlacementError",
@@ -143,6 +149,39 @@ class NoFeasiblePlacementError(ComputeOpsError):
         if callable(self._document):
             self._document = self._document()
         return self._document
+
+
+class LockError(ComputeOpsError, ValueError):
+    """A lockfile (``computeops.lock.json``) or one of its entries is unreadable or invalid.
+
+    Attributes:
+        path: the lockfile and/or JSON path of the offending value, or "".
+    """
+
+    def __init__(self, message: str, *, path: str = "") -> None:
+        self.path = path
+        super().__init__(f"{path}: {message}" if path else message)
+
+
+class LockedPlacementError(LockError):
+    """A locked placement breaks a hard constraint of its intent on today's catalog (synth refuses it).
+
+    Attributes:
+        rule: the first rule id that rejects it (e.g. ``price.max_hourly`` or ``offer.gone``).
+        reasons: every (rule, message) pair, with the numbers.
+    """
+
+    def __init__(
+        self, message: str, *, rule: str, reasons: Sequence[tuple[str, str]] = (), path: str = ""
+    ) -> None:
+        self.rule = rule
+        self.reasons = list(reasons)
+        super().__init__(message, path=path)
+
+
+class MetricsError(ComputeOpsError, ValueError):
+    """Production metrics (Prometheus text from vLLM / DCGM) could not be read or make no sense;
+    nothing is recorded from them."""
 
 
 class TargetError(ComputeOpsError):

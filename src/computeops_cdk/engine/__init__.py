@@ -16,22 +16,44 @@ from ._decision import (
     Rejection,
     UnitCost,
 )
+from ._drift import (
+    DEFAULT_HYSTERESIS_PERCENT,
+    DEFAULT_MIN_HOLD_HOURS,
+    DRIFT_STATUSES,
+    Drift,
+    DriftPolicy,
+    DriftStatus,
+    LockedPlacement,
+    evaluate_drift,
+    parse_utc,
+    placement_of,
+)
 from ._pin import FEATURES, Pin
 from ._rules import features_needed
 from ._sizing import MAX_INSTANCES
 
 __all__ = [
     "DEFAULT_ALTERNATIVES",
+    "DEFAULT_HYSTERESIS_PERCENT",
+    "DEFAULT_MIN_HOLD_HOURS",
+    "DRIFT_STATUSES",
     "FEATURES",
     "MAX_INSTANCES",
     "SCORE_DIMENSIONS",
     "Decision",
+    "Drift",
+    "DriftPolicy",
+    "DriftStatus",
     "EstimateSummary",
+    "LockedPlacement",
     "Pin",
     "Placement",
     "Reason",
     "Rejection",
     "UnitCost",
     "decide",
+    "evaluate_drift",
     "features_needed",
+    "parse_utc",
+    "placement_of",
 ]

@@ -24,11 +24,11 @@ from ._index import catalog_index
 from ._misses import nearest_misses, unsupported_fix
 from ._pin import Pin
 from ._rank import distinct, rank_key, score_all
-from ._resolve import resolve
+from ._resolve import Resolved, resolve
 from ._scores import compliance_credit
 from ._sizing import sizer_for
 
-__all__ = ["DEFAULT_ALTERNATIVES", "decide"]
+__all__ = ["DEFAULT_ALTERNATIVES", "Ranked", "as_catalog", "as_intent", "decide", "ranked"]
 
 DEFAULT_ALTERNATIVES = 10
 """Ranked alternatives a Decision lists after the chosen placement."""
@@ -210,10 +210,13 @@ def decide(
             path="alternatives",
         )
     with _collector_paused():
-        return _decide(_intent(intent), _catalog(catalog), pin if pin is not None else Pin(), alternatives)
+        return _decide(
+            as_intent(intent), as_catalog(catalog), pin if pin is not None else Pin(), alternatives
+        )
 
 
-def _intent(value: object) -> WorkloadIntent:
+def as_intent(value: object) -> WorkloadIntent:
+    """``decide``'s intent argument as a WorkloadIntent (IntentError for anything else)."""
     if isinstance(value, WorkloadIntent):
         return value
     if isinstance(value, Mapping):
@@ -226,7 +229,8 @@ def _intent(value: object) -> WorkloadIntent:
     )
 
 
-def _catalog(value: object) -> Catalog:
+def as_catalog(value: object) -> Catalog:
+    """``decide``'s catalog argument as a Catalog (the embedded one for None; CatalogError otherwise)."""
     if value is None:
         return load_catalog()
     if isinstance(value, Catalog):
@@ -256,15 +260,40 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _decide(intent: WorkloadIntent, catalog: Catalog, pin: Pin, alternatives: int) -> Decision:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ranked:
+    """Every candidate of one run: the feasible ones scored and in rank order, best first, and the
+    rejected ones with their reasons. ``decide`` keeps the best of them; the drift rules look up the
+    locked offer among all of them, scored in the same field as its rivals."""
+
+    header: _Header
+    resolved: Resolved
+
+    @property
+    def feasible(self) -> list[Candidate]:
+        return self.header.result.feasible
+
+    def placement(self, candidate: Candidate) -> Placement:
+        """A scored feasible candidate as the Decision's record."""
+        return _placement(candidate, self.header.intent)
+
+
+def ranked(intent: WorkloadIntent, catalog: Catalog, pin: Pin) -> Ranked:
+    """Evaluate, score and rank every offer of ``catalog`` for ``intent`` inside ``pin``."""
     index = catalog_index(catalog)
     resolved = resolve(intent, catalog, pin)
     result = evaluate(intent, index, resolved, pin, sizer_for(intent.workload))
-    header = _Header(intent=intent, catalog=catalog, result=result, pin=pin)
+    if result.feasible:
+        score_all(result.feasible, intent, index.regions_per_itype, resolved, catalog)
+        result.feasible.sort(key=rank_key)
+    return Ranked(header=_Header(intent=intent, catalog=catalog, result=result, pin=pin), resolved=resolved)
+
+
+def _decide(intent: WorkloadIntent, catalog: Catalog, pin: Pin, alternatives: int) -> Decision:
+    run = ranked(intent, catalog, pin)
+    header, result = run.header, run.header.result
     if not result.feasible:
         raise _infeasible(header)
-    score_all(result.feasible, intent, index.regions_per_itype, resolved, catalog)
-    result.feasible.sort(key=rank_key)
     top = [_placement(c, intent) for c in distinct(result.feasible, alternatives + 1)]
     chosen, runner_up = top[0], (top[1] if len(top) > 1 else None)
     draft = header.decision()

@@ -13,7 +13,7 @@ from ..catalog import Catalog
 from ..intent import WorkloadIntent
 from ._decision import SCORE_DIMENSIONS, Placement
 
-__all__ = ["explanation", "price_age_days", "trade_off", "unit_label", "workload_line"]
+__all__ = ["compare", "explanation", "price_age_days", "trade_off", "unit_label", "workload_line"]
 
 
 def unit_label(placement: Placement) -> str:
@@ -37,24 +37,29 @@ def trade_off(chosen: Placement, runner_up: Placement | None) -> str:
     """The chosen placement against the runner-up, in words and numbers."""
     if runner_up is None:
         return f"Trade-off: no runner-up; {_name(chosen)} is the only feasible candidate."
-    a, b = chosen.unit_cost.value, runner_up.unit_cost.value
-    if a < b:
-        cost = f"{_pct(a, b)} % cheaper"
-    elif a > b:
-        cost = f"{_pct(a, b)} % more expensive"
+    return compare(chosen, runner_up, "chosen", "runner-up")
+
+
+def compare(a: Placement, b: Placement, a_label: str, b_label: str) -> str:
+    """``a`` against ``b`` in words and numbers: unit cost, then every other score that differs."""
+    x_cost, y_cost = a.unit_cost.value, b.unit_cost.value
+    if x_cost < y_cost:
+        cost = f"{_pct(x_cost, y_cost)} % cheaper"
+    elif x_cost > y_cost:
+        cost = f"{_pct(x_cost, y_cost)} % more expensive"
     else:
         cost = "the same unit cost"
     parts = [
-        f"Trade-off: chosen {_name(chosen)} costs {a:g} {unit_label(chosen)} vs {b:g} for runner-up "
-        f"{_name(runner_up)}: {cost}"
+        f"Trade-off: {a_label} {_name(a)} costs {x_cost:g} {unit_label(a)} vs {y_cost:g} for {b_label} "
+        f"{_name(b)}: {cost}"
     ]
     for dim in SCORE_DIMENSIONS[1:]:
-        x, y = chosen.scores[dim], runner_up.scores[dim]
+        x, y = a.scores[dim], b.scores[dim]
         if y and abs(x - y) / y >= 0.01:
             parts.append(f"{_pct(x, y)} % {'higher' if x > y else 'lower'} {dim} score ({x:g} vs {y:g})")
         elif not y and x:
             parts.append(f"higher {dim} score ({x:g} vs 0)")
-    return ", ".join(parts) + f"; weighted score {chosen.score:g} vs {runner_up.score:g}."
+    return ", ".join(parts) + f"; weighted score {a.score:g} vs {b.score:g}."
 
 
 def price_age_days(price_as_of: str, catalog_as_of: str) -> int | None:
