@@ -14,6 +14,10 @@ if _NODE_BIN.is_dir() and not os.environ.get("PATH", "").startswith(str(_NODE_BI
     os.environ["PATH"] = f"{_NODE_BIN}{os.pathsep}{os.environ.get('PATH', '')}"
 os.environ.setdefault("CHECKPOINT_DISABLE", "1")
 os.environ.setdefault("CDKTN_DISABLE_TELEMETRY", "true")
+# The repository root holds a cdktf.json, so a workload constructed here would lock itself into
+# ./computeops.lock.json: tests decide afresh unless they name a lockfile (tests/constructs/test_lock.py).
+os.environ["COMPUTEOPS_LOCKFILE"] = "off"
+os.environ.pop("COMPUTEOPS_RELOCK", None)
 
 
 def make_placement(**overrides: object):  # type: ignore[no-untyped-def]

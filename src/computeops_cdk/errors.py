@@ -193,10 +193,12 @@ class PinnedPlacementError(TargetError):
 
     Attributes:
         rule: the rule id that rejected the pinned placement (e.g. ``compliance.hipaa``).
+        reasons: every (rule, message) pair that rejected it, with the numbers (may be empty).
     """
 
-    def __init__(self, message: str, *, rule: str) -> None:
+    def __init__(self, message: str, *, rule: str, reasons: Sequence[tuple[str, str]] = ()) -> None:
         self.rule = rule
+        self.reasons = list(reasons)
         super().__init__(message)
 
 

@@ -15,10 +15,9 @@ def usage_error(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
 
 
 def test_mistyped_subcommand(capsys: pytest.CaptureFixture[str]) -> None:
-    assert usage_error(capsys, "decid") == (
-        "computeops: error: argument COMMAND: invalid choice: 'decid' (choose from 'decide', 'estimate', "
-        "'catalog') (did you mean 'decide'?)"
-    )
+    line = usage_error(capsys, "decid")
+    assert line.startswith("computeops: error: argument COMMAND: invalid choice: 'decid' (choose from 'decide', ")
+    assert line.endswith(") (did you mean 'decide'?)")
 
 
 def test_mistyped_nested_subcommand_and_choice(capsys: pytest.CaptureFixture[str]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import subprocess
@@ -116,6 +117,10 @@ def test_same_bytes_for_a_shuffled_catalog() -> None:
         assert decide(inference(), catalog=shuffled).to_json() == expected
 
 
+def _pythonpath() -> dict[str, str]:
+    return {"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}
+
+
 def test_same_bytes_across_processes_and_hash_seeds() -> None:
     script = (
         "import sys; sys.path.insert(0, 'tests/engine')\n"
@@ -127,7 +132,8 @@ def test_same_bytes_across_processes_and_hash_seeds() -> None:
         subprocess.run(
             [sys.executable, "-c", script],
             cwd=ROOT,
-            env={"PYTHONHASHSEED": seed, "PATH": "/usr/bin:/bin"},
+            # A bare environment (no inherited seed) running the same code (PYTHONPATH, when set).
+            env={"PYTHONHASHSEED": seed, "PATH": "/usr/bin:/bin", **_pythonpath()},
             capture_output=True,
             text=True,
             check=True,

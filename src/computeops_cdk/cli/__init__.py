@@ -82,7 +82,7 @@ class _Version(argparse.Action):
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand registered."""
-    from . import _catalog, _decide, _estimate
+    from . import _catalog, _decide, _estimate, _lock, _reevaluate
 
     parser = _Parser(
         prog="computeops",
@@ -97,6 +97,8 @@ def build_parser() -> argparse.ArgumentParser:
     _decide.register(commands)
     _estimate.register(commands)
     _catalog.register(commands)
+    _reevaluate.register(commands)
+    _lock.register(commands)
     return parser
 
 

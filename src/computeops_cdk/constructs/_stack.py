@@ -42,6 +42,7 @@ class WorkloadStack(TerraformStack):  # type: ignore[misc]  # the base class com
         deploy_workload: bool = True,
         tags: Mapping[str, str] | None = None,
         options: Mapping[str, Any] | None = None,
+        lock: str | Path | bool | None = None,
     ) -> None:
         super().__init__(scope, id)
         self.workload = ComputeWorkload(
@@ -57,5 +58,6 @@ class WorkloadStack(TerraformStack):  # type: ignore[misc]  # the base class com
             tags=tags if tags is not None else {"computeops/workload": id},
             options=options,
             name=id,
+            lock=lock,
         )
         self.decision = self.workload.decision

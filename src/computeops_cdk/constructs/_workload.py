@@ -13,7 +13,7 @@ from constructs import Construct
 
 from .._compat import TerraformOutput, TerraformStack
 from ..catalog import PROVIDER_IDS, Catalog, load_catalog
-from ..engine import Decision, Placement, decide
+from ..engine import Decision, Pin, Placement, decide
 from ..errors import (
     EstimateError,
     IntentError,
@@ -24,9 +24,11 @@ from ..errors import (
     did_you_mean_text,
 )
 from ..intent import WorkloadIntent
+from ..lockfile import Pins
 from ..perf import resolve_model
 from ..targets import TARGETS, Target, TargetProps, get_target, placement_pin, supported_providers
 from ..targets.k8s import KubeConnection, KubernetesLayer, WorkloadSpec
+from ._lock import apply_lock, emitted_placement, lockfile_path
 from ._props import check_options, check_types
 from ._record import record_decision, single_default_provider
 
@@ -63,6 +65,10 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
             characters). Default: derived from ``id``.
         configure_provider: add the provider block for the chosen region. Default: True (a second
             region of the same provider in one stack gets an aliased block).
+        lock: the lockfile that keeps this workload's placement between synths (a path), or False for
+            none. Default: ``$COMPUTEOPS_LOCKFILE`` when set (``off`` disables), else
+            ``computeops.lock.json`` in the app directory when it holds ``cdktf.json`` (as under
+            ``cdktn synth``), else none. See README "Keeping a decision".
     """
 
     def __init__(
@@ -81,6 +87,7 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
         options: Mapping[str, Any] | None = None,
         name: str | None = None,
         configure_provider: bool = True,
+        lock: str | Path | bool | None = None,
     ) -> None:
         super().__init__(scope, id)
         check_types(
@@ -102,12 +109,14 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
         self._check_props(provider, region, cluster)
         check_options(self.node.path, options, provider, bool(cluster))
         catalog = catalog if catalog is not None else load_catalog()
-        self.decision: Decision = self._decide(catalog, provider, region, cluster)
+        self.decision: Decision = self._locked_decision(catalog, provider, region, cluster, lock)
         """The engine's full answer (chosen placement, alternatives, rejections, explanation)."""
         chosen = self.decision.chosen
         assert chosen is not None  # decide() raises rather than return a Decision without a choice
-        self.placement: Placement = chosen
-        """The chosen placement (provider, instance type, region, pricing, instances, costs)."""
+        self.placement: Placement = emitted_placement(self.decision)
+        """The placement emitted (provider, instance type, region, pricing, instances, costs): the
+        decision's choice; from a lock, with the figures as locked (the record has today's)."""
+        chosen = self.placement
         self.target: Target = get_target(chosen.provider)
         # A target error (a bad option value, a shape it cannot map) gets the construct path too.
         with _at(self.node.path):
@@ -169,10 +178,29 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
                 "or leave cluster out."
             )
 
-    def _decide(
-        self, catalog: Catalog, provider: str | None, region: str | None, cluster: str | None
+    def _locked_decision(
+        self,
+        catalog: Catalog,
+        provider: str | None,
+        region: str | None,
+        cluster: str | None,
+        lock: str | Path | bool | None,
     ) -> Decision:
         pin = placement_pin(provider=provider, region=region, cluster=bool(cluster))
+        path = lockfile_path(lock, self.node.path)
+        if path is None:
+            return self._decide(catalog, pin, provider, region)
+        return apply_lock(
+            path=path,
+            workload=self.node.path,
+            intent=self._intent,
+            pins=Pins(provider=provider, region=region, cluster=cluster),
+            pin=pin,
+            catalog=catalog,
+            fresh=lambda: self._decide(catalog, pin, provider, region),
+        )
+
+    def _decide(self, catalog: Catalog, pin: Pin, provider: str | None, region: str | None) -> Decision:
         try:
             decision: Decision = decide(self._intent, catalog=catalog, pin=pin)
             return decision

@@ -7,6 +7,7 @@ not matter (see ``_index``), and floats in the output are rounded to fixed decim
 from __future__ import annotations
 
 import gc
+import json
 import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -68,6 +69,7 @@ def _placement(c: Candidate, intent: WorkloadIntent) -> Placement:
             tensor_parallel=s.tensor_parallel,
             replicas=s.replicas,
             memory_gb_per_accelerator=_r(s.memory_gb_per_accelerator, 2),
+            concurrency_per_replica=s.concurrency_per_replica,
         ),
         attestations=_attested(c),
         scores=dict(zip(SCORE_DIMENSIONS, c.parts, strict=True)),
@@ -133,6 +135,12 @@ class _Header:
             feasible=len(self.result.feasible),
             pinned_out=dict(sorted(self.result.pinned_out.items())),
             nearest_misses=nearest_misses,
+            intent_spec=json.loads(self.intent.canonical_json()),
+            pin={
+                "provider": self.pin.provider,
+                "region": self.pin.region,
+                "require": tuple(self.pin.require),
+            },
         )
 
 

@@ -61,6 +61,8 @@ class EstimateSummary:
     tensor_parallel: int | None = None
     replicas: int | None = None
     memory_gb_per_accelerator: float | None = None
+    concurrency_per_replica: int | None = None
+    """Inference: requests in flight per model replica the estimate assumed; None for training."""
 
     def to_dict(self) -> dict[str, Any]:
         """This record as its part of the ``decide --format json`` document."""
@@ -75,6 +77,7 @@ class EstimateSummary:
             "tensor_parallel": self.tensor_parallel,
             "replicas": self.replicas,
             "memory_gb_per_accelerator": self.memory_gb_per_accelerator,
+            "concurrency_per_replica": self.concurrency_per_replica,
         }
 
 
@@ -204,6 +207,13 @@ class Decision:
     """Offers left out by the pin, by rule (``pin.provider``, ``pin.region``); not rejections."""
     nearest_misses: tuple[str, ...] = ()
     """Relaxations that would admit a candidate (only filled when nothing is feasible)."""
+    intent_spec: Mapping[str, Any] | None = None
+    """The intent as decided (canonical, defaults filled), so a record can be re-evaluated on its own."""
+    pin: Mapping[str, Any] = field(default_factory=dict)
+    """The pin it was decided inside: ``provider``, ``region`` (None when free) and ``require``."""
+    lock: Mapping[str, Any] | None = None
+    """Where the placement came from when a lockfile was used (``status`` locked / written /
+    relocked, the file, the workload path, ``locked_at``); None for a plain decision."""
 
     @property
     def ranked(self) -> tuple[Placement, ...]:
@@ -218,7 +228,12 @@ class Decision:
     def to_dict(self) -> dict[str, Any]:
         """This record as its part of the ``decide --format json`` document."""
         return {
-            "intent": {"name": self.intent_name, "sha256": self.intent_sha256},
+            "intent": {"name": self.intent_name, "sha256": self.intent_sha256, "spec": self.intent_spec},
+            "pin": {
+                "provider": self.pin.get("provider"),
+                "region": self.pin.get("region"),
+                "require": list(self.pin.get("require", ())),
+            },
             "catalog": {
                 "version": self.catalog_version,
                 "as_of": self.catalog_as_of,
@@ -237,6 +252,7 @@ class Decision:
             "trade_off": self.trade_off,
             "nearest_misses": list(self.nearest_misses),
             "explanation": list(self.explanation),
+            "lock": dict(self.lock) if self.lock is not None else None,
         }
 
     def to_json(self, *, indent: int | None = 2) -> str:

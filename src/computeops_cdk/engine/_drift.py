@@ -512,4 +512,5 @@ def placement_of(
         f"{run.header.intent.name!r}: {text}. To fix: choose an offer the intent admits "
         "(`computeops decide INTENT --provider P --region R` lists them), or relax the constraint",
         rule=reasons[0].rule,
+        reasons=[(r.rule, r.message) for r in reasons],
     )

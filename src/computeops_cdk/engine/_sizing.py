@@ -55,6 +55,8 @@ class Sizing:
     tensor_parallel: int | None = None
     replicas: int | None = None
     memory_gb_per_accelerator: float | None = None
+    concurrency_per_replica: int | None = None
+    """Inference: requests in flight per model replica the estimate assumed (vLLM's --max-num-seqs)."""
     group_instances: int = 1
     """Instances one model replica spans (inference); > 1 needs a multi-node fabric."""
     model_version: str = ""
@@ -197,6 +199,7 @@ class Sizer:
             tensor_parallel=est.tensor_parallel,
             replicas=est.replicas * groups,
             memory_gb_per_accelerator=est.memory_gb_per_accelerator,
+            concurrency_per_replica=est.concurrency,
             group_instances=group,
             model_version=est.model_version,
             assumptions=est.assumptions,

@@ -1,0 +1,146 @@
+"""``computeops lock``: list and relock the entries of ``computeops.lock.json`` on purpose.
+
+``lock update`` re-decides entries from the intent and pins they recorded (the same target-aware pin
+as the constructs) on the given catalog and writes them, atomically. A synth relocks with
+``COMPUTEOPS_RELOCK=1`` instead; both are deliberate, so a fleet never moves by itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..catalog import load_catalog
+from ..engine import LockedPlacement, decide
+from ..errors import LockError, did_you_mean
+from ..lockfile import LOCKFILE_NAME, LockEntry, Lockfile
+from ..targets import placement_pin
+
+__all__ = ["register"]
+
+_EPILOG = """\
+examples:
+  computeops lock list
+  computeops lock update --workload inference-auto/workload     # relock one workload
+  computeops lock update computeops.lock.json --catalog refreshed.json
+  computeops lock remove --workload old-stack/workload
+"""
+
+
+def register(commands: Any) -> None:
+    """Add the ``lock`` subcommand and its verbs."""
+    parser = commands.add_parser(
+        "lock",
+        help="list, relock or remove the entries of computeops.lock.json",
+        description=__doc__,
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    verbs = parser.add_subparsers(dest="verb", metavar="VERB", required=True)
+    for verb, help_text in (
+        ("list", "show every locked workload"),
+        ("update", "relock: re-decide entries on the catalog and write them"),
+        ("remove", "drop the entry of a workload that no longer exists"),
+    ):
+        sub = verbs.add_parser(
+            verb, help=help_text, epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
+        )
+        sub.add_argument(
+            "lockfile",
+            nargs="?",
+            default=LOCKFILE_NAME,
+            metavar="LOCKFILE",
+            help=f"default: ./{LOCKFILE_NAME}",
+        )
+        if verb != "list":
+            sub.add_argument(
+                "--workload",
+                metavar="PATH",
+                required=verb == "remove",
+                help="construct path of the entry (default for update: every entry)",
+            )
+        if verb == "update":
+            sub.add_argument(
+                "--catalog", metavar="FILE", help="catalog JSON to decide on (default: embedded)"
+            )
+        sub.set_defaults(handler=_HANDLERS[verb])
+
+
+def _read(path: str) -> Lockfile:
+    return Lockfile.read(Path(path), missing_ok=False)
+
+
+def _entry(lockfile: Lockfile, workload: str) -> LockEntry:
+    entry = lockfile.workloads.get(workload)
+    if entry is None:
+        known = list(lockfile.workloads)
+        hint = did_you_mean(workload, known)
+        raise LockError(
+            f"{lockfile.path} has no entry {workload!r} (entries: {', '.join(known) or 'none'})"
+            + (f" (did you mean {hint[0]!r}?)" if hint else "")
+        )
+    return entry
+
+
+def _list(args: argparse.Namespace) -> int:
+    lockfile = _read(args.lockfile)
+    for name, entry in lockfile.workloads.items():
+        p = entry.placement
+        sys.stdout.write(
+            f"{name}: {p.name}, {p.hourly_usd:,.2f} USD/h, {p.unit_cost.value:g} {p.unit_cost.unit}, "
+            f"locked {p.locked_at} on catalog {p.catalog_version}, {len(entry.observations)} observation(s)\n"
+        )
+    return 0
+
+
+def _update(args: argparse.Namespace) -> int:
+    lockfile = _read(args.lockfile)
+    names = [args.workload] if args.workload else list(lockfile.workloads)
+    catalog = load_catalog(args.catalog) if args.catalog else load_catalog()
+    locked_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    for name in names:
+        entry = _entry(lockfile, name)
+        pin = placement_pin(
+            provider=entry.pins.provider, region=entry.pins.region, cluster=bool(entry.pins.cluster)
+        )
+        decision = decide(entry.intent, catalog=catalog, pin=pin)
+        chosen = decision.chosen
+        assert chosen is not None
+        new = LockedPlacement.from_placement(
+            chosen, locked_at=locked_at, catalog_version=catalog.version, catalog_sha256=catalog.sha256
+        )
+        same = new.key == entry.placement.key and new.instances == entry.placement.instances
+        per_replica = chosen.estimate.concurrency_per_replica
+        lockfile = lockfile.with_entry(
+            name,
+            replace(
+                entry,
+                placement=new,
+                engine_version=__version__,
+                performance_model=chosen.estimate.model,
+                estimated_tokens_per_s=chosen.estimate.tokens_per_s,
+                estimated_batch=float(per_replica * (chosen.estimate.replicas or 1)) if per_replica else None,
+                # Measurements describe the machines they were taken on: kept only if those stay.
+                observations=entry.observations if same else (),
+            ),
+        )
+        change = "unchanged" if same else f"{entry.placement.name} -> {new.name}"
+        sys.stdout.write(f"{name}: relocked on catalog {catalog.version}: {change}\n")
+    lockfile.write()
+    return 0
+
+
+def _remove(args: argparse.Namespace) -> int:
+    lockfile = _read(args.lockfile)
+    _entry(lockfile, args.workload)
+    lockfile.without(args.workload).write()
+    sys.stdout.write(f"{args.workload}: entry removed from {lockfile.path}\n")
+    return 0
+
+
+_HANDLERS = {"list": _list, "update": _update, "remove": _remove}

@@ -1,0 +1,223 @@
+"""The construct side of ``computeops.lock.json``: a synth emits the locked placement, not today's pick.
+
+On synth a workload whose lock entry matches its intent and pins gets the locked placement, after it is
+re-checked against every hard constraint on the current catalog (``engine.placement_of``); one that a
+constraint now rejects fails synth with the rule and the numbers. No entry, a changed intent or pin,
+or a relock asked for (``COMPUTEOPS_RELOCK=1``) decides afresh and writes the entry. The record beside
+the stack says which happened (``Decision.lock``).
+
+Where the lockfile is (``lock`` prop, default): ``COMPUTEOPS_LOCKFILE`` when set (``off`` disables it),
+else ``computeops.lock.json`` in the app directory (the current directory when it holds ``cdktf.json``,
+as under ``cdktn synth``), else none: an app run outside a CDK project decides afresh every time.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from .. import __version__
+from ..catalog import HOURS_PER_MONTH, Catalog
+from ..engine import Decision, LockedPlacement, Pin, Placement, placement_of
+from ..engine._explain import compare
+from ..errors import LockedPlacementError, PinnedPlacementError, TargetError, described
+from ..intent import WorkloadIntent
+from ..lockfile import LOCKFILE_NAME, LockEntry, Lockfile, Pins
+
+__all__ = ["LOCKFILE_ENV", "RELOCK_ENV", "apply_lock", "emitted_placement", "lockfile_path"]
+
+LOCKFILE_ENV = "COMPUTEOPS_LOCKFILE"
+RELOCK_ENV = "COMPUTEOPS_RELOCK"
+_OFF = frozenset({"", "0", "off", "false", "no", "none"})
+
+
+def lockfile_path(prop: str | os.PathLike[str] | bool | None, where: str) -> Path | None:
+    """The lockfile a workload uses (module docstring), or None for no lock."""
+    if prop is False:
+        return None
+    if isinstance(prop, str | os.PathLike) and not isinstance(prop, bool):
+        if not str(prop).strip():
+            raise TargetError(
+                f"[{where}] 'lock' is empty. To fix: give a path, False for no lock, or leave it out"
+            )
+        return Path(prop)
+    if prop is not None and prop is not True:
+        raise TargetError(
+            f"[{where}] 'lock' must be a path, True or False (got {described(prop)}). "
+            "To fix: e.g. lock='computeops.lock.json', or leave it out for the app directory's lockfile"
+        )
+    env = os.environ.get(LOCKFILE_ENV)
+    if env is not None:
+        return None if env.strip().lower() in _OFF else Path(env)
+    here = Path.cwd()
+    if prop is True or (here / "cdktf.json").is_file():
+        return here / LOCKFILE_NAME
+    return None
+
+
+def _relock_requested(workload: str) -> bool:
+    value = os.environ.get(RELOCK_ENV, "").strip()
+    if value.lower() in _OFF:
+        return False
+    if value in ("1", "true", "yes", "all"):
+        return True
+    return workload in {w.strip() for w in value.split(",")}  # COMPUTEOPS_RELOCK=stack/workload,...
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _key(p: Placement) -> tuple[str, str, str, str]:
+    return (p.provider, p.instance_type, p.region, p.pricing)
+
+
+def _sized_as_locked(current: Placement, locked: LockedPlacement) -> Placement:
+    """Today's placement of the locked offer, kept at the locked size (a fleet never resizes by itself)."""
+    if current.instances == locked.instances:
+        return current
+    ratio = locked.instances / current.instances
+    hourly = round(current.hourly_usd * ratio, 4)
+    return dataclasses.replace(
+        current,
+        instances=locked.instances,
+        hourly_usd=hourly,
+        monthly_usd=round(current.monthly_usd * ratio, 2),
+    )
+
+
+def emitted_placement(decision: Decision) -> Placement:
+    """What the target emits: the chosen placement, with the lock's own figures when it came from the
+    lock, so a changed price alone never changes the synthesized Terraform (outputs, price ceilings).
+    The decision record keeps today's figures."""
+    chosen = decision.chosen
+    assert chosen is not None
+    if decision.lock is None or decision.lock.get("status") != "locked":
+        return chosen
+    locked = LockedPlacement.from_dict(decision.lock["placement"])
+    return dataclasses.replace(
+        chosen,
+        instances=locked.instances,
+        hourly_usd=locked.hourly_usd,
+        monthly_usd=round(locked.hourly_usd * HOURS_PER_MONTH, 2),
+        unit_cost=locked.unit_cost,
+    )
+
+
+def apply_lock(
+    *,
+    path: Path,
+    workload: str,
+    intent: WorkloadIntent,
+    pins: Pins,
+    pin: Pin,
+    catalog: Catalog,
+    fresh: Callable[[], Decision],
+) -> Decision:
+    """The workload's decision under ``path``'s lock: the locked placement, or a fresh one written to it."""
+    lockfile = Lockfile.read(path)
+    decision = fresh()
+    entry = lockfile.workloads.get(workload)
+    assert decision.chosen is not None
+    if entry is not None and entry.matches(intent, pins) and not _relock_requested(workload):
+        return _locked(decision, entry, path=path, workload=workload, pin=pin, catalog=catalog)
+    status = "written" if entry is None else "relocked"
+    chosen = decision.chosen
+    locked = LockedPlacement.from_placement(
+        chosen,
+        locked_at=_now(),
+        catalog_version=decision.catalog_version,
+        catalog_sha256=decision.catalog_sha256,
+    )
+    per_group = chosen.estimate.concurrency_per_replica
+    replicas = chosen.estimate.replicas or 1
+    lockfile.with_entry(
+        workload,
+        LockEntry(
+            intent=intent,
+            pins=pins,
+            placement=locked,
+            engine_version=__version__,
+            performance_model=chosen.estimate.model,
+            estimated_tokens_per_s=chosen.estimate.tokens_per_s,
+            estimated_batch=float(per_group * replicas) if per_group else None,
+            observations=entry.observations if entry is not None and entry.matches(intent, pins) else (),
+        ),
+    ).write()
+    return dataclasses.replace(
+        decision,
+        lock={"status": status, "file": str(path), "workload": workload, "locked_at": locked.locked_at},
+    )
+
+
+def _locked(
+    decision: Decision, entry: LockEntry, *, path: Path, workload: str, pin: Pin, catalog: Catalog
+) -> Decision:
+    locked = entry.placement
+    try:
+        current = placement_of(
+            entry.intent,
+            provider=locked.provider,
+            instance_type=locked.instance_type,
+            region=locked.region,
+            pricing=locked.pricing,
+            catalog=catalog,
+            pin=pin,
+        )
+    except PinnedPlacementError as err:
+        why = "; ".join(f"{rule}: {message}" for rule, message in err.reasons) or str(err)
+        raise LockedPlacementError(
+            f"[{workload}] the placement locked in {path} ({locked.name}, locked {locked.locked_at} on "
+            f"catalog {locked.catalog_version}) is no longer feasible on catalog {decision.catalog_version}: "
+            f"{why}. To fix: relock on purpose "
+            f"(COMPUTEOPS_RELOCK=1 cdktn synth, or `computeops lock update {path} --workload {workload}`), "
+            "or relax the intent's constraint",
+            rule=err.rule,
+            reasons=err.reasons,
+            path=str(path),
+        ) from None
+    chosen = _sized_as_locked(current, locked)
+    fresh = decision.chosen
+    assert fresh is not None
+    others = tuple(p for p in decision.ranked if _key(p) != _key(chosen))[: len(decision.alternatives)]
+    same = _key(fresh) == _key(chosen)
+    head = (
+        f"Placement from the lock {path.name} (entry {workload!r}, locked {locked.locked_at} on catalog "
+        f"{locked.catalog_version}): {locked.name}, re-checked against every hard constraint on catalog "
+        f"{decision.catalog_version}: {chosen.hourly_usd:,.2f} USD/h now "
+        f"(locked at {locked.hourly_usd:,.2f})."
+    )
+    if same:
+        head += " A fresh decision today chooses the same placement."
+    else:
+        head += (
+            f" A fresh decision today would choose {fresh.provider} {fresh.instance_type} in {fresh.region} "
+            f"({fresh.pricing}); `computeops reevaluate {path.name}` says whether it is worth a move. "
+            "The lines below explain today's fresh decision."
+        )
+    return dataclasses.replace(
+        decision,
+        chosen=chosen,
+        alternatives=others,
+        explanation=(head, *decision.explanation),
+        trade_off=decision.trade_off if same else compare(chosen, fresh, "locked", "fresh choice"),
+        lock={
+            "status": "locked",
+            "file": str(path),
+            "workload": workload,
+            "locked_at": locked.locked_at,
+            "placement": locked.to_dict(),
+            "fresh": None
+            if same
+            else {
+                "provider": fresh.provider,
+                "instance_type": fresh.instance_type,
+                "region": fresh.region,
+                "pricing": fresh.pricing,
+                "unit_cost": fresh.unit_cost.to_dict(),
+            },
+        },
+    )

@@ -1,0 +1,326 @@
+"""``computeops.lock.json``: the decisions an app has locked, one entry per workload construct path.
+
+Committed to git like ``.terraform.lock.hcl``: a synth whose intent and pins match an entry emits the
+locked placement whatever the catalog says now (``constructs``), and ``computeops reevaluate`` re-decides
+every entry against today's catalog with the engine's drift rules. The format (``schemas/lock.schema.json``)
+is stable: sorted keys, two-space indent, one trailing newline, so a relock is a readable git diff.
+
+Each entry keeps the intent itself (canonical JSON), so the lockfile alone is enough to re-evaluate it.
+Writes are atomic (a temporary file in the same directory, then a rename): a failed write leaves the
+previous lockfile as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from .engine import LockedPlacement
+from .errors import IntentError, LockError, described
+from .intent import WorkloadIntent
+
+__all__ = [
+    "LOCKFILE_NAME",
+    "LOCKFILE_VERSION",
+    "MAX_LOCKFILE_BYTES",
+    "LockEntry",
+    "Lockfile",
+    "Observation",
+    "Pins",
+]
+
+LOCKFILE_NAME = "computeops.lock.json"
+LOCKFILE_VERSION = 1
+MAX_LOCKFILE_BYTES = 16 * 1024 * 1024
+"""A lockfile larger than this is refused unread (a lock entry is a few kilobytes)."""
+MAX_OBSERVATIONS = 20
+"""Observations kept per entry, newest last: enough history to see a trend, small enough to diff."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Pins:
+    """The pins a workload was decided with; a changed pin means a fresh decision."""
+
+    provider: str | None = None
+    region: str | None = None
+    cluster: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"provider": self.provider, "region": self.region, "cluster": self.cluster}
+
+    @classmethod
+    def from_dict(cls, data: object, *, path: str) -> Pins:
+        if not isinstance(data, Mapping):
+            raise LockError(f"must be an object (got {described(data)})", path=path)
+        values = {}
+        for name in ("provider", "region", "cluster"):
+            value = data.get(name)
+            if value is not None and (not isinstance(value, str) or not value):
+                raise LockError(
+                    f"must be a non-empty string or null (got {described(value)})", path=f"{path}.{name}"
+                )
+            values[name] = value
+        return cls(**values)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Observation:
+    """Throughput measured in production, recorded against the estimate the lock was sized with.
+
+    Attributes:
+        observed_at: when the second scrape was taken (ISO-8601 UTC).
+        source: where the metrics came from (URL or file names).
+        interval_s: seconds between the two scrapes.
+        output_tokens_per_s: measured output tokens per second (whole deployment as scraped).
+        prompt_tokens_per_s: measured prompt tokens per second.
+        estimated_tokens_per_s: what the locked placement's estimate said for the deployment.
+        requests_running: mean requests in flight (gauge, mean of the two scrapes).
+        estimated_batch: requests in flight the estimate assumed for the scraped servers (None unknown).
+        ttft_ms_p50, ttft_ms_p90, tpot_ms_p50, tpot_ms_p90: latency percentiles over the interval.
+        kv_cache_usage: KV-cache usage fraction (gauge), None when not served.
+        gpu_utilization: mean DCGM GPU utilisation in percent, None when not served.
+        efficiency: measured tokens/s per request in flight divided by the estimate's, the factor the
+            next decision applies to the estimate for the same model on the same accelerator.
+    """
+
+    observed_at: str
+    source: str
+    interval_s: float
+    output_tokens_per_s: float
+    prompt_tokens_per_s: float
+    estimated_tokens_per_s: float
+    requests_running: float
+    estimated_batch: float | None
+    ttft_ms_p50: float | None
+    ttft_ms_p90: float | None
+    tpot_ms_p50: float | None
+    tpot_ms_p90: float | None
+    kv_cache_usage: float | None
+    gpu_utilization: float | None
+    efficiency: float | None
+    model: str = ""
+    accelerator: str = ""
+    precision: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+    @classmethod
+    def from_dict(cls, data: object, *, path: str) -> Observation:
+        if not isinstance(data, Mapping):
+            raise LockError(f"must be an object (got {described(data)})", path=path)
+        values: dict[str, Any] = {}
+        for name, spec in cls.__dataclass_fields__.items():
+            value = data.get(name, spec.default)
+            kind = str(spec.type)
+            if "str" in kind:
+                if not isinstance(value, str):
+                    raise LockError(f"must be a string (got {described(value)})", path=f"{path}.{name}")
+            elif value is not None or "None" not in kind:
+                if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+                    raise LockError(
+                        f"must be a finite number (got {described(value)})", path=f"{path}.{name}"
+                    )
+                value = float(value)
+            values[name] = value
+        return cls(**values)
+
+    def describe(self) -> str:
+        """``estimate 20,054 tok/s, observed 14,210 tok/s at 71 % of the batch the estimate assumed``."""
+        text = (
+            f"estimate {self.estimated_tokens_per_s:,.0f} tok/s, "
+            f"observed {self.output_tokens_per_s:,.0f} tok/s"
+        )
+        if self.estimated_batch:
+            text += (
+                f" at {self.requests_running / self.estimated_batch:.0%} of the batch the estimate assumed"
+            )
+        if self.efficiency is not None:
+            text += f" (efficiency {self.efficiency:.2f} of the estimate per request in flight)"
+        return text
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LockEntry:
+    """One workload's locked decision.
+
+    Attributes:
+        intent: the intent as decided (validated again on read).
+        pins: the pins it was decided with.
+        placement: the locked placement (offer, size, price, unit cost, score, when, which catalog).
+        engine_version: computeops-cdk version that decided it.
+        performance_model: performance-model version of the estimate.
+        estimated_tokens_per_s: the estimate's throughput for the whole deployment when locked.
+        estimated_batch: requests in flight per serving group the estimate assumed (None for training).
+        observations: production measurements, oldest first.
+    """
+
+    intent: WorkloadIntent
+    pins: Pins
+    placement: LockedPlacement
+    engine_version: str
+    performance_model: str
+    estimated_tokens_per_s: float = 0.0
+    estimated_batch: float | None = None
+    observations: tuple[Observation, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "intent": json.loads(self.intent.canonical_json()),
+            "intent_sha256": self.intent.sha256,
+            "pins": self.pins.to_dict(),
+            "placement": self.placement.to_dict(),
+            "engine_version": self.engine_version,
+            "performance_model": self.performance_model,
+            "estimated_tokens_per_s": self.estimated_tokens_per_s,
+            "estimated_batch": self.estimated_batch,
+            "observations": [o.to_dict() for o in self.observations],
+        }
+
+    def matches(self, intent: WorkloadIntent, pins: Pins) -> bool:
+        """True when ``intent`` and ``pins`` are the ones this entry was decided with."""
+        return self.intent.sha256 == intent.sha256 and self.pins == pins
+
+    def observed(self, observation: Observation) -> LockEntry:
+        """This entry with ``observation`` appended (the oldest dropped past ``MAX_OBSERVATIONS``)."""
+        return replace(self, observations=(*self.observations, observation)[-MAX_OBSERVATIONS:])
+
+    @classmethod
+    def from_dict(cls, data: object, *, path: str) -> LockEntry:
+        if not isinstance(data, Mapping):
+            raise LockError(f"must be an object (got {described(data)})", path=path)
+        try:
+            intent = WorkloadIntent.from_dict(data.get("intent"))
+        except IntentError as err:
+            raise LockError(f"the locked intent is invalid: {err}", path=f"{path}.intent") from None
+        if data.get("intent_sha256") != intent.sha256:
+            raise LockError(
+                "intent_sha256 does not match the intent it records (the entry was edited by hand). "
+                "To fix: `computeops lock update --workload PATH` rewrites the entry",
+                path=f"{path}.intent_sha256",
+            )
+        observations = data.get("observations", [])
+        if not isinstance(observations, list):
+            raise LockError(f"must be a list (got {described(observations)})", path=f"{path}.observations")
+        for name in ("engine_version", "performance_model"):
+            if not isinstance(data.get(name), str):
+                raise LockError(f"must be a string (got {described(data.get(name))})", path=f"{path}.{name}")
+        estimate = data.get("estimated_tokens_per_s", 0.0)
+        batch = data.get("estimated_batch")
+        for name, value, optional in (
+            ("estimated_tokens_per_s", estimate, False),
+            ("estimated_batch", batch, True),
+        ):
+            if value is None and optional:
+                continue
+            if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+                raise LockError(f"must be a finite number (got {described(value)})", path=f"{path}.{name}")
+        return cls(
+            intent=intent,
+            pins=Pins.from_dict(data.get("pins", {}), path=f"{path}.pins"),
+            placement=LockedPlacement.from_dict(data.get("placement"), path=f"{path}.placement"),
+            engine_version=data["engine_version"],
+            performance_model=data["performance_model"],
+            estimated_tokens_per_s=float(estimate),
+            estimated_batch=None if batch is None else float(batch),
+            observations=tuple(
+                Observation.from_dict(o, path=f"{path}.observations[{i}]") for i, o in enumerate(observations)
+            ),
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Lockfile:
+    """A lockfile's entries by workload construct path (``Lockfile.read`` / ``write``)."""
+
+    path: Path
+    workloads: Mapping[str, LockEntry] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, path: str | os.PathLike[str], *, missing_ok: bool = True) -> Lockfile:
+        """Read and validate ``path``; an absent file is an empty lockfile when ``missing_ok``."""
+        where = Path(path)
+        if not where.exists():
+            if missing_ok:
+                return cls(path=where)
+            raise LockError(
+                f"no lockfile at {where}. To fix: synthesize the app once, or name the right file"
+            )
+        if not where.is_file():
+            raise LockError(f"{where} is not a regular file. To fix: name the computeops.lock.json file")
+        if where.stat().st_size > MAX_LOCKFILE_BYTES:
+            raise LockError(
+                f"{where} is larger than {MAX_LOCKFILE_BYTES // (1024 * 1024)} MiB: not a lockfile"
+            )
+        try:
+            document = json.loads(where.read_text(encoding="utf-8"), parse_constant=_no_constant)
+        except (UnicodeDecodeError, json.JSONDecodeError, ValueError, RecursionError) as err:
+            raise LockError(
+                f"{where} is not valid JSON ({err}). "
+                "To fix: restore it from git, or delete it to decide afresh"
+            ) from None
+        return cls.from_document(document, path=where)
+
+    @classmethod
+    def from_document(cls, document: object, *, path: Path) -> Lockfile:
+        if not isinstance(document, Mapping):
+            raise LockError(f"{path}: the top level must be an object (got {described(document)})")
+        version = document.get("lockfile_version")
+        if version != LOCKFILE_VERSION:
+            raise LockError(
+                f"{path}: lockfile_version {version!r} is not {LOCKFILE_VERSION}. "
+                "To fix: regenerate it with this version of computeops-cdk (`computeops lock update`)"
+            )
+        workloads = document.get("workloads")
+        if not isinstance(workloads, Mapping):
+            raise LockError(f"{path}: workloads must be an object (got {described(workloads)})")
+        entries = {}
+        for name, entry in workloads.items():
+            entries[name] = LockEntry.from_dict(entry, path=f"{path}: workloads[{name!r}]")
+        return cls(path=path, workloads=dict(sorted(entries.items())))
+
+    def with_entry(self, workload: str, entry: LockEntry) -> Lockfile:
+        return replace(self, workloads=dict(sorted({**self.workloads, workload: entry}.items())))
+
+    def without(self, workload: str) -> Lockfile:
+        return replace(self, workloads={k: v for k, v in self.workloads.items() if k != workload})
+
+    def to_json(self) -> str:
+        """The lockfile's bytes: stable key order and indent, so diffs are readable."""
+        document = {
+            "lockfile_version": LOCKFILE_VERSION,
+            "workloads": {name: entry.to_dict() for name, entry in sorted(self.workloads.items())},
+        }
+        return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
+
+    def write(self) -> None:
+        """Write atomically: the previous file stays whole until the new one is complete."""
+        text = self.to_json()
+        directory = self.path.parent
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(prefix=".computeops.lock.", suffix=".tmp", dir=directory)
+            try:
+                with os.fdopen(handle, "w", encoding="utf-8") as out:
+                    out.write(text)
+                    out.flush()
+                    os.fsync(out.fileno())
+                os.replace(temporary, self.path)
+            except BaseException:
+                Path(temporary).unlink(missing_ok=True)
+                raise
+        except OSError as err:
+            raise LockError(
+                f"cannot write {self.path} ({err.strerror or err}); the previous lockfile is unchanged. "
+                "To fix: check the directory is writable and the disk has room"
+            ) from None
+
+
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a number JSON allows")

@@ -1,0 +1,169 @@
+"""The constructs' lockfile: a changed catalog never moves a locked workload; a changed intent relocks;
+a lock that a constraint now rejects fails synth with the rule. Uses the engine's choice for the
+support-chat example (a generic-resource target: no binding to load)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from conftest import ROOT
+
+from computeops_cdk import load_catalog
+from computeops_cdk.catalog import Catalog
+from computeops_cdk.errors import LockedPlacementError, LockError, TargetError
+from computeops_cdk.lockfile import Lockfile
+
+pytestmark = pytest.mark.synth
+
+INTENT = ROOT / "examples" / "support-chat.yaml"
+SCHEMA = json.loads((ROOT / "schemas" / "lock.schema.json").read_text())
+WORKLOAD = "chat/workload"
+
+
+def _synth(outdir: Path, lock: Path | bool, catalog: Catalog | None = None, **props: Any) -> tuple[Any, str]:
+    from computeops_cdk._compat import App
+    from computeops_cdk.constructs import WorkloadStack
+
+    app = App(outdir=str(outdir))
+    stack = WorkloadStack(
+        app, "chat", intent=props.pop("intent", INTENT), catalog=catalog, lock=lock, **props
+    )
+    app.synth()
+    return stack.workload, (outdir / "stacks" / "chat" / "cdk.tf.json").read_text()
+
+
+def _record(outdir: Path) -> dict[str, Any]:
+    return json.loads((outdir / "stacks" / "chat" / "computeops-decision.json").read_text())  # type: ignore[no-any-return]
+
+
+def _with_price(catalog: Catalog, key: tuple[str, str, str, str], factor: float | None) -> Catalog:
+    """``catalog`` with one offer's price multiplied by ``factor`` (None: the offer removed)."""
+    offers = []
+    for o in catalog.offers:
+        if (o.provider, o.instance_type, o.region, o.pricing) == key:
+            if factor is None:
+                continue
+            o = replace(o, hourly_usd=round((o.hourly_usd or 0) * factor, 4))
+        offers.append(o)
+    return replace(catalog, offers=tuple(offers), sha256="f" * 64, version="test.changed", _index={})
+
+
+@pytest.fixture(scope="module")
+def locked(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any, str]:
+    """The first synth: no lockfile yet, so the engine decides and the entry is written."""
+    lock = tmp_path_factory.mktemp("app") / "computeops.lock.json"
+    workload, terraform = _synth(tmp_path_factory.mktemp("out"), lock)
+    return lock, workload, terraform
+
+
+def _key(workload: Any) -> tuple[str, str, str, str]:
+    p = workload.placement
+    return (p.provider, p.instance_type, p.region, p.pricing)
+
+
+def test_first_synth_writes_a_schema_valid_entry(locked: tuple[Path, Any, str]) -> None:
+    lock, workload, _ = locked
+    assert workload.decision.lock["status"] == "written"
+    document = json.loads(lock.read_text())
+    jsonschema.validate(document, SCHEMA)
+    entry = document["workloads"][WORKLOAD]
+    assert entry["intent_sha256"] == workload.decision.intent_sha256
+    assert (entry["placement"]["provider"], entry["placement"]["instance_type"]) == _key(workload)[:2]
+    assert entry["placement"]["catalog_sha256"] == load_catalog().sha256
+    assert entry["pins"] == {"provider": None, "region": None, "cluster": None}
+    # Stable formatting: what is read back writes the same bytes (readable, minimal git diffs).
+    assert Lockfile.read(lock).to_json() == lock.read_text()
+
+
+def test_a_changed_catalog_gives_byte_identical_terraform(
+    locked: tuple[Path, Any, str], tmp_path: Path
+) -> None:
+    lock, first, terraform = locked
+    dearer = _with_price(load_catalog(), _key(first), 1.3)
+    again, terraform_again = _synth(tmp_path, lock, catalog=dearer)
+    assert terraform_again == terraform
+    assert _key(again) == _key(first)
+    record = _record(tmp_path)
+    assert record["lock"]["status"] == "locked"
+    assert record["lock"]["fresh"] is not None  # a fresh decision would have moved
+    assert record["decision"]["hourly_usd"] == pytest.approx(first.placement.hourly_usd * 1.3, rel=1e-3)
+    assert "Placement from the lock" in record["explanation"][0]
+    # Without the lock the same catalog change moves the workload: the test above means something.
+    unlocked, terraform_unlocked = _synth(tmp_path / "unlocked", False, catalog=dearer)
+    assert _key(unlocked) != _key(first) and terraform_unlocked != terraform
+
+
+def test_a_changed_intent_decides_afresh_and_relocks(locked: tuple[Path, Any, str], tmp_path: Path) -> None:
+    lock, _, _ = locked
+    copy = tmp_path / "computeops.lock.json"
+    copy.write_text(lock.read_text())
+    intent = json.loads(json.dumps(__import__("yaml").safe_load(INTENT.read_text())))
+    intent["workload"]["serving"]["output_tokens_per_s"] = 5000
+    workload, _ = _synth(tmp_path / "out", copy, intent=intent)
+    assert workload.decision.lock["status"] == "relocked"
+    entry = json.loads(copy.read_text())["workloads"][WORKLOAD]
+    assert entry["intent"]["workload"]["serving"]["output_tokens_per_s"] == 5000
+
+
+def test_a_lock_a_constraint_now_rejects_fails_synth_with_the_rule(
+    locked: tuple[Path, Any, str], tmp_path: Path
+) -> None:
+    lock, first, _ = locked
+    before = lock.read_bytes()
+    gone = _with_price(load_catalog(), _key(first), None)
+    with pytest.raises(LockedPlacementError, match=r"offer\.gone") as err:
+        _synth(tmp_path, lock, catalog=gone)
+    assert "COMPUTEOPS_RELOCK=1" in str(err.value) and err.value.rule == "offer.gone"
+    # Far above the intent's max_hourly_usd of 400: the cap rule, with its numbers.
+    capped = _with_price(load_catalog(), _key(first), 20)
+    with pytest.raises(LockedPlacementError, match=r"price\.max_hourly.*USD") as err:
+        _synth(tmp_path, lock, catalog=capped)
+    assert err.value.rule == "price.max_hourly"
+    assert lock.read_bytes() == before  # a failed synth changes nothing
+
+
+def test_relock_on_purpose(
+    locked: tuple[Path, Any, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lock, first, _ = locked
+    copy = tmp_path / "computeops.lock.json"
+    copy.write_text(lock.read_text())
+    dearer = _with_price(load_catalog(), _key(first), 1.3)
+    monkeypatch.setenv("COMPUTEOPS_RELOCK", "1")
+    workload, _ = _synth(tmp_path / "out", copy, catalog=dearer)
+    assert workload.decision.lock["status"] == "relocked"
+    assert _key(workload) != _key(first)
+    assert (
+        json.loads(copy.read_text())["workloads"][WORKLOAD]["placement"]["catalog_version"] == "test.changed"
+    )
+
+
+def test_a_corrupt_lockfile_is_an_error_and_left_alone(tmp_path: Path) -> None:
+    lock = tmp_path / "computeops.lock.json"
+    lock.write_text('{"lockfile_version": 1, "workloads": {"chat/workload": {"intent": 3}}}')
+    with pytest.raises(LockError, match=r"workloads\['chat/workload'\]"):
+        _synth(tmp_path / "out", lock)
+    lock.write_text("{not json")
+    with pytest.raises(LockError, match="not valid JSON"):
+        _synth(tmp_path / "out", lock)
+    assert lock.read_text() == "{not json"
+
+
+def test_lock_prop_and_default_location(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from computeops_cdk.constructs._lock import lockfile_path
+
+    monkeypatch.delenv("COMPUTEOPS_LOCKFILE")
+    monkeypatch.chdir(tmp_path)
+    assert lockfile_path(None, "w") is None  # no cdktf.json here: not a CDK app directory
+    (tmp_path / "cdktf.json").write_text("{}")
+    assert lockfile_path(None, "w") == tmp_path / "computeops.lock.json"
+    assert lockfile_path(False, "w") is None
+    monkeypatch.setenv("COMPUTEOPS_LOCKFILE", "off")
+    assert lockfile_path(None, "w") is None
+    with pytest.raises(TargetError, match="'lock' must be a path"):
+        lockfile_path(3, "w")  # type: ignore[arg-type]
