@@ -57,7 +57,7 @@ schemas: $(PY_STAMP)  ## regenerate schemas/intent.schema.json from the intent m
 	$(PY) -m computeops_cdk.intent._schema schemas/intent.schema.json
 
 catalog: $(PY_STAMP)  ## rebuild the embedded catalog from data/market
-	$(VENV)/bin/computeops catalog build
+	$(VENV)/bin/computeops catalog build --output src/computeops_cdk/catalog/data/catalog.json
 
 clean:
 	rm -rf $(VENV) node_modules cdktf.out stacks/*/cdktf.out .pytest_cache .mypy_cache .ruff_cache

@@ -167,7 +167,11 @@ def test_build_from_a_missing_folder_exits_2(capsys: pytest.CaptureFixture[str],
         capsys, "build", "--source", str(tmp_path / "nowhere"), "--output", str(tmp_path / "c.json")
     )
     assert code == 2
-    assert "is missing. To fix: point --source at a complete market-data folder" in err
+    assert err == (
+        f"error: {str(tmp_path / 'nowhere')!r} is not a market-data folder (no meta.csv). The installed "
+        "package carries only the built catalog. To fix: run from a checkout of computeops-cdk (its "
+        "data/market folder) or pass --source DIR.\n"
+    )
 
 
 def test_build_to_a_directory_exits_2_and_writes_nothing(
@@ -190,7 +194,7 @@ def test_refresh_unknown_provider_exits_2(capsys: pytest.CaptureFixture[str]) ->
     assert err.startswith("error: provider 'aws' has no refreshable price feed; refreshable: lambda, nebius.")
 
 
-@pytest.mark.parametrize("sub", ["list", "show", "accelerators", "validate", "build", "refresh"])
+@pytest.mark.parametrize("sub", ["list", "show", "accelerators", "validate", "build", "refresh", "status"])
 def test_every_subcommand_has_help_with_examples(capsys: pytest.CaptureFixture[str], sub: str) -> None:
     with pytest.raises(SystemExit) as info:
         main(["catalog", sub, "--help"])

@@ -18,7 +18,10 @@ from ..errors import CatalogError
 from ._types import Accelerator, Attestation, Catalog, InstanceType, Offer, Provider, Region
 from ._validate import validate_document
 
-__all__ = ["EMBEDDED_CATALOG", "catalog_from_document", "load_catalog", "read_document"]
+__all__ = ["CATALOG_ENV", "EMBEDDED_CATALOG", "catalog_from_document", "load_catalog", "read_document"]
+
+CATALOG_ENV = "COMPUTEOPS_CATALOG"
+"""An explicit pointer to a catalog file (e.g. a refreshed one) used wherever none is passed."""
 
 EMBEDDED_CATALOG = Path(__file__).parent / "data" / "catalog.json"
 """The catalog shipped with the package (built from data/market by `computeops catalog build`)."""
@@ -28,7 +31,9 @@ def load_catalog(path: str | os.PathLike[str] | None = None, *, validate: bool |
     """Load a catalog.
 
     Args:
-        path: a catalog JSON file. Default: None, the embedded catalog (loaded once per process).
+        path: a catalog JSON file. Default: None, the file named by ``$COMPUTEOPS_CATALOG`` when set
+            (validated), else the embedded catalog (loaded once per process). A refreshed catalog is
+            used only when pointed at this way, so a synth never changes because a laptop refreshed.
         validate: check schema, references and sha256. Default: None, meaning True for a file you
             pass and False for the embedded catalog (validated at build and in tests).
 
@@ -37,7 +42,9 @@ def load_catalog(path: str | os.PathLike[str] | None = None, *, validate: bool |
             JSON path of the offending value.
     """
     if path is None:
-        return _embedded(bool(validate))
+        path = os.environ.get(CATALOG_ENV) or None
+        if path is None:
+            return _embedded(bool(validate))
     if not isinstance(path, str | os.PathLike):
         raise CatalogError(
             f"catalog path must be a str or os.PathLike (got {type(path).__name__}). "

@@ -1,36 +1,46 @@
-"""Refreshing raw price files from public feeds, then rebuilding the catalog.
+"""Refreshing provider price files from public feeds into a new catalog generation.
 
-The feeds are the SkyPilot catalog CSVs (``catalogs/v8/<provider>/vms.csv`` in
-skypilot-org/skypilot-catalog), read in their real format and converted to the columns of
-``data/market/raw/<provider>.csv``. Network access goes through a one-method ``Transport`` so tests
-serve recorded responses from a local HTTP server. Nothing on disk changes unless every feed was
-fetched, parsed and the rebuilt catalog validated; each file is then replaced atomically.
+One refresh, under the data directory's lock (``_store``):
+
+1. clean what a killed refresh left in ``staging/``; stage a copy of the market-data folder with each
+   provider's last good raw file (from the current generation, else the shipped snapshot);
+2. per provider: fetch through its feed adapter (``feeds/``), then run the sanity checks
+   (``_sanity``) against its last good rows. A refused provider keeps its last good data, the others
+   still update; ``accept`` overrides the checks for the providers the user reviewed;
+3. rebuild and validate the catalog from the staged folder (a provider whose rows break the build is
+   refused too, with the build's message);
+4. commit the whole set at once: the staged generation is renamed into place and ``current`` is
+   switched (``--output`` gets a copy, its previous file kept as ``<name>.previous``).
+
+Nothing in the installed package or the source folder is written. Every failure is a
+``CatalogRefreshError`` with what to do, never a traceback; the previous generation stays intact.
 """
 
 from __future__ import annotations
 
-import ast
 import csv
 import io
+import os
 import shutil
-import tempfile
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from datetime import date
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
-
-import httpx
+from typing import Any
 
 from ..errors import CatalogError, CatalogRefreshError, did_you_mean, did_you_mean_text
-from ._build import DEFAULT_OUTPUT, build_catalog, canonical_json, write_texts_atomic
-from ._sources import Feed, MarketData, read_csv
+from ._build import DEFAULT_SOURCE, build_catalog, canonical_json
+from ._sanity import Refusal, check_rows
+from ._sources import Feed, MarketData, Row, read_csv
+from ._store import Store, os_error_text
+from ._transport import FeedFetchError, HttpxTransport, Transport
+from .feeds import Adapter, FeedContext, FeedResult, Unmapped
+from .feeds.skypilot import SkyPilotFeed, parse_skypilot_vms
 
 __all__ = [
     "DEFAULT_BASE_URL",
-    "HttpxTransport",
+    "ProviderOutcome",
     "RefreshResult",
-    "Transport",
     "parse_skypilot_vms",
     "refresh_catalog",
 ]
@@ -38,107 +48,200 @@ __all__ = [
 DEFAULT_BASE_URL = "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master"
 """Feed paths of feeds.csv are appended to this (``.../catalogs/v8/lambda/vms.csv``)."""
 
-RAW_COLUMNS = (
-    "InstanceType",
-    "AcceleratorName",
-    "AcceleratorCount",
-    "vCPUs",
-    "MemoryGiB",
-    "GpuMemoryMiB",
-    "Price",
-    "SpotPrice",
-    "Region",
-)
-_FEED_COLUMNS = (
-    "InstanceType",
-    "AcceleratorName",
-    "AcceleratorCount",
-    "vCPUs",
-    "MemoryGiB",
-    "Price",
-    "Region",
-)
+_ADAPTERS: dict[str, Adapter] = {"skypilot": SkyPilotFeed()}
 
 
-class Transport(Protocol):
-    """The one seam to the network: fetch a URL's body or raise ``httpx.HTTPError``."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProviderOutcome:
+    """What the refresh did with one provider.
 
-    def get(self, url: str) -> bytes: ...
+    Attributes:
+        status: "updated", "accepted" (refusals overridden by ``accept``) or "refused" (last good kept).
+        rows_before / rows_after: accelerator rows of the last good data and of the data now in use.
+        feed_rows: rows the feed delivered (None when the fetch failed).
+    """
 
+    provider: str
+    status: str
+    rows_before: int
+    rows_after: int
+    feed_rows: int | None
+    refusals: tuple[Refusal, ...] = ()
+    unmapped: tuple[Unmapped, ...] = ()
+    source: str = ""
 
-class HttpxTransport:
-    """The real transport: an httpx GET with a timeout, redirects followed, non-2xx an error."""
-
-    def __init__(self, *, timeout_s: float = 30.0) -> None:
-        self.timeout_s = timeout_s
-
-    def get(self, url: str) -> bytes:
-        with httpx.Client(timeout=self.timeout_s, follow_redirects=True) as client:
-            response = client.get(url)
-            response.raise_for_status()
-            return response.content
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "provider": self.provider,
+            "status": self.status,
+            "rows_before": self.rows_before,
+            "rows_after": self.rows_after,
+            "feed_rows": self.feed_rows,
+            "refusals": [r.as_json() for r in self.refusals],
+            "unmapped": [
+                {"reason": u.reason, "count": u.count, "examples": list(u.examples)} for u in self.unmapped
+            ],
+            "source": self.source,
+        }
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RefreshResult:
-    """What a refresh changed: the providers refreshed, GPU rows per provider, the new catalog."""
+    """What a refresh changed."""
 
     providers: tuple[str, ...]
+    """Providers whose data was replaced (updated or accepted)."""
     rows: dict[str, int]
+    """Accelerator rows per replaced provider."""
+    outcomes: tuple[ProviderOutcome, ...]
     catalog_path: Path
+    generation: Path
     sha256: str
+    cleaned: tuple[str, ...] = field(default=())
+    """Leftovers of killed refreshes removed from staging/ before this one."""
+
+    @property
+    def refused(self) -> dict[str, tuple[Refusal, ...]]:
+        return {o.provider: o.refusals for o in self.outcomes if o.status == "refused"}
 
 
 def refresh_catalog(
-    source_dir: str | Path,
+    source_dir: str | Path = DEFAULT_SOURCE,
     *,
     providers: Iterable[str] | None = None,
+    accept: Iterable[str] = (),
+    data_dir: str | Path | None = None,
+    output: str | Path | None = None,
     base_url: str = DEFAULT_BASE_URL,
     ref: str = "master",
     transport: Transport | None = None,
-    output: str | Path = DEFAULT_OUTPUT,
     as_of: str | None = None,
+    now: datetime | None = None,
+    env: Mapping[str, str] | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> RefreshResult:
-    """Fetch the refreshable feeds, rewrite their raw CSVs and rebuild the catalog into ``output``.
+    """Fetch the refreshable feeds and commit a new catalog generation in the user data directory.
 
     Args:
-        source_dir: the market-data folder (data/market) whose raw files are refreshed.
+        source_dir: the market-data folder (data/market) the catalog is built from; only read.
         providers: which providers to refresh. Default: every feed marked refreshable in feeds.csv.
-        base_url: where feed paths are fetched from. Default: the skypilot-catalog master branch.
+        accept: providers whose sanity refusals are overridden (after review). Default: none.
+        data_dir: the user data directory. Default: ``_store.data_dir()`` ($COMPUTEOPS_DATA_DIR, ...).
+        output: also write the catalog here (atomically, the previous file kept as ``.previous``).
+        base_url: where SkyPilot feed paths are fetched from. Default: the skypilot-catalog master branch.
         ref: the upstream revision recorded in offer sources. Default: "master".
-        transport: the network seam. Default: HttpxTransport().
-        output: the catalog file to rebuild. Default: the embedded package catalog.
-        as_of: the date recorded for the refreshed prices. Default: today (UTC date of the machine).
+        transport: the network seam. Default: HttpxTransport() (bounded: size, deadline, retries).
+        as_of: the date recorded for refreshed prices. Default: the UTC date of ``now``.
+        now: the refresh time recorded in the status. Default: the machine's clock (UTC).
+        env: where adapters read API keys. Default: os.environ.
         progress: called with one human-readable line per step. Default: silent.
 
     Raises:
-        CatalogRefreshError: a feed could not be fetched or parsed, or the rebuilt catalog is invalid;
-            no file was changed.
+        CatalogRefreshError: bad arguments, another refresh running, or the generation could not be
+            written (a full disk); the previous generation is intact. A refused provider is not an
+            error: see ``RefreshResult.outcomes``.
     """
     say = progress or (lambda _line: None)
     root = Path(source_dir)
-    feeds = MarketData(root).feeds()
+    feeds = MarketData(_require_market(root)).feeds()
     chosen = _choose(feeds, providers)
-    stamp = as_of or date.today().isoformat()
-    fetch = transport or HttpxTransport()
-    texts: dict[str, str] = {}
-    counts: dict[str, int] = {}
+    accepted = _accepted(accept, chosen)
+    moment = now or datetime.now(UTC)
+    stamp = as_of or moment.date().isoformat()
+    store = Store(data_dir)
+    ctx = _Context(
+        transport=transport or HttpxTransport(),
+        base_url=base_url,
+        ref=ref,
+        env=os.environ if env is None else env,
+        say=say,
+    )
+    with store.locked():
+        cleaned = tuple(store.clean_staging())
+        if cleaned:
+            say(f"removed {len(cleaned)} leftover(s) of an interrupted refresh from {store.root / 'staging'}")
+        name = moment.strftime("%Y%m%dT%H%M%S%fZ")
+        try:
+            return _run(store, root, name, feeds, chosen, accepted, ctx, stamp, moment, output, cleaned)
+        except OSError as err:
+            raise CatalogRefreshError(
+                f"could not write the refreshed catalog: {os_error_text(err)}. Nothing was changed: "
+                "the previous catalog is intact."
+            ) from None
+        finally:
+            shutil.rmtree(store.root / "staging" / name, ignore_errors=True)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Context:
+    transport: Transport
+    base_url: str
+    ref: str
+    env: Mapping[str, str]
+    say: Callable[[str], None]
+
+
+def _run(
+    store: Store,
+    root: Path,
+    name: str,
+    feeds: dict[str, Feed],
+    chosen: list[str],
+    accepted: set[str],
+    ctx: _Context,
+    stamp: str,
+    moment: datetime,
+    output: str | Path | None,
+    cleaned: tuple[str, ...],
+) -> RefreshResult:
+    staged = store.new_staging(name)
+    market = staged / "market"
+    shutil.copytree(root, market)
+    state = store.state()
+    _carry_over(store.current(), market, state, feeds)
+    staged_feeds = MarketData(market).feeds()
+    outcomes: dict[str, ProviderOutcome] = {}
+    fresh: dict[str, FeedResult] = {}
     for provider in chosen:
-        url = f"{base_url.rstrip('/')}/{feeds[provider].path}"
-        say(f"fetching {provider}: {url}")
-        body = _fetch(fetch, provider, url)
-        rows = parse_skypilot_vms(body, provider=provider)
-        say(f"parsed {provider}: {len(rows)} GPU rows")
-        texts[feeds[provider].raw_file] = _raw_csv(rows)
-        counts[provider] = len(rows)
-    texts["feeds.csv"] = _feeds_csv(root, chosen, ref, stamp)
-    doc = _rebuild_staged(root, texts, say)
-    out = Path(output)
-    # One staged write: a bad --output fails before any raw file or feeds.csv changes.
-    write_texts_atomic({**{root / name: text for name, text in texts.items()}, out: canonical_json(doc)})
-    say(f"wrote {out} (sha256 {doc['sha256'][:12]}, {len(doc['offers'])} offers)")
-    return RefreshResult(providers=tuple(chosen), rows=counts, catalog_path=out, sha256=doc["sha256"])
+        outcome, result = _refresh_one(provider, staged_feeds[provider], market, ctx, provider in accepted)
+        outcomes[provider] = outcome
+        if result is not None and outcome.status != "refused":
+            fresh[provider] = result
+        ctx.say(_outcome_line(outcome))
+    doc = _build(market, staged_feeds, fresh, outcomes, stamp, ctx.say)
+    (staged / "catalog.json").write_text(canonical_json(doc), encoding="utf-8", newline="")
+    previous = state.get("providers", {}) if isinstance(state.get("providers"), dict) else {}
+    status = _state(name, moment, doc, feeds, outcomes, previous)
+    (staged / "state.json").write_text(json_text(status), encoding="utf-8")
+    out_tmp = _stage_output(Path(output), canonical_json(doc)) if output is not None else None
+    try:
+        generation = store.commit(staged, name)
+        if output is not None and out_tmp is not None:
+            _replace_keeping_previous(out_tmp, Path(output))
+    finally:
+        if out_tmp is not None:
+            out_tmp.unlink(missing_ok=True)
+    ctx.say(f"committed {generation} (sha256 {doc['sha256'][:12]}, {len(doc['offers'])} offers)")
+    replaced = [p for p in chosen if outcomes[p].status != "refused"]
+    return RefreshResult(
+        providers=tuple(replaced),
+        rows={p: outcomes[p].rows_after for p in replaced},
+        outcomes=tuple(outcomes[p] for p in chosen),
+        catalog_path=Path(output) if output is not None else store.catalog_path,
+        generation=generation,
+        sha256=doc["sha256"],
+        cleaned=cleaned,
+    )
+
+
+def _require_market(root: Path) -> Path:
+    if not (root / "feeds.csv").is_file():
+        raise CatalogRefreshError(
+            f"{str(root)!r} is not a market-data folder (no feeds.csv). To fix: run from a checkout of "
+            "computeops-cdk (its data/market folder) or pass --source DIR; the installed package "
+            "carries only the built catalog, not the market data it is built from."
+        )
+    return root
 
 
 def _choose(feeds: dict[str, Feed], providers: Iterable[str] | None) -> list[str]:
@@ -153,113 +256,240 @@ def _choose(feeds: dict[str, Feed], providers: Iterable[str] | None) -> list[str
                 f"provider {name!r} has no refreshable price feed; refreshable: {', '.join(refreshable)}. "
                 f"To fix: choose one of those or edit data/market/feeds.csv{extra}"
             )
-        chosen.append(name)
+        if name not in chosen:
+            chosen.append(name)
     return chosen
 
 
-def _fetch(transport: Transport, provider: str, url: str) -> bytes:
-    try:
-        return transport.get(url)
-    except httpx.HTTPError as err:
-        detail = (
-            f"HTTP {err.response.status_code}"
-            if isinstance(err, httpx.HTTPStatusError)
-            else f"{type(err).__name__}: {err}"
-        )
-        raise CatalogRefreshError(
-            f"{provider}: could not fetch {url} ({detail}). Nothing was changed. "
-            "To fix: check the network or --base-url and retry."
-        ) from err
+def _accepted(accept: Iterable[str], chosen: list[str]) -> set[str]:
+    out = set()
+    for name in accept:
+        if name not in chosen:
+            extra = did_you_mean_text(did_you_mean(name, chosen))
+            raise CatalogRefreshError(
+                f"--accept {name!r} names a provider this refresh does not fetch ({', '.join(chosen)}). "
+                f"To fix: accept one of those{extra}"
+            )
+        out.add(name)
+    return out
 
 
-def parse_skypilot_vms(body: bytes, *, provider: str) -> list[dict[str, str]]:
-    """GPU rows of a SkyPilot ``vms.csv`` body, in data/market raw columns (GPU memory per GPU, MiB)."""
-    try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise CatalogRefreshError(f"{provider}: the feed is not UTF-8 text. Nothing was changed.") from err
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    missing = [c for c in _FEED_COLUMNS if c not in (reader.fieldnames or [])]
-    if missing:
-        raise CatalogRefreshError(
-            f"{provider}: the feed is not a SkyPilot vms.csv (missing columns {', '.join(missing)}). "
-            "Nothing was changed. To fix: check --base-url points at skypilot-catalog."
-        )
-    rows = [_raw_row(row, provider, n) for n, row in enumerate(reader, start=2) if row["AcceleratorName"]]
-    if not rows:
-        raise CatalogRefreshError(f"{provider}: the feed has no GPU rows. Nothing was changed.")
-    return rows
-
-
-def _raw_row(row: dict[str, Any], provider: str, line: int) -> dict[str, str]:
-    try:
-        count = float(row["AcceleratorCount"])
-        float(row["Price"] or 0)
-        float(row.get("SpotPrice") or 0)
-        memory = _gpu_memory_mib(row.get("GpuInfo") or "")
-    except (ValueError, SyntaxError) as err:
-        raise CatalogRefreshError(
-            f"{provider}: feed line {line} is malformed ({err}). Nothing was changed."
-        ) from err
-    return {
-        "InstanceType": row["InstanceType"],
-        "AcceleratorName": row["AcceleratorName"],
-        "AcceleratorCount": str(int(count)),
-        "vCPUs": _trim(row["vCPUs"]),
-        "MemoryGiB": _trim(row["MemoryGiB"]),
-        "GpuMemoryMiB": memory,
-        "Price": row["Price"],
-        "SpotPrice": row.get("SpotPrice") or "",
-        "Region": row["Region"],
-    }
-
-
-def _trim(value: str) -> str:
-    # SkyPilot writes counts as floats ("208.0"); keep integers integral like the transcribed files.
-    return value[:-2] if value.endswith(".0") else value
-
-
-def _gpu_memory_mib(gpu_info: str) -> str:
-    """Per-GPU memory from SkyPilot's GpuInfo (a Python-literal dict); "" when absent."""
-    if not gpu_info:
-        return ""
-    info = ast.literal_eval(gpu_info)  # a literal, never code: literal_eval evaluates no calls
-    gpus = info.get("Gpus") or [{}]
-    size = gpus[0].get("MemoryInfo", {}).get("SizeInMiB")
-    return "" if size is None else str(int(size))
-
-
-def _raw_csv(rows: list[dict[str, str]]) -> str:
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=RAW_COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return out.getvalue()
-
-
-def _feeds_csv(root: Path, chosen: list[str], ref: str, stamp: str) -> str:
-    rows = read_csv(root / "feeds.csv")
+def _carry_over(current: Path | None, market: Path, state: dict[str, Any], feeds: dict[str, Feed]) -> None:
+    """Put each previously refreshed provider's last good raw file and feed row into the staging copy."""
+    if current is None:
+        return
+    kept = state.get("providers", {})
+    refreshed = {p for p, s in kept.items() if isinstance(s, dict) and s.get("refreshed_at")}
+    if not refreshed:
+        return
+    old_rows = {r["provider"]: r for r in read_csv(current / "market" / "feeds.csv")}
+    rows = read_csv(market / "feeds.csv")
     for row in rows:
-        if row["provider"] in chosen:
-            row["commit"], row["as_of"] = ref, stamp
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return out.getvalue()
+        provider = row["provider"]
+        if provider in refreshed and provider in old_rows and provider in feeds:
+            shutil.copyfile(current / "market" / feeds[provider].raw_file, market / feeds[provider].raw_file)
+            row.update({k: old_rows[provider][k] for k in ("repo", "path", "commit", "as_of")})
+    _write_csv(market / "feeds.csv", rows)
+    shutil.copyfile(current / "market" / "meta.csv", market / "meta.csv")
 
 
-def _rebuild_staged(root: Path, texts: dict[str, str], say: Callable[[str], None]) -> dict[str, Any]:
-    """Build from a staged copy with the new files, so a bad feed never touches data/market."""
-    with tempfile.TemporaryDirectory(prefix="computeops-refresh-") as tmp:
-        staged = Path(tmp) / "market"
-        shutil.copytree(root, staged)
-        for name, text in texts.items():
-            (staged / name).write_text(text, encoding="utf-8", newline="")
+def _refresh_one(
+    provider: str, feed: Feed, market: Path, ctx: _Context, accepted: bool
+) -> tuple[ProviderOutcome, FeedResult | None]:
+    adapter = _ADAPTERS["skypilot"]
+    old = read_csv(market / feed.raw_file)
+    feed_ctx = FeedContext(
+        transport=ctx.transport, feed=feed, base_url=ctx.base_url, ref=ctx.ref, env=ctx.env, say=ctx.say
+    )
+    try:
+        result = adapter.fetch(feed_ctx)
+    except FeedFetchError as err:
+        refusal = Refusal(provider=provider, check="fetch", detail=str(err))
+        return _kept(provider, len(old), (refusal,), None), None
+    except CatalogRefreshError as err:
+        refusal = Refusal(provider=provider, check="format", detail=str(err))
+        return _kept(provider, len(old), (refusal,), None), None
+    refusals = tuple(check_rows(provider, result.rows, old))
+    source = f"{result.repo} {result.path}@{result.ref}"
+    if refusals and not accepted:
+        return _kept(provider, len(old), refusals, len(result.rows), result.unmapped, source), result
+    outcome = ProviderOutcome(
+        provider=provider,
+        status="accepted" if refusals else "updated",
+        rows_before=len(old),
+        rows_after=len(result.rows),
+        feed_rows=len(result.rows),
+        refusals=refusals,
+        unmapped=result.unmapped,
+        source=source,
+    )
+    return outcome, result
+
+
+def _kept(
+    provider: str,
+    rows_before: int,
+    refusals: tuple[Refusal, ...],
+    feed_rows: int | None,
+    unmapped: tuple[Unmapped, ...] = (),
+    source: str = "",
+) -> ProviderOutcome:
+    return ProviderOutcome(
+        provider=provider,
+        status="refused",
+        rows_before=rows_before,
+        rows_after=rows_before,
+        feed_rows=feed_rows,
+        refusals=refusals,
+        unmapped=unmapped,
+        source=source,
+    )
+
+
+def _outcome_line(o: ProviderOutcome) -> str:
+    if o.status == "refused":
+        reasons = "; ".join(f"{r.check}: {r.detail}" for r in o.refusals)
+        return f"{o.provider}: REFUSED, keeping its last good data ({o.rows_before} rows): {reasons}"
+    line = f"{o.provider}: {o.status}, rows {o.rows_before} -> {o.rows_after}"
+    if o.refusals:
+        line += " (accepted despite: " + "; ".join(f"{r.check}: {r.detail}" for r in o.refusals) + ")"
+    skipped = sum(u.count for u in o.unmapped)
+    if skipped:
+        line += (
+            f"; {skipped} feed rows not mapped ("
+            + "; ".join(f"{u.count} {u.reason}" for u in o.unmapped)
+            + ")"
+        )
+    return line
+
+
+def _apply(market: Path, feeds: dict[str, Feed], fresh: Mapping[str, FeedResult], stamp: str) -> None:
+    """Write the fresh providers' raw files and feed rows into the staged folder."""
+    for provider, result in fresh.items():
+        _write_csv(market / feeds[provider].raw_file, result.rows, columns=result.columns)
+    rows = read_csv(market / "feeds.csv")
+    for row in rows:
+        got = fresh.get(row["provider"])
+        if got is not None:
+            row.update({"repo": got.repo, "path": got.path, "commit": got.ref, "as_of": stamp})
+    _write_csv(market / "feeds.csv", rows)
+    if fresh:
+        _write_csv(
+            market / "meta.csv",
+            [{"key": "version", "value": stamp.replace("-", ".")}, {"key": "as_of", "value": stamp}],
+        )
+
+
+def _build(
+    market: Path,
+    feeds: dict[str, Feed],
+    fresh: dict[str, FeedResult],
+    outcomes: dict[str, ProviderOutcome],
+    stamp: str,
+    say: Callable[[str], None],
+) -> dict[str, Any]:
+    """Build from the staged folder; a provider whose fresh rows break the build is refused."""
+    pristine = market.parent / "pristine"
+    shutil.copytree(market, pristine)
+    try:
+        _apply(market, feeds, fresh, stamp)
         say("rebuilding the catalog from the refreshed files")
         try:
-            return build_catalog(staged)
+            return build_catalog(market)
+        except CatalogError:
+            pass
+        for provider in sorted(fresh):  # which provider's rows break it? try each alone
+            _reset(market, pristine)
+            _apply(market, feeds, {provider: fresh[provider]}, stamp)
+            try:
+                build_catalog(market)
+            except CatalogError as err:
+                refusal = Refusal(
+                    provider=provider, check="build", detail=f"the refreshed data does not build: {err}"
+                )
+                old = outcomes[provider]
+                outcomes[provider] = _kept(
+                    provider, old.rows_before, (refusal,), old.feed_rows, old.unmapped, old.source
+                )
+                say(_outcome_line(outcomes[provider]))
+        good = {p: r for p, r in fresh.items() if outcomes[p].status != "refused"}
+        _reset(market, pristine)
+        _apply(market, feeds, good, stamp)
+        try:
+            return build_catalog(market)
         except CatalogError as err:
             raise CatalogRefreshError(
                 f"the refreshed data does not build: {err}. Nothing was changed."
             ) from err
+    finally:
+        shutil.rmtree(pristine, ignore_errors=True)
+
+
+def _reset(market: Path, pristine: Path) -> None:
+    shutil.rmtree(market)
+    shutil.copytree(pristine, market)
+
+
+def _state(
+    name: str,
+    moment: datetime,
+    doc: dict[str, Any],
+    feeds: dict[str, Feed],
+    outcomes: dict[str, ProviderOutcome],
+    previous: dict[str, Any],
+) -> dict[str, Any]:
+    when = moment.isoformat(timespec="seconds")
+    providers: dict[str, Any] = {}
+    for provider in sorted(feeds):
+        entry = dict(previous.get(provider) or {})
+        outcome = outcomes.get(provider)
+        if outcome is not None:
+            entry["last_attempt"] = when
+            entry["last_outcome"] = outcome.as_json()
+            if outcome.status != "refused":
+                entry["refreshed_at"] = when
+                entry["source"] = outcome.source
+                entry["rows"] = outcome.rows_after
+        providers[provider] = entry
+    return {"generation": name, "created_at": when, "catalog_sha256": doc["sha256"], "providers": providers}
+
+
+def json_text(doc: Any) -> str:
+    import json
+
+    return json.dumps(doc, indent=2, sort_keys=True, allow_nan=False) + "\n"
+
+
+def _write_csv(path: Path, rows: list[Row], *, columns: Iterable[str] | None = None) -> None:
+    names = list(columns) if columns is not None else list(rows[0]) if rows else []
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=names, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    path.write_text(out.getvalue(), encoding="utf-8", newline="")
+
+
+def _stage_output(target: Path, text: str) -> Path:
+    if target.is_dir():
+        raise CatalogError(
+            f"cannot write {str(target)!r}: it is a directory. Nothing was changed. To fix: give a file "
+            f"path, e.g. {str(target / 'catalog.json')!r}."
+        )
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        tmp.write_text(text, encoding="utf-8", newline="")
+    except OSError as err:
+        raise CatalogError(
+            f"cannot write {str(target)!r} ({err.strerror or err}). Nothing was changed. "
+            "To fix: choose a writable location (--output FILE)."
+        ) from err
+    return tmp
+
+
+def _replace_keeping_previous(tmp: Path, target: Path) -> None:
+    if target.is_file():
+        previous = target.with_name(target.name + ".previous")
+        previous.unlink(missing_ok=True)
+        os.link(target, previous)
+    os.replace(tmp, target)

@@ -39,6 +39,7 @@ def register(commands: Any) -> None:
     _register_validate(sub)
     _register_build(sub)
     _register_refresh(sub)
+    _register_status(sub)
 
 
 def _catalog_option(parser: argparse.ArgumentParser) -> None:
@@ -116,7 +117,10 @@ def _register_build(sub: Any) -> None:
     p = sub.add_parser(
         "build",
         help="rebuild the catalog JSON from a market-data folder",
-        description="Build the catalog deterministically from CSV market data (same input, same bytes).",
+        description=(
+            "Build the catalog deterministically from CSV market data (same input, same bytes).\n"
+            "The market data lives in the repository (data/market), not in the installed package."
+        ),
         epilog="examples:\n  computeops catalog build\n"
         "  computeops catalog build --source data/market --output /tmp/catalog.json",
         formatter_class=_FORMATTER,
@@ -124,30 +128,74 @@ def _register_build(sub: Any) -> None:
     p.add_argument(
         "--source", metavar="DIR", default="data/market", help="market-data folder. Default: data/market"
     )
-    p.add_argument("--output", metavar="FILE", help="where to write. Default: the embedded package catalog")
+    p.add_argument(
+        "--output",
+        metavar="FILE",
+        help="where to write. Default: catalog.json in the user data directory ($COMPUTEOPS_DATA_DIR, "
+        "else $XDG_DATA_HOME/computeops, else ~/.local/share/computeops); never the installed package",
+    )
     p.set_defaults(handler=_cmd_build)
 
 
 def _register_refresh(sub: Any) -> None:
     p = sub.add_parser(
         "refresh",
-        help="download public price feeds, update data/market/raw and rebuild",
+        help="download public price feeds into a new catalog in the user data directory",
         description=(
-            "Fetch the SkyPilot catalog feeds marked refreshable in data/market/feeds.csv, rewrite the\n"
-            "raw CSVs and rebuild. On any failure nothing is changed. Progress goes to stderr."
+            "Fetch the feeds marked refreshable in data/market/feeds.csv, check each provider's\n"
+            "rows against its last good data, and commit a new catalog generation in the user data\n"
+            "directory ($COMPUTEOPS_DATA_DIR, else $XDG_DATA_HOME/computeops, else\n"
+            "~/.local/share/computeops) in one atomic switch. A provider whose feed fails or looks wrong\n"
+            "(rows fall by more than half, a price <= 0 or not finite, spot above on-demand, many prices\n"
+            "moving > 3x, values outside physical ranges) keeps its last good data; the others update.\n"
+            "The package's own files and the source folder are never written. Decisions use the\n"
+            "refreshed catalog only when pointed at it (--catalog FILE or COMPUTEOPS_CATALOG).\n"
+            "Progress goes to stderr.\n"
+            "Exit codes: 0 every provider updated, 4 at least one refused (the others were committed),\n"
+            "2 nothing committed (bad arguments, another refresh running, disk full)."
         ),
-        epilog="examples:\n  computeops catalog refresh\n  computeops catalog refresh --provider lambda",
+        epilog="examples:\n  computeops catalog refresh\n  computeops catalog refresh --provider lambda\n"
+        "  computeops catalog refresh --accept nebius   # after reviewing a refusal\n"
+        "  computeops decide job.yaml --catalog ~/.local/share/computeops/current/catalog.json",
         formatter_class=_FORMATTER,
     )
     p.add_argument("--provider", action="append", metavar="P", help="refresh only this provider (repeatable)")
     p.add_argument(
+        "--accept",
+        action="append",
+        default=[],
+        metavar="P",
+        help="take this provider's feed even if a sanity check refuses it (after review; repeatable)",
+    )
+    p.add_argument(
         "--source", metavar="DIR", default="data/market", help="market-data folder. Default: data/market"
     )
-    p.add_argument("--output", metavar="FILE", help="where to write. Default: the embedded package catalog")
+    p.add_argument("--data-dir", metavar="DIR", help="user data directory. Default: see above")
+    p.add_argument(
+        "--output", metavar="FILE", help="also write the catalog here (atomically; keeps FILE.previous)"
+    )
     p.add_argument(
         "--base-url", metavar="URL", help="feed base URL. Default: skypilot-catalog on GitHub (master)"
     )
+    p.add_argument("--json", action="store_true", help="print the refresh report as JSON on stdout")
     p.set_defaults(handler=_cmd_refresh)
+
+
+def _register_status(sub: Any) -> None:
+    p = sub.add_parser(
+        "status",
+        help="per provider: price source, last refresh, age tier, rows, refusals",
+        description=(
+            "Where each provider's prices come from and how old they are: fresh (<= 24 h), aging\n"
+            "(<= 7 days) or stale, with the rows in use and the last refresh's refusals. Reads the\n"
+            "refreshed catalog in the user data directory, or the embedded one before any refresh."
+        ),
+        epilog="examples:\n  computeops catalog status\n  computeops catalog status --json",
+        formatter_class=_FORMATTER,
+    )
+    p.add_argument("--data-dir", metavar="DIR", help="user data directory. Default: as for refresh")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.set_defaults(handler=_cmd_status)
 
 
 # -- handlers ---------------------------------------------------------------------------------------
@@ -270,28 +318,88 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
-    from ..catalog._build import DEFAULT_OUTPUT, build_catalog, write_catalog
+    from pathlib import Path
 
+    from ..catalog._build import build_catalog, write_catalog
+    from ..catalog._store import data_dir
+
+    if not (Path(args.source) / "meta.csv").is_file():
+        return _error(
+            f"{args.source!r} is not a market-data folder (no meta.csv). The installed package carries "
+            "only the built catalog. To fix: run from a checkout of computeops-cdk (its data/market "
+            "folder) or pass --source DIR."
+        )
     doc = build_catalog(args.source)
-    path = write_catalog(doc, args.output or DEFAULT_OUTPUT)
+    path = write_catalog(doc, args.output or data_dir() / "catalog.json")
     print(f"wrote {path}: version {doc['version']}, as_of {doc['as_of']}, sha256 {doc['sha256']}")
     print(f"  {len(doc['instance_types'])} instance types, {len(doc['offers'])} offers")
     return _EXIT_OK
 
 
+_EXIT_REFUSED = 4
+
+
 def _cmd_refresh(args: argparse.Namespace) -> int:
-    from ..catalog._build import DEFAULT_OUTPUT
     from ..catalog._refresh import DEFAULT_BASE_URL, refresh_catalog
 
     result = refresh_catalog(
         args.source,
         providers=args.provider,
+        accept=args.accept,
+        data_dir=args.data_dir,
         base_url=args.base_url or DEFAULT_BASE_URL,
-        output=args.output or DEFAULT_OUTPUT,
+        output=args.output,
         progress=lambda line: print(line, file=sys.stderr),
     )
-    rows = ", ".join(f"{p}: {n} rows" for p, n in result.rows.items())
-    print(f"refreshed {rows}; wrote {result.catalog_path} (sha256 {result.sha256})")
+    if args.json:
+        doc = {
+            "catalog": str(result.catalog_path),
+            "generation": str(result.generation),
+            "sha256": result.sha256,
+            "providers": [o.as_json() for o in result.outcomes],
+        }
+        print(json.dumps(doc, indent=2, sort_keys=True))
+    else:
+        for o in result.outcomes:
+            if o.status == "refused":
+                print(f"{o.provider}: refused, kept its last good data ({o.rows_before} rows)")
+                for r in o.refusals:
+                    print(f"  {r.check}: {r.detail}")
+            else:
+                print(f"{o.provider}: {o.status}, {o.rows_before} -> {o.rows_after} rows ({o.source})")
+                for r in o.refusals:
+                    print(f"  accepted despite {r.check}: {r.detail}")
+            for u in o.unmapped:
+                print(f"  not mapped: {u.count} rows, {u.reason} (e.g. {', '.join(u.examples)})")
+        print(f"wrote {result.catalog_path} (sha256 {result.sha256})")
+        print(f"use it with: --catalog {result.catalog_path}  or  COMPUTEOPS_CATALOG={result.catalog_path}")
+    if result.refused:
+        names = ", ".join(sorted(result.refused))
+        print(
+            f"note: refused {names}; they keep their last good data. To fix: review the numbers above; "
+            f"if the feed is right, run again with --accept {sorted(result.refused)[0]}.",
+            file=sys.stderr,
+        )
+        return _EXIT_REFUSED
+    return _EXIT_OK
+
+
+def _cmd_status(args: argparse.Namespace) -> int:
+    from ..catalog._status import catalog_status
+
+    path, catalog, statuses = catalog_status(data_dir=args.data_dir)
+    where = str(path) if path is not None else "embedded catalog (no refresh yet)"
+    if args.json:
+        doc = {"catalog": where, **_catalog_header(catalog), "providers": [s.as_json() for s in statuses]}
+        print(json.dumps(doc, indent=2, sort_keys=True))
+        return _EXIT_OK
+    table = _table(f"catalog {where} (as_of {catalog.as_of})", "provider", "how kept", "as_of",
+                   "last refresh", "age", "tier", "offers", "rows", "refusals")  # fmt: skip
+    for s in statuses:
+        refusals = "; ".join(f"{r.get('check')}: {r.get('detail')}" for r in s.refusals) or "-"
+        table.add_row(s.provider, s.kind, s.as_of, s.last_refresh or "never", f"{s.age_hours:,.0f} h", s.tier,
+                      str(s.offers), "-" if s.rows is None else str(s.rows), refusals)  # fmt: skip
+    _console().print(table)
     return _EXIT_OK
 
 

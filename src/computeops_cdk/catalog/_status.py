@@ -1,0 +1,122 @@
+"""``computeops catalog status``: per provider, where its prices come from and how old they are."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ._load import load_catalog
+from ._store import Store
+from ._types import PROVIDER_IDS, Catalog
+
+__all__ = ["FEED_KIND", "ProviderStatus", "age_tier", "catalog_status"]
+
+FRESH_HOURS = 24.0
+AGING_HOURS = 7 * 24.0
+
+FEED_KIND: dict[str, str] = {
+    "aws": "snapshot: SkyPilot catalog transcription (no live adapter yet)",
+    "azure": "snapshot: SkyPilot catalog v6 transcription (no live adapter yet)",
+    "gcp": "snapshot: SkyPilot catalog transcription (no live adapter yet)",
+    "oci": "snapshot: SkyPilot catalog transcription (no live adapter yet)",
+    "lambda": "live: SkyPilot catalog feed (catalog refresh)",
+    "nebius": "live via SkyPilot catalog (Nebius itself has only a gRPC SDK with a service account)",
+    "runpod": "snapshot: SkyPilot catalog v7 transcription (no live adapter yet)",
+    "vast": "snapshot: SkyPilot catalog transcription (no live adapter yet)",
+    "crusoe": "hand-kept: no price feed; Shadeform marketplace listing snapshot",
+    "coreweave": "hand-kept: no price feed; public pricing page, dated (data/market/coreweave.csv)",
+}
+"""How each provider's prices are kept, as `catalog status` says it."""
+
+
+def age_tier(hours: float) -> str:
+    """fresh (<= 24 h), aging (<= 7 days) or stale."""
+    if hours <= FRESH_HOURS:
+        return "fresh"
+    return "aging" if hours <= AGING_HOURS else "stale"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProviderStatus:
+    """One provider's line of `catalog status`."""
+
+    provider: str
+    kind: str
+    source: str
+    as_of: str
+    last_refresh: str | None
+    age_hours: float
+    tier: str
+    offers: int
+    rows: int | None
+    refusals: tuple[dict[str, str], ...]
+    last_attempt: str | None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "provider": self.provider,
+            "kind": self.kind,
+            "source": self.source,
+            "as_of": self.as_of,
+            "last_refresh": self.last_refresh,
+            "age_hours": round(self.age_hours, 1),
+            "tier": self.tier,
+            "offers": self.offers,
+            "rows": self.rows,
+            "refusals": list(self.refusals),
+            "last_attempt": self.last_attempt,
+        }
+
+
+def catalog_status(
+    *, data_dir: str | Path | None = None, now: datetime | None = None
+) -> tuple[Path | None, Catalog, list[ProviderStatus]]:
+    """The catalog a refresh produced (or the embedded one) and every provider's status.
+
+    Returns:
+        ``(path of the refreshed catalog or None when there is none yet, that catalog, statuses)``.
+    """
+    store = Store(data_dir)
+    moment = now or datetime.now(UTC)
+    current = store.current()
+    catalog = load_catalog(current / "catalog.json") if current is not None else load_catalog()
+    state = store.state().get("providers", {})
+    sources: dict[str, Counter[str]] = {p: Counter() for p in PROVIDER_IDS}
+    as_of: dict[str, str] = {}
+    for offer in catalog.offers:
+        sources[offer.provider][offer.source.split(" (")[0]] += 1
+        as_of[offer.provider] = max(as_of.get(offer.provider, ""), offer.as_of)
+    out = []
+    for provider in PROVIDER_IDS:
+        entry = state.get(provider) if isinstance(state, dict) else None
+        entry = entry if isinstance(entry, dict) else {}
+        refreshed = entry.get("refreshed_at")
+        dated = as_of.get(provider) or catalog.as_of
+        since = _parse(refreshed) if refreshed else datetime.fromisoformat(dated).replace(tzinfo=UTC)
+        hours = max(0.0, (moment - since).total_seconds() / 3600)
+        outcome = entry.get("last_outcome") or {}
+        common = sources[provider].most_common(1)
+        out.append(
+            ProviderStatus(
+                provider=provider,
+                kind=FEED_KIND.get(provider, ""),
+                source=common[0][0] if common else "",
+                as_of=dated,
+                last_refresh=refreshed,
+                age_hours=hours,
+                tier=age_tier(hours),
+                offers=sum(sources[provider].values()),
+                rows=entry.get("rows"),
+                refusals=tuple(outcome.get("refusals") or ()),
+                last_attempt=entry.get("last_attempt"),
+            )
+        )
+    return (store.catalog_path if current is not None else None), catalog, out
+
+
+def _parse(text: str) -> datetime:
+    when = datetime.fromisoformat(text)
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
