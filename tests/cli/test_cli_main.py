@@ -26,8 +26,10 @@ def test_mistyped_nested_subcommand_and_choice(capsys: pytest.CaptureFixture[str
 
 
 def test_mistyped_flag_of_a_subcommand(capsys: pytest.CaptureFixture[str]) -> None:
+    # The top parser offers every subcommand's flags; `catalog refresh --accept` is close too.
     assert usage_error(capsys, "catalog", "list", "--acelerator", "H100") == (
-        "computeops: error: unrecognized arguments: --acelerator H100 (did you mean '--accelerator'?)"
+        "computeops: error: unrecognized arguments: --acelerator H100 (did you mean '--accelerator' or "
+        "'--accept'?)"
     )
 
 
