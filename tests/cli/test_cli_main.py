@@ -16,7 +16,9 @@ def usage_error(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
 
 def test_mistyped_subcommand(capsys: pytest.CaptureFixture[str]) -> None:
     line = usage_error(capsys, "decid")
-    assert line.startswith("computeops: error: argument COMMAND: invalid choice: 'decid' (choose from 'decide', ")
+    assert line.startswith(
+        "computeops: error: argument COMMAND: invalid choice: 'decid' (choose from 'decide', "
+    )
     assert line.endswith(") (did you mean 'decide'?)")
 
 
