@@ -52,7 +52,7 @@ def test_misses_differing_only_by_the_residency_region_are_one_line() -> None:
     g6 = [m for m in err.value.nearest_misses if "aws g6.xlarge" in m]
     # One line for both regions; the cap named is the one that admits the dearer region too.
     assert g6 == [
-        "relaxing max_hourly_usd to 8.55 and widening constraints.residency to any of 2 aws regions "
-        "(DE, US) would admit aws g6.xlarge (9 instance(s)) in us-east-1, eu-central-1 "
-        "(on_demand, 7.20-8.55 USD/h)"
+        "relaxing max_hourly_usd to 15.2 and widening constraints.residency to any of 2 aws regions "
+        "(DE, US) would admit aws g6.xlarge (16 instance(s)) in us-east-1, eu-central-1 "
+        "(on_demand, 12.80-15.20 USD/h)"
     ]

@@ -43,14 +43,17 @@ def test_speed_score_falls_monotonically_and_stays_in_range() -> None:
     assert scores[0] == 1.0 and scores[2] == pytest.approx(0.5) and 0.0 < scores[-1] < 0.04
 
 
-def test_availability_prefers_reserved_over_on_demand_over_spot_and_breadth() -> None:
+def test_availability_prefers_reserved_over_on_demand_over_spot_and_small_blocks() -> None:
     reserved, on_demand, spot = (
-        availability_score(p, 6, "hyperscaler") for p in ("reserved", "on_demand", "spot")
+        availability_score(p, 8, "hyperscaler") for p in ("reserved", "on_demand", "spot")
     )
     assert reserved > on_demand > spot
-    assert availability_score("on_demand", 6, "neocloud") == pytest.approx(0.8)
-    assert availability_score("on_demand", 1, "neocloud") < availability_score("on_demand", 3, "neocloud")
-    assert availability_score("on_demand", 6, "marketplace") == pytest.approx(0.48)
+    assert availability_score("on_demand", 8, "neocloud") == pytest.approx(0.8)
+    assert availability_score("on_demand", 1, "neocloud") == availability_score("on_demand", 8, "neocloud")
+    assert availability_score("on_demand", 8, "marketplace") == pytest.approx(0.48)
+    # a 256-chip slice is harder to get than an 8-chip one, and more so on spot (5 doublings)
+    assert availability_score("on_demand", 256, "hyperscaler") == pytest.approx(0.8 / 1.5)
+    assert availability_score("spot", 256, "hyperscaler") == pytest.approx(0.4 / 2.0)
 
 
 def test_reliability_blends_kind_and_published_sla() -> None:

@@ -237,7 +237,7 @@ def test_a_huge_value_in_the_wrong_place_is_shown_shortened() -> None:
         # YAML 1.1 reads `yes`/`on`/`true` as booleans, and pydantic would take them as 1.
         (
             _serving(ttft_ms=True),
-            "workload.serving.ttft_ms: got true, but no intent field is a yes/no flag. To fix: write a "
+            "workload.serving.ttft_ms: got true, but this field is not a yes/no flag. To fix: write a "
             "number or a name (quote yes/no/on/off when you mean the word)",
         ),
         (

@@ -202,3 +202,27 @@ def test_mi300x_serving_estimates_quote_the_measured_range() -> None:
         a.startswith("AMD serving stack (vLLM on ROCm): achieved FLOPs and bandwidth at 72%")
         for a in estimate.assumptions
     ), estimate.assumptions
+
+
+def _measured_speed(r: dict[str, Any]) -> float:
+    """Measured / estimated speed of a row: latency rows are times (lower is faster)."""
+    return float(r["ratio"]) if r["metric"] in ("ttft_ms", "tpot_ms") else 1 / float(r["ratio"])
+
+
+def test_uncertainty_bands_are_those_of_the_heldout_rows() -> None:
+    # the bands every estimate carries are recomputed here from rows.csv: p10-p90 per kind on
+    # validated hardware (MI300X serving, a known upper bound, left out), and the whole range
+    from computeops_cdk.perf._calibration import BAND_EXTRAPOLATED, BAND_VALIDATED, MEASURED_RANGE
+
+    held = [
+        r
+        for r in accuracy.evaluate()
+        if r["split"] == "heldout" and (r["accelerator"], _kind(r)) not in MEASURED_RANGE
+    ]
+    every: list[float] = []
+    for kind in ("inference", "training"):
+        speeds = [_measured_speed(r) for r in held if _kind(r) == kind]
+        q = statistics.quantiles(speeds, n=10, method="inclusive")
+        assert BAND_VALIDATED[kind] == (round(q[0], 2), round(q[-1], 2)), kind
+        every += speeds
+    assert (round(min(every), 2), round(max(every), 2)) == BAND_EXTRAPOLATED

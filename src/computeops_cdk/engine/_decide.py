@@ -22,12 +22,14 @@ from ._decision import SCORE_DIMENSIONS, Decision, EstimateSummary, Placement, U
 from ._evaluate import Candidate, Evaluation, evaluate
 from ._explain import explanation, trade_off
 from ._index import catalog_index
+from ._margin import billing_line, margin_lines
 from ._misses import nearest_misses, unsupported_fix
 from ._pin import Pin
 from ._rank import distinct, rank_key, score_all
 from ._resolve import Resolved, resolve
 from ._scores import compliance_credit
 from ._sizing import sizer_for
+from ._suspect import suspect_prices
 
 __all__ = ["DEFAULT_ALTERNATIVES", "Ranked", "as_catalog", "as_intent", "decide", "ranked"]
 
@@ -70,6 +72,13 @@ def _placement(c: Candidate, intent: WorkloadIntent) -> Placement:
             replicas=s.replicas,
             memory_gb_per_accelerator=_r(s.memory_gb_per_accelerator, 2),
             concurrency_per_replica=s.concurrency_per_replica,
+            tokens_per_s_p10=round(s.tokens_per_s_p10, 1),
+            tokens_per_s_p90=round(s.tokens_per_s_p90, 1),
+            evidence=s.evidence,
+            hours_p10=_r(s.hours_p10, 2),
+            central_instances=s.central_instances,
+            pipeline_parallel=s.pipeline_parallel,
+            micro_batches=s.micro_batches,
         ),
         attestations=_attested(c),
         scores=dict(zip(SCORE_DIMENSIONS, c.parts, strict=True)),
@@ -290,7 +299,8 @@ def ranked(intent: WorkloadIntent, catalog: Catalog, pin: Pin) -> Ranked:
     """Evaluate, score and rank every offer of ``catalog`` for ``intent`` inside ``pin``."""
     index = catalog_index(catalog)
     resolved = resolve(intent, catalog, pin)
-    result = evaluate(intent, index, resolved, pin, sizer_for(intent.workload))
+    sizer = sizer_for(intent.workload, intent.preferences.capacity_headroom)
+    result = evaluate(intent, index, resolved, pin, sizer, suspect_prices(catalog), catalog.as_of)
     if result.feasible:
         score_all(result.feasible, intent, index.regions_per_itype, resolved, catalog)
         result.feasible.sort(key=rank_key)
@@ -302,8 +312,10 @@ def _decide(intent: WorkloadIntent, catalog: Catalog, pin: Pin, alternatives: in
     header, result = run.header, run.header.result
     if not result.feasible:
         raise _infeasible(header)
-    top = [_placement(c, intent) for c in distinct(result.feasible, alternatives + 1)]
+    best = distinct(result.feasible, alternatives + 1)
+    top = [_placement(c, intent) for c in best]
     chosen, runner_up = top[0], (top[1] if len(top) > 1 else None)
+    compared = _compared(result.feasible, best, intent)
     draft = header.decision()
     pinned = "".join(f"; {n:,} outside the pin ({rule})" for rule, n in draft.pinned_out.items())
     lines = explanation(
@@ -316,7 +328,42 @@ def _decide(intent: WorkloadIntent, catalog: Catalog, pin: Pin, alternatives: in
         weights=intent.preferences.weights.as_dict(),
         weak_evidence=compliance_credit(result.feasible[0].row.provider, chosen.region)[1],
         pinned=pinned,
+        margin=_margin(result.feasible, intent),
+        compared=compared,
     )
     return header.decision(
-        chosen=chosen, alternatives=tuple(top[1:]), explanation=lines, trade_off=trade_off(chosen, runner_up)
+        chosen=chosen, alternatives=tuple(top[1:]), explanation=lines, trade_off=trade_off(chosen, *compared)
     )
+
+
+def _margin(ranked: list[Candidate], intent: WorkloadIntent) -> tuple[str, ...]:
+    lines = margin_lines(ranked[0], ranked, intent)
+    if intent.workload.training is not None:
+        lines += (billing_line(ranked[0]),)
+    return lines
+
+
+def _same_machine(a: Candidate, b: Candidate) -> bool:
+    """Same accelerators in the same number at the same unit cost: a duplicate, not an alternative."""
+    ia, ib = a.row.itype, b.row.itype
+    assert ia is not None and ib is not None
+    return (
+        ia.accelerator == ib.accelerator
+        and ia.accelerator_count * a.sizing.instances == ib.accelerator_count * b.sizing.instances
+        and round(a.unit_cost, 6) == round(b.unit_cost, 6)
+    )
+
+
+def _compared(
+    ranked: list[Candidate], best: list[Candidate], intent: WorkloadIntent
+) -> tuple[Placement | None, str]:
+    """What the trade-off compares the chosen placement with: the cheapest feasible alternative when
+    the chosen one is not the cheapest, else the best-ranked alternative that is not a duplicate."""
+    chosen = ranked[0]
+    cheapest = min(ranked, key=lambda c: (round(c.unit_cost, 9), rank_key(c)))
+    if round(cheapest.unit_cost, 9) < round(chosen.unit_cost, 9):
+        return _placement(cheapest, intent), "the cheapest feasible alternative"
+    for c in best[1:]:
+        if not _same_machine(chosen, c):
+            return _placement(c, intent), "runner-up"
+    return None, "runner-up"

@@ -63,11 +63,25 @@ class EstimateSummary:
     memory_gb_per_accelerator: float | None = None
     concurrency_per_replica: int | None = None
     """Inference: requests in flight per model replica the estimate assumed; None for training."""
+    tokens_per_s_p10: float | None = None
+    """The conservative end of the estimate's band (the sizing meets the intent at this point)."""
+    tokens_per_s_p90: float | None = None
+    evidence: str = ""
+    """How the band was derived: validated | extrapolated | upper_bound."""
+    hours_p10: float | None = None
+    """Training: hours at the band's conservative point (start-up included)."""
+    central_instances: int | None = None
+    """Instances the central estimate alone (no band, no headroom) would need; None if it misses."""
+    pipeline_parallel: int | None = None
+    micro_batches: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This record as its part of the ``decide --format json`` document."""
         return {
             "tokens_per_s": self.tokens_per_s,
+            "tokens_per_s_p10": self.tokens_per_s_p10,
+            "tokens_per_s_p90": self.tokens_per_s_p90,
+            "evidence": self.evidence,
             "ttft_ms": self.ttft_ms,
             "tpot_ms": self.tpot_ms,
             "model": self.model,
@@ -78,6 +92,10 @@ class EstimateSummary:
             "replicas": self.replicas,
             "memory_gb_per_accelerator": self.memory_gb_per_accelerator,
             "concurrency_per_replica": self.concurrency_per_replica,
+            "hours_p10": self.hours_p10,
+            "central_instances": self.central_instances,
+            "pipeline_parallel": self.pipeline_parallel,
+            "micro_batches": self.micro_batches,
         }
 
 

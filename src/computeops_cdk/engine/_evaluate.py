@@ -13,10 +13,12 @@ from dataclasses import dataclass
 
 from ..catalog import HOURS_PER_MONTH, PRICE_MODELS
 from ..intent import WorkloadIntent
+from ._billing import billed_hours
 from ._decision import Reason, Rejection
 from ._index import CatalogIndex, Row
 from ._pin import Pin
 from ._resolve import Resolved
+from ._retired import retired_rule
 from ._rules import (
     accelerator_rule,
     compliance_rules,
@@ -88,8 +90,19 @@ class Evaluation:
 
 
 class _Evaluator:
-    def __init__(self, intent: WorkloadIntent, resolved: Resolved, pin: Pin, sizer: Sizer) -> None:
+    def __init__(
+        self,
+        intent: WorkloadIntent,
+        resolved: Resolved,
+        pin: Pin,
+        sizer: Sizer,
+        suspects: Mapping[tuple[str, str, str, str], Reason],
+        as_of: str,
+    ) -> None:
         self.constraints = intent.constraints
+        # price.suspect: the catalog's contradicted prices, unless the intent accepts them
+        self.suspects = {} if intent.constraints.accept_suspect_prices else suspects
+        self.as_of = as_of
         self.resolved = resolved
         self.pin = pin
         self.sizer = sizer
@@ -145,14 +158,16 @@ class _Evaluator:
         first = run[0]
         sizing = self._sizing(first)
         accelerator = first.itype.accelerator if first.itype is not None else ""
-        shared = provider_rule(first.offer.provider, self.constraints) + accelerator_rule(
-            accelerator, self.resolved
+        shared = (
+            provider_rule(first.offer.provider, self.constraints)
+            + accelerator_rule(accelerator, self.resolved)
+            + retired_rule(first.offer.provider, first.offer.instance_type, self.as_of)
         )
         priced = all(r.rule in _SIZED_RULES for r in sizing.reasons)
-        instances, hours = sizing.instances, sizing.hours
+        instances, hours, p10 = sizing.instances, sizing.hours, sizing.hours_p10
         cap_hourly, cap_monthly, cap_total = self.caps
         targets: dict[str, tuple[Reason, ...]] = {}
-        regions, pricing_reasons = self.regions, self.pricing
+        regions, pricing_reasons, suspects = self.regions, self.pricing, self.suspects
         for row in run:
             offer = row.offer
             target = targets.get(offer.pricing)
@@ -162,19 +177,26 @@ class _Evaluator:
             if region is None:
                 region = self._region(row)
             reasons = shared + pricing_reasons[offer.pricing] + region + target + sizing.reasons
+            if suspects:
+                suspect = suspects.get((offer.provider, offer.instance_type, offer.region, offer.pricing))
+                if suspect is not None:
+                    reasons += (suspect,)
             price = offer.hourly_usd
             if price is None:
                 rejected.append((row, sizing, None, None, (*reasons, _UNKNOWN_PRICE)))
                 continue
             hourly = price * instances
-            total = hourly * hours if hours is not None else None
+            # A job pays its start-up and the provider's billing increments; the budget cap is
+            # checked at the estimate's conservative (p10) point, like the deadline.
+            total = hourly * billed_hours(offer.provider, hours) if hours is not None else None
+            billed_p10 = billed_hours(offer.provider, p10) if p10 is not None else None
             # The caps are checked cheaply first; price_rules builds the messages only for a breach.
             if priced and (
                 hourly > cap_hourly
                 or hourly * HOURS_PER_MONTH > cap_monthly
-                or (total is not None and total > cap_total)
+                or (billed_p10 is not None and hourly * billed_p10 > cap_total)
             ):
-                reasons += price_rules(hourly, hours, instances, price, self.constraints)
+                reasons += price_rules(hourly, billed_p10, instances, price, self.constraints)
             if reasons:
                 rejected.append((row, sizing, hourly, total, reasons))
             else:
@@ -195,14 +217,22 @@ _UNKNOWN_PRICE = Reason(
 
 
 def evaluate(
-    intent: WorkloadIntent, index: CatalogIndex, resolved: Resolved, pin: Pin, sizer: Sizer
+    intent: WorkloadIntent,
+    index: CatalogIndex,
+    resolved: Resolved,
+    pin: Pin,
+    sizer: Sizer,
+    suspects: Mapping[tuple[str, str, str, str], Reason] | None = None,
+    as_of: str = "",
 ) -> Evaluation:
     """Every offer as a candidate: feasible ones, rejected ones with all their reasons.
 
     Offers outside the pin are evaluated too (so an infeasible pinned decision can say what the pin
     would admit) but are counted in ``pinned_out`` instead of being listed as rejections.
+    ``suspects`` (``_suspect.suspect_prices``) and the catalog's ``as_of`` (for ``offer.retired``)
+    add those two rules; without them neither applies.
     """
-    evaluator = _Evaluator(intent, resolved, pin, sizer)
+    evaluator = _Evaluator(intent, resolved, pin, sizer, suspects or {}, as_of or "0000")
     result = Evaluation(feasible=[], rejected=[], pinned_out={}, pinned_out_feasible=[])
     if resolved.pin_provider is None and resolved.pin_region is None:
         for run in index.by_itype:

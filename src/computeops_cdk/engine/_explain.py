@@ -11,7 +11,8 @@ from datetime import date
 
 from ..catalog import Catalog
 from ..intent import WorkloadIntent
-from ._decision import SCORE_DIMENSIONS, Placement
+from ._billing import STARTUP_HOURS
+from ._decision import SCORE_DIMENSIONS, EstimateSummary, Placement
 
 __all__ = ["compare", "explanation", "price_age_days", "trade_off", "unit_label", "workload_line"]
 
@@ -33,15 +34,27 @@ def _pct(a: float, b: float) -> str:
     return f"{value:.0f}" if value >= 10 else f"{value:.1f}"
 
 
-def trade_off(chosen: Placement, runner_up: Placement | None) -> str:
-    """The chosen placement against the runner-up, in words and numbers."""
-    if runner_up is None:
+def _time_figure(p: Placement) -> str:
+    e = p.estimate
+    if p.hours is not None:
+        return f"{p.hours:,.2f} h to train"
+    return f"TPOT {e.tpot_ms or 0:,.1f} ms, TTFT {e.ttft_ms or 0:,.0f} ms"
+
+
+def trade_off(chosen: Placement, other: Placement | None, label: str = "runner-up") -> str:
+    """The chosen placement against another one, in words and numbers.
+
+    ``other`` is the cheapest feasible alternative when the chosen one is not the cheapest (the
+    line then names what the extra cost buys), else the runner-up (``label`` says which).
+    """
+    if other is None:
         return f"Trade-off: no runner-up; {_name(chosen)} is the only feasible candidate."
-    return compare(chosen, runner_up, "chosen", "runner-up")
+    return compare(chosen, other, "chosen", label)
 
 
 def compare(a: Placement, b: Placement, a_label: str, b_label: str) -> str:
-    """``a`` against ``b`` in words and numbers: unit cost, then every other score that differs."""
+    """``a`` against ``b`` in words and numbers: unit cost, then every other score that differs;
+    when ``a`` costs more, what the extra cost buys (the scores it wins, and its speed)."""
     x_cost, y_cost = a.unit_cost.value, b.unit_cost.value
     if x_cost < y_cost:
         cost = f"{_pct(x_cost, y_cost)} % cheaper"
@@ -49,17 +62,24 @@ def compare(a: Placement, b: Placement, a_label: str, b_label: str) -> str:
         cost = f"{_pct(x_cost, y_cost)} % more expensive"
     else:
         cost = "the same unit cost"
-    parts = [
+    head = (
         f"Trade-off: {a_label} {_name(a)} costs {x_cost:g} {unit_label(a)} vs {y_cost:g} for {b_label} "
         f"{_name(b)}: {cost}"
-    ]
+    )
+    parts = []
     for dim in SCORE_DIMENSIONS[1:]:
         x, y = a.scores[dim], b.scores[dim]
         if y and abs(x - y) / y >= 0.01:
             parts.append(f"{_pct(x, y)} % {'higher' if x > y else 'lower'} {dim} score ({x:g} vs {y:g})")
         elif not y and x:
             parts.append(f"higher {dim} score ({x:g} vs 0)")
-    return ", ".join(parts) + f"; weighted score {a.score:g} vs {b.score:g}."
+    if x_cost > y_cost:
+        gains = [part for part in parts if " higher " in f" {part}"]
+        bought = ", ".join(gains) if gains else "nothing the scores value"
+        losses = [part for part in parts if part not in gains]
+        head += f"; the extra cost buys {bought} ({_time_figure(a)} vs {_time_figure(b)})"
+        parts = losses
+    return ", ".join([head, *parts]) + f"; weighted score {a.score:g} vs {b.score:g}."
 
 
 def price_age_days(price_as_of: str, catalog_as_of: str) -> int | None:
@@ -89,19 +109,34 @@ def workload_line(intent: WorkloadIntent) -> str:
     return f"{head}, {t.tokens:.3g} tokens ({t.method}, seq {t.seq_len}){deadline}."
 
 
+def _band(e: EstimateSummary) -> str:
+    if e.tokens_per_s_p10 is None or e.tokens_per_s_p90 is None:
+        return ""
+    kind = f", {e.evidence.replace('_', ' ')} band" if e.evidence else ""
+    return f" (p10 {e.tokens_per_s_p10:,.0f} - p90 {e.tokens_per_s_p90:,.0f}{kind})"
+
+
 def _sizing_line(p: Placement) -> str:
     e = p.estimate
     count = p.instances * p.accelerators_per_instance
     head = f"Sizing: {p.instances} x {p.instance_type} = {count} x {p.accelerator}"
-    layout = f" (tensor parallel {e.tensor_parallel}, {e.replicas} replica(s))" if e.tensor_parallel else ""
     if p.hours is not None:
-        return (
-            f"{head}{layout}: {e.tokens_per_s:,.0f} tok/s, MFU {e.mfu or 0:.0%}, {p.hours:,.1f} h to train, "
-            f"{p.total_usd:,.2f} USD in total (estimate by {e.model})."
+        layout = (
+            f" (tensor parallel {e.tensor_parallel} x pipeline {e.pipeline_parallel or 1} x data parallel "
+            f"{e.replicas}, {e.micro_batches or 1} micro-batch(es) per replica per step)"
+            if e.tensor_parallel
+            else ""
         )
+        p10 = f", {e.hours_p10:,.1f} h at p10" if e.hours_p10 is not None else ""
+        return (
+            f"{head}{layout}: {e.tokens_per_s:,.0f} tok/s{_band(e)}, MFU {e.mfu or 0:.0%}, "
+            f"{p.hours:,.2f} h to train incl. {STARTUP_HOURS:g} h assumed start-up{p10}, "
+            f"{p.total_usd:,.2f} USD in total as billed (estimate by {e.model})."
+        )
+    layout = f" (tensor parallel {e.tensor_parallel}, {e.replicas} replica(s))" if e.tensor_parallel else ""
     return (
-        f"{head}{layout}: {e.tokens_per_s:,.0f} output tok/s capacity, TTFT {e.ttft_ms or 0:,.0f} ms, "
-        f"TPOT {e.tpot_ms or 0:,.1f} ms (estimate by {e.model})."
+        f"{head}{layout}: {e.tokens_per_s:,.0f} output tok/s capacity{_band(e)}, "
+        f"TTFT {e.ttft_ms or 0:,.0f} ms, TPOT {e.tpot_ms or 0:,.1f} ms (estimate by {e.model})."
     )
 
 
@@ -116,6 +151,8 @@ def explanation(
     weights: Mapping[str, float],
     weak_evidence: Sequence[str],
     pinned: str,
+    margin: Sequence[str] = (),
+    compared: tuple[Placement | None, str] | None = None,
 ) -> tuple[str, ...]:
     """The decision's explanation lines, most important first."""
     lines = [workload_line(intent)]
@@ -132,6 +169,7 @@ def explanation(
         f"(source: {chosen.price_source or 'catalog'})."
     )
     lines.append(_sizing_line(chosen))
+    lines.extend(margin)
     if chosen.estimate.assumptions:
         # Inference is estimated per serving group and replicated; training for the whole job.
         scope = "per serving group" if chosen.hours is None else "whole job"
@@ -152,7 +190,7 @@ def explanation(
             f"Compliance score: {chosen.provider}'s {', '.join(weak_evidence)} claims rest on third-party or "
             "keyword-only evidence: they count partially in the score and never satisfy a hard constraint."
         )
-    lines.append(trade_off(chosen, runner_up))
+    lines.append(trade_off(chosen, *compared) if compared else trade_off(chosen, runner_up))
     if by_rule:
         grouped = ", ".join(f"{rule} {n:,}" for rule, n in by_rule.items())
         lines.append(f"Rejections by rule (a candidate can break several): {grouped}.")

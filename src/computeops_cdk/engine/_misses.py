@@ -19,6 +19,7 @@ import math
 import re
 from collections.abc import Sequence
 
+from ._billing import billed_hours
 from ._decision import Rejection
 from ._evaluate import Candidate, Rejected, as_candidate
 from ._pin import Pin
@@ -35,7 +36,17 @@ _NUMERIC = {
     "latency.ttft": "ttft_ms",
     "latency.tpot": "tpot_ms",
 }
-_FIXED = frozenset({"memory.fit", "spec.unknown", "throughput", "price.unknown", "target.unsupported"})
+_FIXED = frozenset(
+    {
+        "memory.fit",
+        "spec.unknown",
+        "throughput",
+        "price.unknown",
+        "target.unsupported",
+        "training.layout",
+        "offer.retired",
+    }
+)
 
 
 def _up(value: float) -> str:
@@ -52,10 +63,16 @@ def _numeric(rule: str, c: Candidate) -> tuple[str, float] | None:
     needed = {
         "price.max_hourly": c.hourly,
         "price.max_monthly": c.monthly,
-        "price.max_total": c.total,
-        "deadline": s.hours,
-        "latency.ttft": s.ttft_ms,
-        "latency.tpot": s.tpot_ms,
+        "price.max_total": (
+            c.hourly * billed_hours(c.row.offer.provider, s.hours_p10)
+            if c.hourly is not None and s.hours_p10 is not None
+            else c.total
+        ),
+        # The deadline and the latency targets are checked at the band's p10 point (and the
+        # deadline with the headroom): the value that admits the candidate is that one.
+        "deadline": s.deadline_needed if s.deadline_needed is not None else s.hours,
+        "latency.ttft": None if s.ttft_ms is None else s.ttft_ms / s.band[0],
+        "latency.tpot": None if s.tpot_ms is None else s.tpot_ms / s.band[0],
     }[rule]
     return None if needed is None else (_up(needed), needed)
 
@@ -71,6 +88,8 @@ def _categorical(rule: str, c: Candidate) -> str:
         return f"adding {accelerator} to constraints.accelerators.allow"
     if rule == "pricing.model":
         return f"allowing {offer.pricing} in constraints.pricing"
+    if rule == "price.suspect":
+        return "setting constraints.accept_suspect_prices: true"
     if rule.startswith("residency."):
         country = c.row.region.country if c.row.region else None
         where = country or "unknown country"

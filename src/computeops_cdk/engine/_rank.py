@@ -32,12 +32,35 @@ def _unit_cost(c: Candidate, intent: WorkloadIntent) -> float:
         # capacity rounded up to whole instances is paid for but not used.
         return c.hourly / (serving.output_tokens_per_s * 3600) * 1e6
     assert training is not None
+    # What a step really costs: the whole job as billed (start-up and billing increments included)
+    # over its steps; without those it is the step time x hourly price.
+    steps = training.tokens / training.global_batch_tokens
+    if c.total is not None and steps > 0:
+        return c.total / steps
     return training.global_batch_tokens / c.sizing.tokens_per_s * c.hourly / 3600
 
 
 def _metrics(c: Candidate, training: bool) -> tuple[float | None, ...]:
-    """The performance figures of a candidate, lower is better."""
+    """The performance figures of a candidate (central estimate), lower is better."""
     return (c.sizing.hours,) if training else (c.sizing.tpot_ms, c.sizing.ttft_ms)
+
+
+def _conservative(c: Candidate, training: bool) -> tuple[float | None, ...]:
+    """The same figures at the estimate's conservative (p10) point."""
+    s = c.sizing
+    if training:
+        return (s.hours_p10,)
+    low = s.band[0]
+    return tuple(None if v is None else v / low for v in (s.tpot_ms, s.ttft_ms))
+
+
+def _targets(intent: WorkloadIntent) -> tuple[float | None, ...]:
+    """The intent's targets for the figures of ``_metrics``, in the same order."""
+    serving, training = intent.workload.serving, intent.workload.training
+    if training is not None:
+        return (training.deadline_hours,)
+    assert serving is not None
+    return (serving.tpot_ms, serving.ttft_ms)
 
 
 class _Scorer:
@@ -57,6 +80,7 @@ class _Scorer:
         self.best = tuple(
             min((v for m in metrics if (v := m[i])), default=None) for i in range(len(metrics[0]))
         )
+        self.targets = _targets(intent)
         self.preferred = resolved.preferred_regions
         self.preferred_records = [_region(catalog, p, r) for p, r in self.preferred]
         self.index_regions = index_regions
@@ -67,16 +91,16 @@ class _Scorer:
         """(performance, availability, reliability, compliance, residency), each memoised by its inputs."""
         o, row = c.row.offer, c.row
         m = _metrics(c, self.training)
-        performance = self.memo.get(m)
+        k = _conservative(c, self.training)
+        performance = self.memo.get((m, k))
         if performance is None:
-            performance = self.memo[m] = round(performance_score(m, self.best), 4)
-        key = (o.provider, o.instance_type, o.pricing)
+            performance = self.memo[(m, k)] = round(performance_score(m, self.best, self.targets, k), 4)
+        assert row.itype is not None
+        block = c.sizing.group_instances * row.itype.accelerator_count
+        key = (o.provider, o.pricing, block)
         availability = self.memo.get(key)
         if availability is None:
-            regions = self.index_regions.get((o.provider, o.instance_type), 1)
-            availability = self.memo[key] = round(
-                availability_score(o.pricing, regions, row.provider.kind), 4
-            )
+            availability = self.memo[key] = round(availability_score(o.pricing, block, row.provider.kind), 4)
         where = self.regional.get((o.provider, o.region))
         if where is None:
             where = self.regional[(o.provider, o.region)] = (

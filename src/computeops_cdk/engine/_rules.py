@@ -202,8 +202,9 @@ def price_rules(
         reasons.append(
             Reason(
                 rule="price.max_total",
-                message=f"the job costs {hourly_total * hours:,.2f} USD ({hourly_total:,.2f} USD/h x "
-                f"{hours:,.1f} h) and exceeds max_total_usd {cap:,.2f}",
+                message=f"the job costs {hourly_total * hours:,.2f} USD at the estimate's p10 point "
+                f"({hourly_total:,.2f} USD/h x {hours:,.2f} h billed, start-up included) and exceeds "
+                f"max_total_usd {cap:,.2f}",
             )
         )
     return tuple(reasons)

@@ -4,12 +4,19 @@ Formulas (documented for users in README.md; data source in brackets):
 
 - cost = cheapest unit cost among feasible candidates / this unit cost  [catalog price x sizing]
   (USD per 1M output tokens for inference, USD per training step for training/fine-tuning)
-- performance, inference = mean of speed(TPOT) and speed(TTFT); training = speed(time to train),
-  where speed(x) = 1 / (1 + log2(x / best x among feasible))  [performance model]
+- performance, inference = mean of speed(TPOT) and speed(TTFT); training = speed(time to train).
+  With a target for the figure (tpot_ms, ttft_ms, deadline_hours) speed is valued against it, at
+  the estimate's conservative (p10) point q = figure / target: 1.0 once q <= 0.5 (met with a 2x
+  margin: more speed buys nothing the intent asked for), then 1 - (q - 0.5), 0.5 at the target.
+  Without a target, speed(x) = 1 / (1 + log2(x / best x among feasible))  [performance model]
   (1.0 for the fastest, 0.5 at twice as slow, 0.33 at 4x, 0.2 at 16x: times span orders of
   magnitude, from one node to a 256-chip pod, and a linear ratio would flatten all but the fastest)
-- availability = price-model base (reserved 1.0, on_demand 0.8, spot 0.4)
-  x (0.6 + 0.4 x min(1, regions offering this instance type / 6)) x (0.6 for a marketplace)  [catalog]
+- availability = price-model base (reserved 1.0, on_demand 0.8, spot 0.4) x block-size factor
+  x (0.6 for a marketplace)  [catalog price model, provider kind, sizing]. The block is the
+  accelerators that must be obtained together (a serving group; a whole training job): factor
+  1 / (1 + BLOCK_LOSS x log2(block / 8)) above 8 accelerators, BLOCK_LOSS 0.1 (0.2 for spot, whose
+  large blocks are reclaimed first). The catalog has no capacity signal (no stock or quota data):
+  how many regions list a price is not capacity and no longer counts.
 - reliability = 0.5 x kind base + 0.5 x SLA credit when the provider publishes an SLA,
   else 0.8 x kind base; kind base hyperscaler 0.9, neocloud 0.75, marketplace 0.4;
   SLA credit = clamp((SLA % - 99) / 1, 0, 1)  [catalog provider kind and sla_percent]
@@ -37,13 +44,12 @@ __all__ = [
     "reliability_score",
     "residency_score",
     "speed_score",
+    "target_score",
     "weighted",
 ]
 
 PRICING_BASE: Mapping[str, float] = {"reserved": 1.0, "on_demand": 0.8, "spot": 0.4}
 """Reserved capacity is guaranteed; on-demand can be out of stock; spot can be taken back."""
-BREADTH_FULL = 6
-"""Regions offering an instance type at which breadth stops adding availability."""
 MARKETPLACE_FACTOR = 0.6
 """Marketplace listings come and go (one host, one owner)."""
 KIND_BASE: Mapping[str, float] = {"hyperscaler": 0.9, "neocloud": 0.75, "marketplace": 0.4}
@@ -69,18 +75,54 @@ def speed_score(value: float, best: float) -> float:
     return _clamp(1.0 / (1.0 + math.log2(value / best)))
 
 
-def performance_score(values: Sequence[float | None], best: Sequence[float | None]) -> float:
-    """Mean speed score over the figures both sides have (times: lower is better)."""
-    pairs = zip(values, best, strict=True)
-    ratios = [speed_score(v, b) for v, b in pairs if v is not None and b is not None and v > 0]
+TARGET_SATURATION = 0.5
+"""A figure at or below this share of its target (a 2x margin) scores 1.0 (``target_score``)."""
+
+
+def target_score(value: float, target: float) -> float:
+    """Speed against a target (times: lower is better): 1.0 up to TARGET_SATURATION x target, then
+    falling linearly, 0.5 at the target itself."""
+    q = value / target
+    if q <= TARGET_SATURATION:
+        return 1.0
+    return _clamp(1.0 - (q - TARGET_SATURATION))
+
+
+def performance_score(
+    values: Sequence[float | None],
+    best: Sequence[float | None],
+    targets: Sequence[float | None] = (),
+    conservative: Sequence[float | None] = (),
+) -> float:
+    """Mean speed score over the figures a candidate has (times: lower is better).
+
+    A figure with a target is scored by ``target_score`` at its conservative value; one without
+    by ``speed_score`` against the best feasible (``values`` and ``best`` are central figures).
+    """
+    targets = tuple(targets) or (None,) * len(values)
+    conservative = tuple(conservative) or tuple(values)
+    ratios = []
+    for v, b, t, c in zip(values, best, targets, conservative, strict=True):
+        if t is not None and c is not None and t > 0:
+            ratios.append(target_score(c, t))
+        elif v is not None and b is not None and v > 0:
+            ratios.append(speed_score(v, b))
     return sum(ratios) / len(ratios) if ratios else 1.0
 
 
-def availability_score(pricing: str, regions_offering: int, kind: str) -> float:
-    """Price-model base x regional breadth x marketplace factor."""
-    breadth = 0.6 + 0.4 * min(1.0, regions_offering / BREADTH_FULL)
+BLOCK_FREE = 8
+"""Accelerators (one HGX node) up to which a block is as obtainable as one machine."""
+BLOCK_LOSS: Mapping[str, float] = {"spot": 0.2}
+"""Availability lost per doubling of the block beyond BLOCK_FREE, by price model (default 0.1)."""
+
+
+def availability_score(pricing: str, block: int, kind: str) -> float:
+    """Price-model base x block-size factor x marketplace factor (``block``: accelerators that must
+    be obtained together)."""
+    loss = BLOCK_LOSS.get(pricing, 0.1)
+    size = 1.0 / (1.0 + loss * math.log2(block / BLOCK_FREE)) if block > BLOCK_FREE else 1.0
     factor = MARKETPLACE_FACTOR if kind == "marketplace" else 1.0
-    return _clamp(PRICING_BASE.get(pricing, 0.5) * breadth * factor)
+    return _clamp(PRICING_BASE.get(pricing, 0.5) * size * factor)
 
 
 def reliability_score(provider: Provider) -> float:

@@ -5,12 +5,20 @@ through its public names, so the model stays replaceable. Estimates are memoised
 (model, precision, accelerator, accelerator count, ...): instance types of different providers
 that share a shape (8 x H100-SXM) are estimated once, and repeated decisions reuse them.
 
+Every estimate carries an uncertainty band (``perf.uncertainty``: p10 and p90 of measured /
+estimated speed from the model's held-out validation). Sizing keeps its promise at the band's
+conservative (p10) point, plus ``preferences.capacity_headroom``:
+
 Inference: one instance (or, on a multi-node shape, the fewest instances that hold the model)
 forms a serving group; groups are independent replicas, so the deployment is
-``ceil(output_tokens_per_s / group_tokens_per_s)`` groups. Training: the fewest instances (doubling
-from one; more than one only on a multi-node shape) that hold the model and meet the deadline (or
-just hold it, without a deadline), and the next two doublings; the cheapest of these (fewest
-instance-hours, hence cheapest for every offer of the shape) is kept.
+``ceil(output_tokens_per_s x (1 + headroom) / (group_tokens_per_s x p10))`` groups, at the largest
+batch whose TTFT/TPOT divided by p10 still meet the targets. Training: the fewest instances
+(doubling from one; more than one only on a multi-node shape) that hold the model, can use their
+accelerators for the batch, and meet the deadline at p10 with the headroom (or just hold it,
+without a deadline), and the next two doublings; the cheapest of these (fewest instance-hours,
+hence cheapest for every offer of the shape) is kept. A job's hours include STARTUP_HOURS.
+The sizing also records what the central estimate alone would need, so the explanation can say
+what the margin costs.
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ from .. import perf
 from ..catalog import Accelerator, InstanceType
 from ..errors import DoesNotFitError, EstimateError
 from ..intent import Workload
+from ._billing import STARTUP_HOURS
 from ._decision import Reason
 
 __all__ = ["MAX_INSTANCES", "Sizer", "Sizing", "model_spec", "sizer_for"]
@@ -61,6 +70,28 @@ class Sizing:
     """Instances one model replica spans (inference); > 1 needs a multi-node fabric."""
     model_version: str = ""
     assumptions: tuple[str, ...] = ()
+    band: tuple[float, float] = (1.0, 1.0)
+    """(p10, p90) multipliers of the estimated speed (perf.uncertainty)."""
+    evidence: str = ""
+    """validated | extrapolated | upper_bound (perf.Uncertainty.evidence)."""
+    central_instances: int | None = None
+    """Instances the central estimate alone (no band, no headroom) would need; None if it misses."""
+    hours_p10: float | None = None
+    """Training: hours at the band's conservative point (what the deadline is checked against)."""
+    central_hours: float | None = None
+    """Training: hours of the deployment the central estimate alone would choose."""
+    deadline_needed: float | None = None
+    """Training that misses its deadline: the deadline_hours that would admit it (p10 x headroom)."""
+    pipeline_parallel: int | None = None
+    micro_batches: int | None = None
+
+    @property
+    def tokens_per_s_p10(self) -> float:
+        return self.tokens_per_s * self.band[0]
+
+    @property
+    def tokens_per_s_p90(self) -> float:
+        return self.tokens_per_s * self.band[1]
 
     @property
     def needs_fabric(self) -> bool:
@@ -130,16 +161,17 @@ def _gb(value: float) -> str:
 
 
 @lru_cache(maxsize=64)
-def sizer_for(workload: Workload) -> Sizer:
-    """The Sizer of a workload, shared by every decision about the same workload (pure, so safe)."""
-    return Sizer(workload, model_spec(workload))
+def sizer_for(workload: Workload, headroom: float = 0.0) -> Sizer:
+    """The Sizer of a workload and headroom, shared by every decision about them (pure, so safe)."""
+    return Sizer(workload, model_spec(workload), headroom)
 
 
 class Sizer:
     """Sizes instance types for one workload; results are cached per (accelerator, count, multi-node)."""
 
-    def __init__(self, workload: Workload, model: perf.ModelSpec) -> None:
+    def __init__(self, workload: Workload, model: perf.ModelSpec, headroom: float = 0.0) -> None:
         self._workload = workload
+        self._headroom = headroom
         self._model = model
         self._precision = workload.model.precision
         self._cache: dict[tuple[str, int, bool], Sizing] = {}
@@ -166,21 +198,26 @@ class Sizer:
     def _size_inference(self, acc: Accelerator, per_node: int, multi_node: bool) -> Sizing:
         serving = self._workload.serving
         assert serving is not None  # the intent guarantees it for inference
+        band = perf.uncertainty(acc.id, "inference")
+        low = band.low
         lengths = (serving.input_tokens, serving.output_tokens)
         targets = (serving.ttft_ms, serving.tpot_ms)
+        # The operating point must meet the targets even if reality is as slow as the p10 point.
+        tight = tuple(None if t is None else t * low for t in targets)
         group, est = 1, None
         for group in _GROUP_SIZES if multi_node else (1,):
-            est = _inference(self._model, self._precision, acc, group * per_node, per_node, lengths, targets)
+            est = _inference(self._model, self._precision, acc, group * per_node, per_node, lengths, tight)
             if est.fits:
                 break
         assert est is not None
         if not est.fits:
             return Sizing(instances=group, reasons=(self._no_fit(est, acc, group, per_node, multi_node),))
-        reasons = self._latency(est, serving.ttft_ms, serving.tpot_ms)
-        needed = serving.output_tokens_per_s
-        groups = math.ceil(needed / est.tokens_per_s - 1e-9) if est.tokens_per_s > 0 else math.inf
+        reasons = self._latency(est, serving.ttft_ms, serving.tpot_ms, low)
+        needed = serving.output_tokens_per_s * (1 + self._headroom)
+        per_group = est.tokens_per_s * low
+        groups = math.ceil(needed / per_group - 1e-9) if per_group > 0 else math.inf
         if groups * group > MAX_INSTANCES:
-            per = f"{est.tokens_per_s:,.0f} tok/s per {group} instance(s)"
+            per = f"{per_group:,.0f} tok/s (p10) per {group} instance(s)"
             reasons += (
                 Reason(
                     rule="throughput",
@@ -203,24 +240,45 @@ class Sizer:
             group_instances=group,
             model_version=est.model_version,
             assumptions=est.assumptions,
+            band=(band.low, band.high),
+            evidence=band.evidence,
+            central_instances=self._central_inference(acc, per_node, group, lengths, targets),
         )
 
+    def _central_inference(
+        self,
+        acc: Accelerator,
+        per_node: int,
+        group: int,
+        lengths: tuple[int, int],
+        targets: tuple[float | None, float | None],
+    ) -> int | None:
+        """Instances the central estimate alone would size (no band, no headroom)."""
+        serving = self._workload.serving
+        assert serving is not None
+        est = _inference(self._model, self._precision, acc, group * per_node, per_node, lengths, targets)
+        if not est.fits or est.tokens_per_s <= 0 or self._latency(est, *targets, 1.0):
+            return None
+        groups = math.ceil(serving.output_tokens_per_s / est.tokens_per_s - 1e-9)
+        return groups * group if groups * group <= MAX_INSTANCES else None
+
     def _latency(
-        self, est: perf.InferenceEstimate, ttft: float | None, tpot: float | None
+        self, est: perf.InferenceEstimate, ttft: float | None, tpot: float | None, low: float
     ) -> tuple[Reason, ...]:
+        """Targets missed at batch 1 by the latencies at the band's conservative point (/ low)."""
         reasons: list[Reason] = []
-        if ttft is not None and est.ttft_ms > ttft:
+        for rule, label, value, target, digits in (
+            ("latency.ttft", "TTFT", est.ttft_ms, ttft, 0),
+            ("latency.tpot", "TPOT", est.tpot_ms, tpot, 1),
+        ):
+            if target is None or value / low <= target:
+                continue
+            at = "" if low == 1.0 else f" ({value / low:,.{digits}f} ms at the p10 point, x1/{low:g})"
             reasons.append(
                 Reason(
-                    rule="latency.ttft",
-                    message=f"estimated TTFT {est.ttft_ms:,.0f} ms exceeds ttft_ms {ttft:g} even at batch 1",
-                )
-            )
-        if tpot is not None and est.tpot_ms > tpot:
-            reasons.append(
-                Reason(
-                    rule="latency.tpot",
-                    message=f"estimated TPOT {est.tpot_ms:,.1f} ms exceeds tpot_ms {tpot:g} even at batch 1",
+                    rule=rule,
+                    message=f"estimated {label} {value:,.{digits}f} ms{at} exceeds {label.lower()}_ms "
+                    f"{target:g} even at batch 1",
                 )
             )
         return tuple(reasons)
@@ -251,17 +309,28 @@ class Sizer:
     def _size_training(self, acc: Accelerator, per_node: int, multi_node: bool) -> Sizing:
         training = self._workload.training
         assert training is not None  # the intent guarantees it for training and fine_tuning
+        band = perf.uncertainty(acc.id, "training")
         deadline = training.deadline_hours
+        # At the p10 point, with the headroom, the job must still finish within the deadline.
+        limit = None if deadline is None else deadline / (1 + self._headroom)
         sizes = [2**i for i in range(int(math.log2(MAX_INSTANCES)) + 1)] if multi_node else [1]
         fastest: tuple[int, perf.TrainingEstimate, float] | None = None
         feasible: list[tuple[int, perf.TrainingEstimate, float]] = []
-        est = None
+        central: tuple[int, float] | None = None
+        est = layout = unfit = None
         for instances in sizes:
             est = self._train(acc, instances, per_node, multi_node)
-            if not est.fits or est.tokens_per_s <= 0:
+            if est.layout_error:
+                layout = layout or est
                 continue
-            hours = training.tokens / est.tokens_per_s / 3600
-            if deadline is None or hours <= deadline:
+            if not est.fits or est.tokens_per_s <= 0:
+                unfit = (instances, est)
+                continue
+            compute_h = training.tokens / est.tokens_per_s / 3600
+            hours, p10 = compute_h + STARTUP_HOURS, compute_h / band.low + STARTUP_HOURS
+            if central is None and (deadline is None or hours <= deadline):
+                central = (instances, hours)
+            if limit is None or p10 <= limit:
                 feasible.append((instances, est, hours))
                 if len(feasible) == _SIZES_AFTER_FIRST + 1:
                     break
@@ -270,13 +339,27 @@ class Sizer:
         if feasible:
             # Cheapest job: fewest instance-hours (the offer's price per instance is a constant factor).
             instances, est, hours = min(feasible, key=lambda f: (f[0] * f[2], f[0]))
-            return self._trained(est, instances, hours)
+            return replace(
+                self._trained(est, instances, hours, band),
+                central_instances=central[0] if central else None,
+                central_hours=central[1] if central else None,
+            )
         assert est is not None
         if fastest is None:
-            return Sizing(
-                instances=sizes[-1], reasons=(self._no_fit(est, acc, sizes[-1], per_node, multi_node),)
-            )
-        return self._missed_deadline(acc, per_node, multi_node, fastest)
+            reasons: tuple[Reason, ...] = ()
+            if unfit is not None:
+                reasons += (self._no_fit(unfit[1], acc, unfit[0], per_node, multi_node),)
+            if layout is not None:
+                reasons += (self._unusable(layout, acc),)
+            return Sizing(instances=unfit[0] if unfit else sizes[0], reasons=reasons)
+        return self._missed_deadline(acc, per_node, multi_node, fastest, band)
+
+    def _unusable(self, est: perf.TrainingEstimate, acc: Accelerator) -> Reason:
+        return Reason(
+            rule="training.layout",
+            message=f"{self._model.name} on {acc.id}: {est.layout_error}. To fix: a smaller deployment, "
+            "or a larger global_batch_tokens",
+        )
 
     def _train(
         self, acc: Accelerator, instances: int, per_node: int, multi_node: bool
@@ -292,25 +375,35 @@ class Sizer:
         per_node: int,
         multi_node: bool,
         fastest: tuple[int, perf.TrainingEstimate, float],
+        band: perf.Uncertainty,
     ) -> Sizing:
         instances, est, hours = fastest
         assert self._workload.training is not None
         deadline = self._workload.training.deadline_hours
+        p10 = (hours - STARTUP_HOURS) / band.low + STARTUP_HOURS
         scale = (
             f"the fastest size considered (up to {MAX_INSTANCES} instances)"
             if multi_node
             else "one instance (the instance type is not multi-node, so it cannot scale out)"
         )
+        margin = f" x (1 + capacity_headroom {self._headroom:g})" if self._headroom else ""
         reason = Reason(
             rule="deadline",
             message=(
-                f"{instances} instance(s) ({instances * per_node} x {acc.id}) take {hours:,.1f} h, "
-                f"over deadline_hours {deadline:g}; that is {scale}"
+                f"{instances} instance(s) ({instances * per_node} x {acc.id}) take {hours:,.1f} h "
+                f"({p10:,.1f} h at the p10 point{margin}), over deadline_hours {deadline:g}; that is {scale}"
             ),
         )
-        return replace(self._trained(est, instances, hours), reasons=(reason,))
+        return replace(
+            self._trained(est, instances, hours, band),
+            reasons=(reason,),
+            deadline_needed=p10 * (1 + self._headroom),
+        )
 
-    def _trained(self, est: perf.TrainingEstimate, instances: int, hours: float) -> Sizing:
+    def _trained(
+        self, est: perf.TrainingEstimate, instances: int, hours: float, band: perf.Uncertainty
+    ) -> Sizing:
+        p10 = (hours - STARTUP_HOURS) / band.low + STARTUP_HOURS
         return Sizing(
             instances=instances,
             tokens_per_s=est.tokens_per_s,
@@ -323,4 +416,9 @@ class Sizer:
             group_instances=instances,
             model_version=est.model_version,
             assumptions=est.assumptions,
+            band=(band.low, band.high),
+            evidence=band.evidence,
+            hours_p10=p10,
+            pipeline_parallel=est.pipeline_parallel,
+            micro_batches=est.micro_batches,
         )

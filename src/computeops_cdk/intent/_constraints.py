@@ -147,6 +147,8 @@ class Constraints(StrictModel):
         max_hourly_usd: cap on the deployment's hourly price (all instances). Default: no cap.
         max_monthly_usd: cap on hourly x 730. Default: no cap.
         max_total_usd: cap on the whole job's cost (training and fine_tuning only). Default: no cap.
+        accept_suspect_prices: admit offers whose price contradicts the rest of the market data
+            (rule ``price.suspect``). Default: false (they are rejected with the numbers).
     """
 
     compliance: tuple[str, ...] = ()
@@ -157,6 +159,7 @@ class Constraints(StrictModel):
     max_hourly_usd: float | None = Field(default=None, gt=0)
     max_monthly_usd: float | None = Field(default=None, gt=0)
     max_total_usd: float | None = Field(default=None, gt=0)
+    accept_suspect_prices: bool = Field(default=False, strict=True)
 
     @field_validator("compliance")
     @classmethod
@@ -202,10 +205,15 @@ class Preferences(StrictModel):
         weights: score weights. Default: see Weights.
         regions: preferred region ids (``provider:code``), best first. Default: none; the residency
             score is then neutral (1.0 for every candidate).
+        capacity_headroom: spare capacity the sizing adds on top of the estimate's conservative
+            (p10) point, as a fraction: inference serves ``output_tokens_per_s x (1 + headroom)``,
+            training finishes within ``deadline_hours / (1 + headroom)``. Default: 0.1
+            (DEFAULT_CAPACITY_HEADROOM); 0 sizes exactly at the p10 point.
     """
 
     weights: Weights = Field(default_factory=Weights)
     regions: tuple[str, ...] = ()
+    capacity_headroom: float = Field(default=0.1, ge=0, le=4)
 
     @field_validator("regions")
     @classmethod

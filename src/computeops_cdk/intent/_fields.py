@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
 from ..errors import did_you_mean
@@ -34,12 +34,15 @@ class StrictModel(BaseModel):
 
     @field_validator("*", mode="before")
     @classmethod
-    def _no_booleans(cls, value: object) -> object:
-        # No intent field is a boolean, and pydantic would read `ttft_ms: true` (or YAML 1.1's
-        # `yes`/`on`) as 1: a silent wrong answer instead of an error.
+    def _no_booleans(cls, value: object, info: ValidationInfo) -> object:
+        # Only the declared flags (StrictBool fields) are booleans; pydantic would read
+        # `ttft_ms: true` (or YAML 1.1's `yes`/`on`) as 1: a silent wrong answer instead of an error.
+        field = cls.model_fields.get(info.field_name or "")
+        if field is not None and field.annotation is bool:
+            return value
         if isinstance(value, bool):
             raise fail(
-                f"got {str(value).lower()}, but no intent field is a yes/no flag. To fix: write a "
+                f"got {str(value).lower()}, but this field is not a yes/no flag. To fix: write a "
                 "number or a name (quote yes/no/on/off when you mean the word)"
             )
         return value

@@ -23,27 +23,46 @@ from dataclasses import replace
 from typing import Any, Literal, TypeVar, get_args
 
 from ..errors import EstimateError
-from ._calibration import MEASURED_RANGE, MODEL_VERSION, VALIDATED_INFERENCE, VALIDATED_TRAINING
+from ._calibration import (
+    BAND_EXTRAPOLATED,
+    BAND_VALIDATED,
+    MEASURED_RANGE,
+    MODEL_VERSION,
+    VALIDATED_INFERENCE,
+    VALIDATED_TRAINING,
+)
 from ._hardware import Hardware, hardware_of
 from ._inference import estimate_inference_hw
 from ._registry import model_from_params, model_names, resolve_model
 from ._training import estimate_training_hw
-from ._types import Bound, InferenceEstimate, ModelSpec, Precision, TrainingEstimate, WorkloadKind
+from ._types import (
+    Bound,
+    Evidence,
+    InferenceEstimate,
+    ModelSpec,
+    Precision,
+    TrainingEstimate,
+    Uncertainty,
+    WorkloadKind,
+)
 
 __all__ = [
     "MODEL_VERSION",
     "PRECISIONS",
     "Bound",
+    "Evidence",
     "InferenceEstimate",
     "ModelSpec",
     "Precision",
     "TrainingEstimate",
+    "Uncertainty",
     "WorkloadKind",
     "estimate_inference",
     "estimate_training",
     "model_from_params",
     "model_names",
     "resolve_model",
+    "uncertainty",
 ]
 
 PRECISIONS: tuple[Precision, ...] = get_args(Precision)
@@ -80,12 +99,45 @@ def _precision(value: str) -> Precision:
 _Estimate = TypeVar("_Estimate", InferenceEstimate, TrainingEstimate)
 
 
+def uncertainty(accelerator_id: str, kind: Literal["inference", "training"]) -> Uncertainty:
+    """The band of an estimate of ``kind`` on ``accelerator_id`` (a catalog id), from the model's
+    held-out validation (benchmarks/ACCURACY.md): a known upper bound's measured range, else the
+    validated p10-p90 of the kind, else (no measurement of the kind on it) the whole held-out range."""
+    measured = MEASURED_RANGE.get((accelerator_id, kind))
+    if measured:
+        return Uncertainty(
+            evidence="upper_bound",
+            low=measured[0],
+            high=measured[1],
+            basis=f"published {kind} measurements on {accelerator_id} reach {measured[0]:.2f}-"
+            f"{measured[1]:.2f}x of the estimate",
+        )
+    validated = VALIDATED_TRAINING if kind == "training" else VALIDATED_INFERENCE
+    if accelerator_id in validated:
+        low, high = BAND_VALIDATED[kind]
+        return Uncertainty(
+            evidence="validated",
+            low=low,
+            high=high,
+            basis=f"p10-p90 of measured/estimated speed over the held-out {kind} rows",
+        )
+    low, high = BAND_EXTRAPOLATED
+    return Uncertainty(
+        evidence="extrapolated",
+        low=low,
+        high=high,
+        basis=f"no {kind} measurement on {accelerator_id}: the whole held-out range of either kind",
+    )
+
+
 def _label_validation(
     estimate: _Estimate, accelerator: Any, kind: Literal["inference", "training"]
 ) -> _Estimate:
     """Say so when no published measurement of this kind on this accelerator backs the estimate,
-    and quote the measured range where the held-out rows on it miss the issue's target."""
+    and quote the measured range where the held-out rows on it miss the issue's target; attach
+    the estimate's uncertainty band."""
     acc = str(getattr(accelerator, "id", ""))
+    estimate = replace(estimate, uncertainty=uncertainty(acc, kind))
     validated = VALIDATED_TRAINING if kind == "training" else VALIDATED_INFERENCE
     notes: list[str] = []
     if acc not in validated:

@@ -9,7 +9,7 @@ Changing any number here changes MODEL_VERSION.
 
 from __future__ import annotations
 
-MODEL_VERSION = "roofline-calibrated-v7"
+MODEL_VERSION = "roofline-calibrated-v8"
 """Label carried by every estimate; bumped whenever a constant below or the model's equations change.
 
 v3: sliding-window KV caches; training layout by step time incl. data-parallel traffic.
@@ -17,7 +17,10 @@ v4: MoE serving factor and request overhead. v5: per-direction link bandwidth, M
 v6: AMD serving-stack efficiency (ROCM_SERVING_EFF), fitted to two MLPerf MI300X rows.
 v7: prompt tokens prefilled inside a decode step pay their tensor-parallel all-reduce volume
 (physics); PCIe collective efficiency (PCIE_LINK_EFF) fitted to CAL-TP-1; ROCM_SERVING_EFF
-re-solved on its own rows (its reference row INF-01 moved with the physics change)."""
+re-solved on its own rows (its reference row INF-01 moved with the physics change).
+v8: physical training layouts (whole sequences per data-parallel replica, the interleaved pipeline
+bubble for the real micro-batch count, replacing the flat per-stage loss); uncertainty bands
+(BAND_VALIDATED, BAND_EXTRAPOLATED) from the held-out rows."""
 
 VALIDATED_INFERENCE: frozenset[str] = frozenset({"A100-80GB", "B200", "H100-SXM", "H200", "L40S", "MI300X"})
 VALIDATED_TRAINING: frozenset[str] = frozenset({"A100-40GB", "A100-80GB", "H100-SXM", "TPU-v5p", "TPU-v6e"})
@@ -34,6 +37,15 @@ for the accelerators whose held-out median error exceeds the issue's 20 % target
 MI300X: even with ROCM_SERVING_EFF (fitted to AMD's MLPerf v4.1 submission, CAL-AMD-1..2), vLLM on
 ROCm as AMD's 2025 performance page and OCI measured it reaches 0.53-0.88x of the estimate
 (HO-AMD-3..12, median error 51 % in v7). A test recomputes the ranges from rows.csv."""
+
+BAND_VALIDATED: dict[str, tuple[float, float]] = {"inference": (0.81, 1.23), "training": (0.83, 1.12)}
+"""kind -> (p10, p90) of measured / estimated speed over the held-out rows of that kind on validated
+hardware (throughput rows as published / estimated, latency rows as estimated / published; MI300X
+serving, a known upper bound, left out). A test recomputes them from rows.csv."""
+BAND_EXTRAPOLATED: tuple[float, float] = (0.63, 1.45)
+"""Where no measurement of the kind covers the accelerator: the whole range of measured / estimated
+speed over every held-out row of either kind (the estimate may be as far off as the worst
+validated row). A test recomputes it."""
 
 # --- achievable compute -------------------------------------------------------------------------
 # Achieved dense-GEMM throughput grows slower than the datasheet peak: feeding tensor cores from

@@ -10,16 +10,26 @@
   adapters (0.5 % of the params) with their Adam states.
 * MFU = peak law x width law x recompute x model-parallel loss x scale loss (x FP8 factor); every
   factor is in _calibration with the rows it was fitted to.
+* Layout: tensor x pipeline x data parallel = the accelerators. A step holds
+  ``global_batch_tokens // seq_len`` whole sequences; each data-parallel replica needs at least
+  one, so ``data parallel x micro-batch <= sequences per step`` (a layout that would split one
+  sequence over replicas is not physical). A replica runs its share of the sequences as
+  micro-batches of up to MICRO_BATCH_TOKENS; a pipeline of ``pp`` stages over ``m`` micro-batches
+  idles for the bubble ``(pp - 1) / (v x m + pp - 1)`` of the step (interleaved 1F1B schedule with
+  ``v`` model chunks per stage, Narayanan et al., arXiv:2104.04473, section 2.2). When no layout
+  can use every accelerator for the batch (even the widest model-parallel group leaves more
+  replicas than sequences), the estimate says so in ``layout_error`` with zero throughput: the
+  deployment is too big for the batch.
 * Step time = max(compute, exposed data-parallel traffic): 3 x bf16 params per step per rank
   (all-gather forward and backward, reduce-scatter) over the slowest link the group spans. The
-  layout (model-parallel degree, recomputation) with the shortest step is chosen; pipeline
-  activations between stages are small and not modelled.
+  compute is the slowest replica's: ``ceil(sequences / dp)`` sequences. The layout with the
+  shortest step is chosen; pipeline activations between stages are small and not modelled.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
 
@@ -33,12 +43,15 @@ __all__ = ["estimate_training_hw"]
 # micro-batch (TRN-01 8 x 2048, TRN-03 6 x 2048); a smaller one leaves the GEMMs underfed.
 MICRO_BATCH_TOKENS = 8192
 # Tensor parallelism costs more on narrow models (communication ~ tokens x hidden, compute ~
-# tokens x hidden^2): loss per doubling = TP_LOSS_AT_8192 x 8192 / hidden. Pipeline stages cost
-# PP_LOSS per doubling (bubble with many micro-batches). Fitted to TRN-33 (70B TP4 PP8) and TRN-25
-# (405B TP8 PP16).
+# tokens x hidden^2): loss per doubling = TP_LOSS_AT_8192 x 8192 / hidden. Fitted to TRN-33 (70B
+# TP4 PP8) and TRN-25 (405B TP8 PP16). Pipeline stages pay their real bubble for the micro-batches
+# the batch gives (module docstring); v7's flat PP_LOSS per doubling stood in for it.
 TP_LOSS_AT_8192 = 0.05
-PP_LOSS = 0.02
 MAX_MODEL_PARALLEL = 128
+# Interleaved 1F1B: each pipeline stage holds this many model chunks, dividing the bubble by it
+# (Narayanan et al., arXiv:2104.04473, section 2.2.2); Megatron / NeMo and Llama 3 (arXiv:2407.21783,
+# section 3.3.2) train with it. Capped by the layers a stage holds.
+VIRTUAL_STAGES = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +61,24 @@ class _Layout:
     ckpt: bool
     mem_gb: float
     mfu: float
+    dp: int
+    micro: int
+    """Sequences per micro-batch."""
+    micro_batches: int
+    """Micro-batches the slowest replica runs per step."""
+    share: int
+    """Sequences the slowest replica runs per step."""
+    virtual: int
+    """Model chunks per pipeline stage (interleaved schedule)."""
+
+    @property
+    def pp(self) -> int:
+        return self.mp // self.tp
+
+    @property
+    def bubble(self) -> float:
+        """Share of the step a pipeline idles (0 without pipeline parallelism)."""
+        return (self.pp - 1) / (self.virtual * self.micro_batches + self.pp - 1)
 
 
 def _flops_per_token(m: ModelSpec, seq: int, lora: bool) -> float:
@@ -57,14 +88,13 @@ def _flops_per_token(m: ModelSpec, seq: int, lora: bool) -> float:
     return 6 * m.active_params_b * 1e9 + attn
 
 
-def _memory_gb(m: ModelSpec, count: int, mp: int, ckpt: bool, lora: bool, bpp: float, seq: int) -> float:
+def _memory_gb(m: ModelSpec, count: int, mp: int, ckpt: bool, lora: bool, bpp: float, tokens: int) -> float:
     n = m.params_b * 1e9
     if lora:
         states = n * bpp / count + 16 * n * cal.LORA_PARAM_FRACTION / count
     else:
         states = cal.ADAM_BYTES_PER_PARAM * n / count
     gathered = 2 * (n / m.layers) * 2 / mp
-    tokens = max(MICRO_BATCH_TOKENS, seq)
     if ckpt:
         act = tokens * m.hidden * (2 * m.layers + cal.ACT_BYTES_PER_HIDDEN)
     else:
@@ -72,30 +102,56 @@ def _memory_gb(m: ModelSpec, count: int, mp: int, ckpt: bool, lora: bool, bpp: f
     return (states + gathered + act / mp) / 1e9 + cal.RUNTIME_RESERVE_GB
 
 
-def _mfu(m: ModelSpec, hw: Hardware, prec: Precision, tp: int, pp: int, ckpt: bool, nodes: int) -> float:
+def _mfu(m: ModelSpec, hw: Hardware, prec: Precision, tp: int, ckpt: bool, nodes: int) -> float:
+    """MFU of the busy part of a step (the pipeline bubble is applied by the caller)."""
     peak, _ = hw.peak_tflops(prec)
     base = achieved_tflops(peak, cal.TRAIN_EFF_AT_REF) / peak
     width = min(1.2, max(0.8, math.pow(m.hidden / cal.WIDTH_REF, cal.WIDTH_EXPONENT)))
     tp_loss = min(0.2, TP_LOSS_AT_8192 * 8192 / m.hidden) * math.log2(tp)
-    mp_factor = max(0.3, 1.0 - tp_loss - PP_LOSS * math.log2(pp))
+    mp_factor = max(0.3, 1.0 - tp_loss)
     scale = max(0.5, 1.0 - cal.SCALE_LOSS_PER_DOUBLING * math.log2(nodes))
     fp8 = cal.FP8_TRAIN_FACTOR if prec in ("fp8", "fp4") else 1.0
     return base * width * (cal.RECOMPUTE_FACTOR if ckpt else 1.0) * mp_factor * scale * fp8
 
 
 def _layouts(
-    m: ModelSpec, hw: Hardware, prec: Precision, count: int, gpn: int, lora: bool, bpp: float, seq: int
+    m: ModelSpec,
+    hw: Hardware,
+    prec: Precision,
+    count: int,
+    gpn: int,
+    lora: bool,
+    bpp: float,
+    seq: int,
+    sequences: int,
 ) -> list[_Layout]:
+    """Every physical layout: dp x micro-batch <= sequences, pp <= layers, tp x pp x dp = count."""
     nodes = math.ceil(count / gpn)
     out: list[_Layout] = []
     mp = 1
     while mp <= min(count, MAX_MODEL_PARALLEL):
         tp = min(mp, gpn, 8)
-        pp = mp // tp
-        for ckpt in (False, True):
-            mem = _memory_gb(m, count, mp, ckpt, lora, bpp, seq)
-            mfu = _mfu(m, hw, prec, tp, pp, ckpt, nodes)
-            out.append(_Layout(mp=mp, tp=tp, ckpt=ckpt, mem_gb=mem, mfu=mfu))
+        dp = count // mp
+        if count % mp == 0 and dp <= sequences and mp // tp <= m.layers:
+            share = math.ceil(sequences / dp)  # sequences the slowest replica runs per step
+            micro = max(1, min(share, MICRO_BATCH_TOKENS // seq))
+            for ckpt in (False, True):
+                mem = _memory_gb(m, count, mp, ckpt, lora, bpp, micro * seq)
+                mfu = _mfu(m, hw, prec, tp, ckpt, nodes)
+                out.append(
+                    _Layout(
+                        mp=mp,
+                        tp=tp,
+                        ckpt=ckpt,
+                        mem_gb=mem,
+                        mfu=mfu,
+                        dp=dp,
+                        micro=micro,
+                        micro_batches=math.ceil(share / micro),
+                        share=share,
+                        virtual=max(1, min(VIRTUAL_STAGES, m.layers // (mp // tp))),
+                    )
+                )
         mp *= 2
     return out
 
@@ -122,18 +178,23 @@ def estimate_training_hw(
         prec, notes = resolve_precision(hw, precision, training=True)
         bpp = bytes_per_param(prec)
     usable = hw.memory_gb * cal.MEMORY_UTILIZATION
-    layouts = _layouts(m, hw, prec, count, gpn, lora, bpp, seq_len)
+    sequences = max(1, global_batch_tokens // seq_len)
+    layouts = _layouts(m, hw, prec, count, gpn, lora, bpp, seq_len, sequences)
+    if not layouts:
+        return _too_big(hw, prec, precision, count, sequences, notes)
     fitting = [lay for lay in layouts if lay.mem_gb <= usable]
     if not fitting:
         worst = min(layouts, key=lambda lay: lay.mem_gb)
-        return _no_fit(hw, prec, precision, count, worst, notes)
+        return replace(_no_fit(hw, prec, precision, count, worst, notes), sequences_per_step=sequences)
     peak, peak_note = hw.peak_tflops(prec)
     if peak_note:
         notes.append(peak_note)
     fpt = _flops_per_token(m, seq_len, lora)
 
     def timing(lay: _Layout) -> tuple[float, float, str]:
-        compute = global_batch_tokens * fpt / (count * peak * 1e12 * lay.mfu)
+        # The slowest replica's sequences on its mp accelerators, plus the pipeline bubble.
+        busy = lay.share * seq_len * fpt / (lay.mp * peak * 1e12 * lay.mfu)
+        compute = busy / (1.0 - lay.bubble)
         comm, link = _dp_traffic_s(m, hw, count, lay.mp, gpn, fabric, lora)
         return compute, comm, link
 
@@ -148,9 +209,11 @@ def estimate_training_hw(
     notes += [
         f"{'LoRA fine-tuning' if lora else 'full training'}: {fpt / 1e9:.1f} GFLOP per token "
         f"({'4' if lora else '6'} x {m.active_params_b:g}B active params + attention at seq {seq_len})",
-        f"layout: tensor parallel {lay.tp} x pipeline {lay.mp // lay.tp} x data parallel "
-        f"{count // lay.mp}, ZeRO-3/FSDP sharded states"
-        + (", full activation recomputation" if lay.ckpt else ""),
+        f"layout: tensor parallel {lay.tp} x pipeline {lay.pp} x data parallel "
+        f"{lay.dp}, ZeRO-3/FSDP sharded states" + (", full activation recomputation" if lay.ckpt else ""),
+        f"batch: {sequences:,} sequence(s) per step, {lay.micro_batches:,} micro-batch(es) of "
+        f"{lay.micro} per replica"
+        + (f", pipeline bubble {lay.bubble:.0%} of the step" if lay.pp > 1 else ""),
     ]
     if link:
         notes.append(
@@ -173,7 +236,7 @@ def estimate_training_hw(
         fits=True,
         bound=bound,
         tensor_parallel=lay.tp,
-        replicas=count // lay.mp,
+        replicas=lay.dp,
         precision=prec,
         model_version=cal.MODEL_VERSION,
         assumptions=tuple(notes),
@@ -181,6 +244,9 @@ def estimate_training_hw(
         memory_available_gb_per_accelerator=hw.memory_gb,
         activation_checkpointing=lay.ckpt,
         requested_precision=precision if prec != precision else None,
+        pipeline_parallel=lay.pp,
+        micro_batches=lay.micro_batches,
+        sequences_per_step=sequences,
     )
 
 
@@ -199,6 +265,36 @@ def _dp_traffic_s(
         gbps, link = hw.link_gbps, ("the accelerator link" if hw.link == "fast" else "PCIe")
         eff = hw.link_eff  # PCIE_LINK_EFF over PCIe: the same NCCL transport as serving's all-reduces
     return volume / (gbps * 1e9 * eff), link
+
+
+def _too_big(
+    hw: Hardware, prec: Precision, asked: Precision, count: int, sequences: int, notes: list[str]
+) -> TrainingEstimate:
+    widest = min(count, MAX_MODEL_PARALLEL)
+    error = (
+        f"{count} accelerators cannot all work on {sequences:,} sequence(s) per step: each data-parallel "
+        f"replica needs at least one sequence and a model-parallel group spans at most {widest} "
+        f"accelerators, so at most {widest * sequences:,} can be used"
+    )
+    notes.append(error)
+    return TrainingEstimate(
+        tokens_per_s=0.0,
+        tokens_per_s_per_accelerator=0.0,
+        mfu=0.0,
+        step_time_s=math.inf,
+        memory_gb_per_accelerator=0.0,
+        fits=True,
+        bound="compute",
+        tensor_parallel=min(widest, 8),
+        replicas=0,
+        precision=prec,
+        model_version=cal.MODEL_VERSION,
+        assumptions=tuple(notes),
+        memory_available_gb_per_accelerator=hw.memory_gb,
+        requested_precision=asked if prec != asked else None,
+        sequences_per_step=sequences,
+        layout_error=error,
+    )
 
 
 def _no_fit(

@@ -11,16 +11,36 @@ from typing import Literal
 
 __all__ = [
     "Bound",
+    "Evidence",
     "InferenceEstimate",
     "ModelSpec",
     "Precision",
     "TrainingEstimate",
+    "Uncertainty",
     "WorkloadKind",
 ]
 
 Precision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]
 Bound = Literal["memory", "compute", "communication"]
 WorkloadKind = Literal["inference", "training", "fine_tuning"]
+Evidence = Literal["validated", "extrapolated", "upper_bound"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Uncertainty:
+    """How far reality may fall from an estimate, from the model's own held-out validation.
+
+    ``low`` and ``high`` multiply the estimated throughput (and divide the estimated latencies):
+    the 10th and 90th percentile of measured / estimated speed on the held-out rows of the same
+    kind of work on validated hardware, the whole observed range where the estimate extrapolates
+    from the datasheet, or the measured range where the estimate is a known upper bound.
+    """
+
+    evidence: Evidence
+    low: float
+    high: float
+    basis: str
+    """One sentence saying where the band comes from."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -108,6 +128,8 @@ class InferenceEstimate:
     """The precision asked for, when the model fell back to another one (see assumptions)."""
     weights_gb_per_accelerator: float = 0.0
     """The model weights' share of ``memory_gb_per_accelerator`` (weights / tensor_parallel)."""
+    uncertainty: Uncertainty | None = None
+    """The band of this estimate (set by ``estimate_inference``)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -134,3 +156,14 @@ class TrainingEstimate:
     """True when activations only fit with full recomputation (costs ~1/3 more FLOPs)."""
     requested_precision: Precision | None = None
     """The precision asked for, when the model fell back to another one (see assumptions)."""
+    pipeline_parallel: int = 1
+    """Pipeline stages of the layout (tensor x pipeline x ``replicas`` = the accelerators)."""
+    micro_batches: int = 1
+    """Micro-batches each data-parallel replica runs per step (the pipeline bubble depends on it)."""
+    sequences_per_step: int = 1
+    """Whole sequences one optimizer step holds (``global_batch_tokens // seq_len``)."""
+    layout_error: str = ""
+    """Non-empty when no physical layout uses every accelerator for the batch (zero throughput):
+    more data-parallel replicas than sequences per step would be needed."""
+    uncertainty: Uncertainty | None = None
+    """The band of this estimate (set by ``estimate_training``)."""

@@ -1,0 +1,84 @@
+"""``price.suspect``: offers whose price contradicts the rest of the market data.
+
+Two checks, over the whole catalog (built once per catalog and cached on it, like the index):
+
+* **on-demand below spot**: an on-demand offer that costs more than SPOT_TOLERANCE less than the
+  spot offer of the same instance type in the same region (spot capacity is sold at a discount
+  from on-demand; the reverse is a data error or a mislabelled row);
+* **far below its other regions**: an offer below REGIONAL_FRACTION of the median price of the same
+  instance type and price model over its regions, when at least MIN_REGIONS regions price it.
+
+Suspect offers are rejected unless ``constraints.accept_suspect_prices`` is true; the message gives
+the numbers. The thresholds are documented in README.md ("Rule ids").
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+
+from ..catalog import Catalog, Offer
+from ._decision import Reason
+
+__all__ = ["MIN_REGIONS", "REGIONAL_FRACTION", "SPOT_TOLERANCE", "suspect_prices"]
+
+REGIONAL_FRACTION = 0.5
+"""An offer below half the median of its instance type's regions (same price model) is suspect."""
+MIN_REGIONS = 3
+"""The regional check needs at least this many priced regions (a median of two is no market)."""
+SPOT_TOLERANCE = 0.01
+"""On-demand below spot by more than 1 % (rounding in the source tables is not a contradiction)."""
+
+_CACHE_KEY = "engine.suspect"
+
+OfferKey = tuple[str, str, str, str]
+"""(provider, instance type, region, price model)."""
+
+
+def _key(o: Offer) -> OfferKey:
+    return (o.provider, o.instance_type, o.region, o.pricing)
+
+
+def _build(catalog: Catalog) -> dict[OfferKey, Reason]:
+    priced = [o for o in catalog.offers if o.hourly_usd is not None]
+    found: dict[OfferKey, Reason] = {}
+    spot = {(o.provider, o.instance_type, o.region): o.hourly_usd for o in priced if o.pricing == "spot"}
+    for o in priced:
+        assert o.hourly_usd is not None
+        other = spot.get((o.provider, o.instance_type, o.region))
+        if o.pricing == "on_demand" and other is not None and o.hourly_usd < other * (1 - SPOT_TOLERANCE):
+            found[_key(o)] = Reason(
+                rule="price.suspect",
+                message=f"on-demand {o.hourly_usd:,.4g} USD/h is below the spot price {other:,.4g} USD/h "
+                f"of the same offer ({o.provider} {o.instance_type} in {o.region}): one of the two is "
+                "wrong. To accept it: constraints.accept_suspect_prices: true",
+            )
+    by_type: dict[tuple[str, str, str], dict[str, float]] = defaultdict(dict)
+    for o in priced:
+        assert o.hourly_usd is not None
+        prices = by_type[(o.provider, o.instance_type, o.pricing)]
+        prices[o.region] = min(o.hourly_usd, prices.get(o.region, o.hourly_usd))
+    for (provider, itype, pricing), prices in by_type.items():
+        if len(prices) < MIN_REGIONS:
+            continue
+        median = statistics.median(prices.values())
+        for region, price in prices.items():
+            key = (provider, itype, region, pricing)
+            if price < REGIONAL_FRACTION * median and key not in found:
+                found[key] = Reason(
+                    rule="price.suspect",
+                    message=f"{pricing} {price:,.4g} USD/h is {price / median:.0%} of the median "
+                    f"{median:,.4g} USD/h of {provider} {itype} over its {len(prices)} regions (below "
+                    f"{REGIONAL_FRACTION:.0%}). To accept it: constraints.accept_suspect_prices: true",
+                )
+    return found
+
+
+def suspect_prices(catalog: Catalog) -> dict[OfferKey, Reason]:
+    """The suspect offers of ``catalog`` with their reasons (built once, kept with the catalog)."""
+    cached = catalog._index.get(_CACHE_KEY)
+    if isinstance(cached, tuple) and cached[0] is catalog.offers:
+        return cached[1]  # type: ignore[no-any-return]
+    built = _build(catalog)
+    catalog._index[_CACHE_KEY] = (catalog.offers, built)
+    return built
