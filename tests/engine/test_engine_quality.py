@@ -262,3 +262,35 @@ def test_the_embedded_catalog_rejects_the_retired_k80_promo() -> None:
     }
     assert "Standard_NC24_Promo" in retired
     assert all(p.instance_type not in retired for p in decision.ranked)
+
+
+def test_unit_costs_keep_significant_digits() -> None:
+    from computeops_cdk.engine._decide import _significant
+
+    assert _significant(0.002475123) == 0.002475  # 4 decimals made it 0.0025
+    assert _significant(9.722222) == 9.7222
+    assert _significant(0.0000123456) == 0.00001235
+    decision = decide(training(tokens=2e7, global_batch_tokens=2**18, method="lora"), catalog=make_catalog())
+    for p in decision.ranked:
+        assert p.unit_cost.value > 0 and f"{p.unit_cost.value:.3g}" != "0"
+
+
+def test_a_bare_family_name_admits_every_variant() -> None:
+    # issue 11: {allow: [A100]} silently meant A100-40GB only, and H100 meant SXM only
+    from computeops_cdk.catalog import load_catalog
+    from computeops_cdk.engine._resolve import family_members
+
+    catalog = load_catalog()
+    assert family_members("A100", catalog) == ("A100-40GB", "A100-40GB-PCIe", "A100-80GB", "A100-80GB-PCIe")
+    assert family_members("h100", catalog) == ("H100-NVL", "H100-PCIe", "H100-SXM")
+    assert family_members("A100-80GB", catalog) == ()  # an exact id means that variant only
+    decision = decide(
+        intent_of(
+            {"type": "inference", "model": {"name": "llama-3.1-8b"}, "serving": {"output_tokens_per_s": 500}},
+            {"accelerators": {"allow": ["A100"]}},
+        ),
+        catalog=catalog,
+        alternatives=50,
+    )
+    assert {p.accelerator for p in decision.ranked} >= {"A100-40GB", "A100-80GB"}
+    assert {p.accelerator for p in decision.ranked} <= set(family_members("A100", catalog))

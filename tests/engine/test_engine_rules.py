@@ -145,7 +145,12 @@ def test_memory_fit_names_the_numbers() -> None:
     )
     message = _message(result, "aws", "g6.xlarge", "us-east-1", "memory.fit")
     assert message.startswith("llama-3.1-70b at bf16 needs ")
-    assert message.endswith("but 1 x L4 hold 24.0 GB (24.0 GB each); the instance type is not multi-node")
+    # the usable memory the rule compares with, not the datasheet's (was "needs 134.3 GB but 1 x H200
+    # hold 141.0 GB": a contradiction on its face)
+    assert message.endswith(
+        "but 1 x L4 offer 21.6 GB usable (21.6 GB of 24.0 GB each: the runtime's 90% memory share); "
+        "the instance type is not multi-node"
+    )
 
 
 def test_latency_targets() -> None:

@@ -449,3 +449,44 @@ def test_schema_regeneration_refuses_an_option_instead_of_writing_a_file_named_a
     assert main(["--check"]) == 2 and "usage:" in capsys.readouterr().err
     out = tmp_path / "intent.schema.json"
     assert main([str(out)]) == 0 and out.read_text(encoding="utf-8") == schema_text()
+
+
+def test_params_b_without_a_name_is_a_model_named_after_its_size() -> None:
+    # issue 11: "a model the registry knows, or give params_b" rejected {params_b: 13} with
+    # "workload.model.name: required field is missing"
+    intent = WorkloadIntent.from_dict(
+        {
+            "name": "sized",
+            "workload": {
+                "type": "inference",
+                "model": {"params_b": 47, "active_params_b": 13},
+                "serving": {"output_tokens_per_s": 100},
+            },
+        }
+    )
+    assert intent.workload.model.name == "custom-47b-a13b"
+    assert intent.workload.model.params_b == 47
+    with pytest.raises(IntentError, match=r"workload\.model\.name"):
+        WorkloadIntent.from_dict(
+            {
+                "name": "x",
+                "workload": {"type": "inference", "model": {}, "serving": {"output_tokens_per_s": 1}},
+            }
+        )
+
+
+def test_api_version_and_kind_are_optional_but_exact_when_given() -> None:
+    # the README says so; an intent without them is accepted, a wrong value is not
+    base = {
+        "name": "x",
+        "workload": {
+            "type": "inference",
+            "model": {"name": "llama-3.1-8b"},
+            "serving": {"output_tokens_per_s": 1},
+        },
+    }
+    assert WorkloadIntent.from_dict(base).kind == "WorkloadIntent"
+    with pytest.raises(IntentError, match="apiVersion"):
+        WorkloadIntent.from_dict({**base, "apiVersion": "computeops.dev/v2"})
+    with pytest.raises(IntentError, match="kind"):
+        WorkloadIntent.from_dict({**base, "kind": "Intent"})

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import json
+import math
 import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -41,6 +42,18 @@ def _r(value: float | None, digits: int) -> float | None:
     return None if value is None else round(value, digits)
 
 
+UNIT_COST_DIGITS = 4
+"""A unit cost keeps 4 decimals and at least 4 significant digits: 0.002475 stays 0.002475 (fixed
+decimals made it 0.0025), 9.7222 stays 9.7222. The rounding is decimal and deterministic."""
+
+
+def _significant(value: float) -> float:
+    if value <= 0 or not math.isfinite(value):
+        return round(value, UNIT_COST_DIGITS)
+    leading = math.floor(math.log10(value))
+    return round(value, max(UNIT_COST_DIGITS, UNIT_COST_DIGITS - 1 - leading))
+
+
 def _placement(c: Candidate, intent: WorkloadIntent) -> Placement:
     row, s = c.row, c.sizing
     assert row.itype is not None and c.hourly is not None
@@ -57,7 +70,7 @@ def _placement(c: Candidate, intent: WorkloadIntent) -> Placement:
         pricing=row.offer.pricing,
         hourly_usd=round(c.hourly, 4),
         monthly_usd=round(c.hourly * HOURS_PER_MONTH, 2),
-        unit_cost=UnitCost(unit=unit, value=round(c.unit_cost, 4)),  # type: ignore[arg-type]
+        unit_cost=UnitCost(unit=unit, value=_significant(c.unit_cost)),  # type: ignore[arg-type]
         total_usd=_r(c.total, 2),
         hours=_r(s.hours, 2),
         estimate=EstimateSummary(

@@ -31,10 +31,33 @@ class Resolved:
     pin_region: str | None
 
 
+def accelerator_key(name: str) -> str:
+    """The catalog's matching rule for accelerator names: case, spaces, ``-`` and ``_`` ignored."""
+    return "".join(ch for ch in name.lower() if ch not in " -_")
+
+
+def family_members(name: str, catalog: Catalog) -> tuple[str, ...]:
+    """Every accelerator id of the family ``name`` is the bare name of (the id before its first
+    ``-``: ``A100`` -> A100-40GB and A100-80GB, ``H100`` -> H100-SXM, H100-PCIe, H100-NVL), in id
+    order; empty when ``name`` names no family of two or more variants."""
+    key = accelerator_key(name)
+    members = sorted(
+        a.id for a in catalog.accelerators if accelerator_key(a.id.split("-")[0]) == key and a.id != name
+    )
+    same = [a.id for a in catalog.accelerators if accelerator_key(a.id) == key]
+    found = sorted({*members, *same})
+    return tuple(found) if len(found) > 1 else ()
+
+
 def _accelerators(names: Sequence[str], catalog: Catalog) -> frozenset[str]:
-    # The catalog's own lookup, so an alias means the same here as in `computeops catalog list`.
+    # A bare family name admits every variant (A100 -> 40GB and 80GB); otherwise the catalog's own
+    # lookup, so an alias means the same here as in `computeops catalog list`.
     ids = []
     for position, name in enumerate(names):
+        family = family_members(name, catalog)
+        if family:
+            ids.extend(family)
+            continue
         found = catalog.find_accelerator(name)
         if found is None:
             raise IntentError(

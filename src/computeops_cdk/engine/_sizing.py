@@ -294,13 +294,19 @@ class Sizer:
         count = instances * per_node
         needed = est.memory_needed_gb
         have = est.memory_available_gb_per_accelerator or (acc.memory_gb or 0.0)
+        usable = est.memory_usable_gb_per_accelerator or have
         need_text = f"needs {_gb(needed)}" if needed else "does not fit"
         scale = f" even on {instances} instances" if multi_node else "; the instance type is not multi-node"
+        share = (
+            f" of {_gb(have)} each: the runtime's {usable / have:.0%} memory share"
+            if 0 < usable < have
+            else " each"
+        )
         return Reason(
             rule="memory.fit",
             message=(
-                f"{self._model.name} at {self._precision} {need_text} but {count} x {acc.id} hold "
-                f"{_gb(count * have)} ({_gb(have)} each){scale}"
+                f"{self._model.name} at {self._precision} {need_text} but {count} x {acc.id} offer "
+                f"{_gb(count * usable)} usable ({_gb(usable)}{share}){scale}"
             ),
         )
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal, Self
 
-from pydantic import Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from ..errors import EstimateError, did_you_mean
 from ..perf._types import Precision  # the precisions the performance model can estimate: one vocabulary
@@ -38,6 +38,18 @@ def _registry_context(name: str) -> int | None:
         return None
 
 
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value > 0
+
+
+def _name_optional(schema: dict[str, object]) -> None:
+    required = schema.get("required")
+    if isinstance(required, list) and "name" in required:
+        required.remove("name")
+        if not required:
+            del schema["required"]
+
+
 def _model_names() -> list[str]:
     from ..perf import model_names
 
@@ -59,10 +71,25 @@ class ModelRef(StrictModel):
             estimate falls back to the nearest supported precision and says so.
     """
 
+    # name may be left out when params_b is given: the schema must not call it required then
+    model_config = ConfigDict(json_schema_extra=lambda schema: _name_optional(schema))
+
     name: str = Field(min_length=1, max_length=100)
     params_b: float | None = Field(default=None, gt=0, le=100_000)
     active_params_b: float | None = Field(default=None, gt=0, le=100_000)
     precision: Precision = "bf16"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _name_from_size(cls, data: object) -> object:
+        """No name but a size: the model is named after its size (``custom-13b``, ``custom-47b-a13b``)."""
+        if not isinstance(data, dict) or "name" in data:
+            return data
+        total, active = data.get("params_b"), data.get("active_params_b")
+        if not _number(total):
+            return data  # the missing name (or the bad params_b) is reported as usual
+        label = f"custom-{total:g}b" + (f"-a{active:g}b" if _number(active) else "")
+        return {**data, "name": label}
 
     @model_validator(mode="after")
     def _known_or_sized(self) -> Self:

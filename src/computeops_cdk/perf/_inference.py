@@ -355,6 +355,7 @@ def estimate_inference_hw(
         slo_met=best.slo_met,
         memory_needed_gb=r.t * (r.static_gb + m.kv_context(ctx) * r.kv_gb_per_token),
         memory_available_gb_per_accelerator=hw.memory_gb,
+        memory_usable_gb_per_accelerator=hw.memory_gb * cal.MEMORY_UTILIZATION,
         requested_precision=precision if prec != precision else None,
         weights_gb_per_accelerator=r.weights_gb,
     )
@@ -445,6 +446,7 @@ def _no_fit(
         assumptions=tuple(notes),
         memory_needed_gb=per_acc * r.t,
         memory_available_gb_per_accelerator=hw.memory_gb,
+        memory_usable_gb_per_accelerator=hw.memory_gb * cal.MEMORY_UTILIZATION,
         requested_precision=asked if prec != asked else None,
         weights_gb_per_accelerator=r.weights_gb,
     )

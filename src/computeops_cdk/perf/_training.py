@@ -242,6 +242,7 @@ def estimate_training_hw(
         assumptions=tuple(notes),
         memory_needed_gb=lay.mem_gb * count,
         memory_available_gb_per_accelerator=hw.memory_gb,
+        memory_usable_gb_per_accelerator=hw.memory_gb * cal.MEMORY_UTILIZATION,
         activation_checkpointing=lay.ckpt,
         requested_precision=precision if prec != precision else None,
         pipeline_parallel=lay.pp,
@@ -291,6 +292,7 @@ def _too_big(
         model_version=cal.MODEL_VERSION,
         assumptions=tuple(notes),
         memory_available_gb_per_accelerator=hw.memory_gb,
+        memory_usable_gb_per_accelerator=hw.memory_gb * cal.MEMORY_UTILIZATION,
         requested_precision=asked if prec != asked else None,
         sequences_per_step=sequences,
         layout_error=error,
@@ -319,6 +321,7 @@ def _no_fit(
         assumptions=tuple(notes),
         memory_needed_gb=lay.mem_gb * count,
         memory_available_gb_per_accelerator=hw.memory_gb,
+        memory_usable_gb_per_accelerator=hw.memory_gb * cal.MEMORY_UTILIZATION,
         activation_checkpointing=True,
         requested_precision=asked if prec != asked else None,
     )

@@ -124,6 +124,9 @@ class InferenceEstimate:
     (GB, all of its accelerators together); compare with ``count * memory_gb`` when ``fits`` is False."""
     memory_available_gb_per_accelerator: float = 0.0
     """The accelerator's memory (GB) as the catalog gives it."""
+    memory_usable_gb_per_accelerator: float = 0.0
+    """The share of it the model may fill (the runtime's memory fraction, MEMORY_UTILIZATION 0.9):
+    what ``fits`` compares the need with."""
     requested_precision: Precision | None = None
     """The precision asked for, when the model fell back to another one (see assumptions)."""
     weights_gb_per_accelerator: float = 0.0
@@ -152,6 +155,9 @@ class TrainingEstimate:
     """Memory the whole job needs (GB, all accelerators together) at the modelled sharding."""
     memory_available_gb_per_accelerator: float = 0.0
     """The accelerator's memory (GB) as the catalog gives it."""
+    memory_usable_gb_per_accelerator: float = 0.0
+    """The share of it the model may fill (the runtime's memory fraction, MEMORY_UTILIZATION 0.9):
+    what ``fits`` compares the need with."""
     activation_checkpointing: bool = False
     """True when activations only fit with full recomputation (costs ~1/3 more FLOPs)."""
     requested_precision: Precision | None = None
