@@ -52,7 +52,7 @@ def family_members(name: str, catalog: Catalog) -> tuple[str, ...]:
 def _accelerators(names: Sequence[str], catalog: Catalog) -> frozenset[str]:
     # A bare family name admits every variant (A100 -> 40GB and 80GB); otherwise the catalog's own
     # lookup, so an alias means the same here as in `computeops catalog list`.
-    ids = []
+    ids: list[str] = []
     for position, name in enumerate(names):
         family = family_members(name, catalog)
         if family:
