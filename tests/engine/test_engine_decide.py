@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import json
-<<<<<<< HEAD
-import os
-=======
 import math
->>>>>>> 2c54b0d (Decisions an expert would sign (issue 11, part 1): physical training layouts (dp x micro-batch <= sequences, interleaved pipeline bubble; training.layout), start-up time and cited billing increments, uncertainty bands from the held-out validation with p10 sizing + preferences.capacity_headroom, performance score saturating against the target, trade-off against the cheapest feasible, price.suspect, offer.retired, availability by block size; model v8)
+import os
 import random
 import re
 import subprocess
@@ -139,13 +136,8 @@ def test_same_bytes_across_processes_and_hash_seeds() -> None:
         subprocess.run(
             [sys.executable, "-c", script],
             cwd=ROOT,
-<<<<<<< HEAD
             # A bare environment (no inherited seed) running the same code (PYTHONPATH, when set).
             env={"PYTHONHASHSEED": seed, "PATH": "/usr/bin:/bin", **_pythonpath()},
-=======
-            # src first: the code under test, not whatever computeops_cdk the interpreter has installed
-            env={"PYTHONHASHSEED": seed, "PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT / "src")},
->>>>>>> 2c54b0d (Decisions an expert would sign (issue 11, part 1): physical training layouts (dp x micro-batch <= sequences, interleaved pipeline bubble; training.layout), start-up time and cited billing increments, uncertainty bands from the held-out validation with p10 sizing + preferences.capacity_headroom, performance score saturating against the target, trade-off against the cheapest feasible, price.suspect, offer.retired, availability by block size; model v8)
             capture_output=True,
             text=True,
             check=True,
