@@ -48,13 +48,14 @@ unit: $(PY_STAMP) $(NODE_STAMP)
 
 bench: $(PY_STAMP) $(NODE_STAMP)  ## speed and memory benchmarks (decide, synth)
 	$(PY) benchmarks/bench_decide.py
+	$(PY) benchmarks/bench_startup.py
 	$(PY) benchmarks/bench_synth.py
 
 accuracy: $(PY_STAMP)  ## performance model vs published measurements
 	$(PY) benchmarks/accuracy.py
 
-schemas: $(PY_STAMP)  ## regenerate schemas/intent.schema.json from the intent model
-	$(PY) -m computeops_cdk.intent._schema schemas/intent.schema.json
+schemas: $(PY_STAMP)  ## regenerate schemas/intent.schema.json from the intent model; copy schemas/ into the package
+	$(PY) -m computeops_cdk.schemas schemas
 
 catalog: $(PY_STAMP)  ## rebuild the embedded catalog from data/market
 	$(VENV)/bin/computeops catalog build --output src/computeops_cdk/catalog/data/catalog.json

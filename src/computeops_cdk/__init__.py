@@ -6,16 +6,14 @@ Data flows one way: intent -> catalog -> engine -> Decision -> target -> constru
     >>> decision = decide(WorkloadIntent.from_file("examples/support-chat.yaml"))
     >>> decision.chosen.provider, decision.chosen.instance_type  # doctest: +SKIP
 
-The constructs (``ComputeWorkload``, ``WorkloadStack``) are imported lazily: they load the cdktn
-runtime, which the engine and the CLI never need.
+Everything but the errors is imported on first use: the constructs (``ComputeWorkload``,
+``WorkloadStack``) load the cdktn runtime, which the engine and the CLI never need, and the engine
+and the intent load pydantic, which ``computeops --version`` does not need.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-from .catalog import Catalog, load_catalog
-from .engine import Decision, Pin, Placement, Rejection, decide
+from ._version import __version__ as __version__  # re-exported: computeops_cdk.__version__
 from .errors import (
     CatalogError,
     CatalogRefreshError,
@@ -28,12 +26,16 @@ from .errors import (
     PinnedPlacementError,
     TargetError,
 )
-from .intent import WorkloadIntent
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
 if TYPE_CHECKING:
-    from .constructs import ComputeWorkload, WorkloadStack
+    from typing import Any
 
-__version__ = "0.1.0"
+    from .catalog import Catalog, load_catalog
+    from .constructs import ComputeWorkload, WorkloadStack
+    from .engine import Decision, Pin, Placement, Rejection, decide
+    from .intent import WorkloadIntent
+
 
 __all__ = [
     "Catalog",
@@ -58,13 +60,29 @@ __all__ = [
     "load_catalog",
 ]
 
-_LAZY = {"ComputeWorkload", "WorkloadStack"}
+# Name -> the subpackage that defines it, imported on first use: `import computeops_cdk` (which
+# every `computeops` command pays, `--version` included) loads neither pydantic, the catalog nor the
+# cdktn runtime (jsii, about a second) until something asks for them.
+_LAZY = {
+    "Catalog": "catalog",
+    "load_catalog": "catalog",
+    "Decision": "engine",
+    "Pin": "engine",
+    "Placement": "engine",
+    "Rejection": "engine",
+    "decide": "engine",
+    "WorkloadIntent": "intent",
+    "ComputeWorkload": "constructs",
+    "WorkloadStack": "constructs",
+}
 
 
 def __getattr__(name: str) -> Any:
-    # The constructs pull in jsii and the cdktn runtime (about a second); load them on first use only.
-    if name in _LAZY:
-        from . import constructs
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'computeops_cdk' has no attribute {name!r}")
+    from importlib import import_module
 
-        return getattr(constructs, name)
-    raise AttributeError(f"module 'computeops_cdk' has no attribute {name!r}")
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value  # later lookups skip __getattr__
+    return value

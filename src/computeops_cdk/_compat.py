@@ -122,7 +122,11 @@ def _missing_message(binding: str, package: str, extra: str, chosen_by: str, pro
         # cdktf users bring the legacy prebuilt bindings themselves; our extras pull cdktn ones.
         install = package.replace("_", "-")
         fix = f"pip install {install}"
-    return (
-        f"{chosen_by} chose {provider or extra}; install {install} "
-        f"(the {binding} binding, {package}, is not installed). To fix: {fix}."
+    # The Kubernetes/Helm layer is no provider anyone chose: it is what `cluster=` runs the workload
+    # with, whichever cloud holds the cluster; say that, and which extra brings it.
+    who = (
+        "cluster= runs the workload through the Kubernetes and Helm providers"
+        if extra == "k8s"
+        else f"{chosen_by} chose {provider or extra}"
     )
+    return f"{who}; install {install} (the {binding} binding, {package}, is not installed). To fix: {fix}."

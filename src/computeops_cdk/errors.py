@@ -20,9 +20,10 @@ unknown. The CLI maps them to exit codes (2 invalid input, 3 no feasible placeme
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: `computeops --help` imports this
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
+    from typing import Any
 
 __all__ = [
     "CatalogError",
@@ -52,10 +53,19 @@ def described(value: object, *, limit: int = 80) -> str:
     return f"{type(value).__name__} {text}"
 
 
+DID_YOU_MEAN_CUTOFF = 0.65
+"""Least difflib similarity ratio of a suggestion. 0.6 (difflib's default) offered ``llama-3-8b`` for
+``llama-4-scout`` (0.61), another model altogether; real typos score higher: one wrong letter of
+three (``awz`` -> ``aws``) 0.67, ``mixtral`` -> ``mixtral-8x7b`` 0.74, ``lamda`` -> ``lambda`` 0.91."""
+
+
 def did_you_mean(name: str, choices: Iterable[str], *, n: int = 3) -> list[str]:
-    """Close matches for an unknown `name` among `choices` (case-insensitive), best first."""
+    """Close matches for an unknown `name` among `choices` (case-insensitive), best first; none
+    when nothing is close (a wrong suggestion is worse than none)."""
+    import difflib  # on first use: it imports re, which `computeops --version` does not need
+
     by_lower = {c.lower(): c for c in choices}
-    hits = difflib.get_close_matches(name.lower(), list(by_lower), n=n, cutoff=0.6)
+    hits = difflib.get_close_matches(name.lower(), list(by_lower), n=n, cutoff=DID_YOU_MEAN_CUTOFF)
     return [by_lower[h] for h in hits]
 
 
@@ -125,9 +135,12 @@ class NoFeasiblePlacementError(ComputeOpsError):
     Attributes:
         rejections: every rejected candidate with its reasons (the same objects a Decision carries).
         nearest_misses: human-readable relaxations that would admit a candidate, nearest first.
-        document: the JSON-ready decision document with ``decision: None`` (what ``--format json`` prints),
-            built on first access: with thousands of rejections it costs milliseconds that a caller
-            reading only the message should not pay.
+        document: the JSON-ready decision document with ``decision: None`` (what ``--format json`` prints,
+            listing the rejections as ``Decision.to_dict`` does by default), built on first access:
+            with thousands of rejections it costs milliseconds that a caller reading only the
+            message should not pay.
+        decision: the engine's ``Decision`` with ``chosen`` None that the document is made from
+            (``err.decision.to_dict(rejections="all")`` lists every rejection), or None.
     """
 
     def __init__(
@@ -137,8 +150,10 @@ class NoFeasiblePlacementError(ComputeOpsError):
         rejections: Sequence[Any] = (),
         nearest_misses: Sequence[str] = (),
         document: dict[str, Any] | Callable[[], dict[str, Any] | None] | None = None,
+        decision: Any = None,
     ) -> None:
         self.rejections = list(rejections)
+        self.decision = decision
         self.nearest_misses = list(nearest_misses)
         self._document = document
         super().__init__(message)

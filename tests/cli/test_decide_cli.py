@@ -160,7 +160,7 @@ def test_pins_mirror_the_construct_and_only_targets_expressible_placements(
 ) -> None:
     # Engine-chosen: every candidate must be expressible as Terraform with a repeatable plan, so
     # Vast.ai listings (ephemeral offer ids) are rejected with target.unsupported, never chosen.
-    code, out, _ = run(capsys, SUPPORT_CHAT, "--format", "json", "--top", "50")
+    code, out, _ = run(capsys, SUPPORT_CHAT, "--format", "json", "--top", "50", "--rejections", "all")
     doc = json.loads(out)
     assert code == 0
     assert all(p["provider"] != "vast" for p in [doc["decision"], *doc["alternatives"]])
@@ -170,7 +170,9 @@ def test_pins_mirror_the_construct_and_only_targets_expressible_placements(
     code, out, _ = run(capsys, SUPPORT_CHAT, "--format", "json", "--provider", "vast")
     assert code == 0 and json.loads(out)["decision"]["provider"] == "vast"
     # A cluster needs a node-pool target: lambda has none, so pinning it with --cluster fails.
-    code, out, err = run(capsys, SUPPORT_CHAT, "--provider", "lambda", "--cluster", "--format", "json")
+    code, out, err = run(
+        capsys, SUPPORT_CHAT, "--provider", "lambda", "--cluster", "--format", "json", "--rejections", "all"
+    )
     doc = json.loads(out)
     assert code == 3 and doc["decision"] is None and "target.unsupported" in err
     # No constraint of the intent is to blame: the fix says so instead of "relax one of the constraints".

@@ -85,7 +85,10 @@ def test_an_intent_mapping_is_accepted_and_validated_like_decide() -> None:
     from_file = ComputeWorkload(_stack(), "f", intent=SUPPORT_CHAT, provider="aws")
     assert from_mapping.decision.to_json() == from_file.decision.to_json()
     doc["workload"]["serving"]["output_tokens_per_s"] = -5
-    with pytest.raises(IntentError, match=r"^workload.serving.output_tokens_per_s: must be > 0 \(got -5\)$"):
+    # As decide() words it, after the construct path (issue 10: which workload of the app is wrong).
+    with pytest.raises(
+        IntentError, match=r"^\[s/bad\] workload.serving.output_tokens_per_s: must be > 0 \(got -5\)$"
+    ):
         ComputeWorkload(_stack(), "bad", intent=doc)
 
 

@@ -102,7 +102,13 @@ def test_document_shape_and_rejections_by_rule() -> None:
     doc = decide(inference(), catalog=make_catalog()).to_dict()
     assert doc["decision"]["provider"] == "vast"
     assert doc["rejections_by_rule"] == {"price.unknown": 1, "pricing.model": 1, "spec.unknown": 1}
-    assert doc["summary"] == {"considered": 13, "feasible": 10, "rejected": 3, "pinned_out": {}}
+    assert doc["summary"] == {
+        "considered": 13,
+        "feasible": 10,
+        "rejected": 3,
+        "rejections_listed": "summary",
+        "pinned_out": {},
+    }
     assert doc["catalog"] == {"version": "test.1", "as_of": "2026-11-29", "sha256": "0" * 64}
 
 
@@ -153,7 +159,11 @@ def test_infeasible_carries_rejections_nearest_misses_and_a_null_document() -> N
         decide(inference(max_hourly_usd=1.0, compliance=["hipaa"]), catalog=make_catalog())
     err = caught.value
     assert err.document is not None and err.document["decision"] is None
-    assert len(err.document["rejected"]) == 13 == len(err.rejections)
+    assert len(err.decision.to_dict(rejections="all")["rejected"]) == 13 == len(err.rejections)
+    assert (
+        err.document["summary"]["rejected"] == 13
+        and err.document["summary"]["rejections_listed"] == "summary"
+    )
     first = re.fullmatch(
         r"relaxing max_hourly_usd to ([\d.]+) would admit aws g6.xlarge \((\d+) instance\(s\)\) in us-east-1 "
         r"\(on_demand, ([\d.]+) USD/h\)",
@@ -356,5 +366,9 @@ def test_the_infeasible_document_is_built_on_read_and_matches_the_rejections() -
     err = caught.value
     document = err.document
     assert document is not None and document["decision"] is None
-    assert [r["provider"] for r in document["rejected"]] == [r.provider for r in err.rejections]
+    assert [r["provider"] for r in document["rejected"]] == [
+        r.provider for r in err.decision.listed_rejections("summary")
+    ]
+    every = err.decision.to_dict(rejections="all")["rejected"]
+    assert [r["provider"] for r in every] == [r.provider for r in err.rejections]
     assert err.document is document  # built once

@@ -1,111 +1,75 @@
 """The ``computeops`` command line. The only layer that prints.
 
-Exit codes: 0 success, 2 invalid input (a message, never a traceback), 3 no feasible placement or
-a model that does not fit, 141 the reader of stdout closed the pipe early, 1 an unexpected internal
-error.
+Exit codes: 0 success, 2 invalid input (a message, never a traceback), 3 no feasible placement, a
+model that does not fit or a missed latency target, 141 the reader of stdout closed the pipe early,
+1 an unexpected internal error.
+
+Start-up is part of the interface (``benchmarks/bench_startup.py``): this module imports nothing
+beyond ``sys``; ``computeops --version`` answers from here, the parser lives in ``_parser`` and
+registers in full only the subcommand being run, whose module then imports what it needs.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
-import re
 import sys
-from collections.abc import Sequence
-from typing import NoReturn
 
-from ..errors import (
-    ComputeOpsError,
-    DoesNotFitError,
-    NoFeasiblePlacementError,
-    did_you_mean,
-    did_you_mean_text,
-)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
 
 EXIT_OK = 0
 EXIT_INVALID = 2
 EXIT_INFEASIBLE = 3
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader closed
 
-__all__ = ["EXIT_BROKEN_PIPE", "EXIT_INFEASIBLE", "EXIT_INVALID", "EXIT_OK", "build_parser", "main"]
+__all__ = [
+    "EXIT_BROKEN_PIPE",
+    "EXIT_INFEASIBLE",
+    "EXIT_INVALID",
+    "EXIT_OK",
+    "build_parser",
+    "main",
+    "version_text",
+]
 
 
-_INVALID_CHOICE = re.compile(r"invalid choice: '(?P<given>[^']*)' \(choose from (?P<choices>.*)\)")
+def version_text() -> str:
+    """``computeops 0.1.0 (catalog 2026.11.29, sha256 9a2f290ca523; performance model ...)``.
 
-
-class _Parser(argparse.ArgumentParser):
-    """argparse with "did you mean ..." on a mistyped subcommand or choice (Python 3.11 has none).
-
-    Subparsers inherit the class (``add_subparsers`` uses ``type(self)``), so every level gets it.
+    Read without loading the catalog or the model: the catalog's canonical JSON (the embedded one,
+    or the one ``$COMPUTEOPS_CATALOG`` names) ends with its ``sha256`` and ``version`` keys, and the
+    model version is a constant of ``_version``.
     """
+    from .._version import CATALOG_ENV, PERF_MODEL_VERSION, __version__, embedded_catalog_meta
 
-    def error(self, message: str) -> NoReturn:
-        found = _INVALID_CHOICE.search(message)
-        if found:
-            message += _hint(found["given"], re.findall(r"'([^']*)'", found["choices"]))
-        elif message.startswith("unrecognized arguments: "):
-            # Raised by the top parser, which does not know the subcommands' options: offer all.
-            for flag in message.removeprefix("unrecognized arguments: ").split():
-                if flag.startswith("--"):
-                    message += _hint(flag.split("=")[0], sorted(_option_strings(self)))
-                    break
-        super().error(message)
+    chosen = os.environ.get(CATALOG_ENV)  # what decisions use (catalog refresh points users at it)
+    meta = embedded_catalog_meta(chosen) if chosen else embedded_catalog_meta()
+    where = f" from ${CATALOG_ENV}" if chosen else ""
+    catalog = f"catalog {meta['version']}, sha256 {meta['sha256'][:12]}" if meta else "catalog unreadable"
+    return f"computeops {__version__} ({catalog}{where}; performance model {PERF_MODEL_VERSION})"
 
 
-def _hint(given: str, choices: list[str]) -> str:
-    return did_you_mean_text(did_you_mean(given, choices))
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser with every subcommand registered (or, given ``command``, only that one in
+    full and the others as names with their help: what ``main`` uses to start fast)."""
+    from ._parser import build_parser as build
 
-
-def _option_strings(parser: argparse.ArgumentParser) -> set[str]:
-    names: set[str] = set()
-    for action in parser._actions:  # argparse has no public way to walk the parser tree
-        names.update(s for s in action.option_strings if s.startswith("--"))
-        if isinstance(action, argparse._SubParsersAction):
-            for sub in action.choices.values():
-                names |= _option_strings(sub)
-    return names
-
-
-class _Version(argparse.Action):
-    """``--version``, read from the installed metadata only when asked (keeps the cold start short)."""
-
-    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
-        from importlib.metadata import PackageNotFoundError, version
-
-        try:
-            text = version("computeops-cdk")
-        except PackageNotFoundError:  # a source tree that was never installed
-            text = "unknown (not installed)"
-        sys.stdout.write(f"{parser.prog} {text}\n")
-        parser.exit()
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every subcommand registered."""
-    from . import _catalog, _decide, _estimate, _lock, _reevaluate
-
-    parser = _Parser(
-        prog="computeops",
-        description=(
-            "Decide where an AI workload runs (provider, accelerator, region, price model) from a "
-            "workload intent and an embedded market catalog, deterministically and with reasons."
-        ),
-        epilog="Start with: computeops decide examples/support-chat.yaml",
-    )
-    parser.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    _decide.register(commands)
-    _estimate.register(commands)
-    _catalog.register(commands)
-    _reevaluate.register(commands)
-    _lock.register(commands)
-    return parser
+    return build(command)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (the console script exits with it)."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    if given == ["--version"]:  # the common case, answered before argparse is even imported
+        sys.stdout.write(version_text() + "\n")
+        return EXIT_OK
+    from ..errors import ComputeOpsError, DoesNotFitError, NoFeasiblePlacementError
+    from ._parser import build_parser as build
+    from ._parser import command_of
+
+    args = build(command_of(given)).parse_args(given)
     try:
         code: int = args.handler(args)
         return code

@@ -1,15 +1,21 @@
 """``computeops decide``: run the engine on an intent file and print the decision.
 
-Formats: ``table`` (rich, like SkyPilot's considered-resources view, the chosen row marked),
-``json`` (the decision document, byte-identical for equal inputs) and ``markdown`` (for a pull
-request). Exit codes: 0 decided, 2 invalid input, 3 no feasible placement (``--format json``
-still prints the document, with ``decision: null``, the rejections and the nearest misses;
-``--format markdown`` prints the rejections by rule, the nearest misses and the fix).
+Formats: ``table`` (rich, like SkyPilot's considered-resources view, the chosen row marked; on a
+narrow terminal it drops the least needed columns and wraps instead of cutting cells), ``json``
+(the decision document, byte-identical for equal inputs), ``markdown`` (for a pull request) and
+``csv`` (one row per ranked placement and per listed rejection, for spreadsheets and CI).
+``--rejections summary`` (the default) lists one example rejection per rule, ``all`` every one;
+``--plot FILE`` draws unit cost against speed (``_plot``). Exit codes: 0 decided, 2 invalid input,
+3 no feasible placement (``--format json`` still prints the document, with ``decision: null``, the
+rejections and the nearest misses; ``--format markdown`` prints the rejections by rule, the nearest
+misses and the fix; ``--format csv`` the listed rejections).
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
+import io
 import json
 import shutil
 import sys
@@ -18,11 +24,19 @@ from typing import Any
 
 from ..catalog import load_catalog
 from ..engine import Decision, Placement, Rejection, decide
+from ..engine._decision import DEFAULT_REJECTIONS, REJECTION_LISTINGS
 from ..errors import IntentError, NoFeasiblePlacementError
 from ..intent import WorkloadIntent
 from ..targets import placement_pin
 
-__all__ = ["register", "render_infeasible_markdown", "render_markdown", "render_table"]
+__all__ = [
+    "CSV_COLUMNS",
+    "register",
+    "render_csv",
+    "render_infeasible_markdown",
+    "render_markdown",
+    "render_table",
+]
 
 EXIT_OK = 0
 EXIT_INFEASIBLE = 3
@@ -66,6 +80,8 @@ examples:
   computeops decide examples/llama-8b-pretrain.yaml --format json > decision.json
   computeops decide examples/eu-residency.yaml --format markdown --top 5
   computeops decide examples/infeasible-budget.yaml   # exit 3 with the nearest misses
+  computeops decide examples/support-chat.yaml --format csv --rejections all > candidates.csv
+  computeops decide examples/support-chat.yaml --plot trade-off.svg   # needs computeops-cdk[plot]
 
 exit codes: 0 decided, 2 invalid input (intent or catalog), 3 no feasible placement
 """
@@ -93,9 +109,24 @@ def register(commands: Any) -> None:
     parser.add_argument("intent", metavar="INTENT", help="workload intent file (.yaml, .yml or .json)")
     parser.add_argument(
         "--format",
-        choices=("table", "json", "markdown"),
+        choices=("table", "json", "markdown", "csv"),
         default="table",
         help="output format (default: table)",
+    )
+    parser.add_argument(
+        "--rejections",
+        choices=REJECTION_LISTINGS,
+        default=DEFAULT_REJECTIONS,
+        help="rejected candidates to list: 'summary', the first one per rule (counts by rule are always "
+        f"complete), or 'all' (thousands over the embedded catalog) (default: {DEFAULT_REJECTIONS}, as the "
+        "constructs' computeops-decision.json)",
+    )
+    parser.add_argument(
+        "--plot",
+        metavar="FILE",
+        default=None,
+        help="also draw unit cost against speed for the feasible candidates, the Pareto front and the "
+        "chosen one, as FILE.png or FILE.svg (needs the 'plot' extra: pip install 'computeops-cdk[plot]')",
     )
     parser.add_argument(
         "--top",
@@ -134,6 +165,10 @@ def register(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Handle ``computeops decide``; errors other than infeasibility propagate to ``cli.main``."""
+    if args.plot is not None:
+        from ._plot import check_plot_path
+
+        check_plot_path(args.plot)  # before deciding: a wrong suffix or a missing extra is exit 2 now
     intent = WorkloadIntent.from_file(args.intent)
     catalog = load_catalog(args.catalog) if args.catalog else None
     try:
@@ -146,19 +181,41 @@ def run(args: argparse.Namespace) -> int:
             raise _flag_error(err) from None
         raise
     except NoFeasiblePlacementError as err:
-        if args.format == "json" and err.document is not None:
-            sys.stdout.write(json.dumps(err.document, indent=2, ensure_ascii=False) + "\n")
-        elif args.format == "markdown" and err.document is not None:
-            sys.stdout.write(render_infeasible_markdown(err))
+        _print_infeasible(err, args)
         print(f"error: {err}", file=sys.stderr)
         return EXIT_INFEASIBLE
     if args.format == "json":
-        sys.stdout.write(decision.to_json())
+        sys.stdout.write(decision.to_json(rejections=args.rejections))
     elif args.format == "markdown":
         sys.stdout.write(render_markdown(decision))
+    elif args.format == "csv":
+        sys.stdout.write(render_csv(decision, rejections=args.rejections))
     else:
         render_table(decision)
+    if args.plot is not None:
+        from ._plot import plot_decision
+
+        # Every distinct feasible (provider, instance type, pricing), not just the --top listed.
+        everything = decide(intent, catalog=catalog, pin=pin, alternatives=_ALL_FEASIBLE)
+        plot_decision(everything, args.plot)
+        print(f"wrote {args.plot}", file=sys.stderr)
     return EXIT_OK
+
+
+_ALL_FEASIBLE = 1_000_000
+"""``alternatives=`` large enough to list every distinct feasible candidate (for the plot)."""
+
+
+def _print_infeasible(err: NoFeasiblePlacementError, args: argparse.Namespace) -> None:
+    draft: Decision | None = err.decision
+    if args.format == "json" and draft is not None:
+        sys.stdout.write(draft.to_json(rejections=args.rejections))
+    elif args.format == "json" and err.document is not None:
+        sys.stdout.write(json.dumps(err.document, indent=2, ensure_ascii=False) + "\n")
+    elif args.format == "markdown" and err.document is not None:
+        sys.stdout.write(render_infeasible_markdown(err))
+    elif args.format == "csv" and draft is not None:
+        sys.stdout.write(render_csv(draft, rejections=args.rejections))
 
 
 def _flag_error(err: IntentError) -> IntentError:
@@ -217,7 +274,7 @@ _HEADERS = [
 
 
 def _examples_by_rule(rejected: Sequence[Rejection]) -> dict[str, str]:
-    """One example message per rule (the first rejection that carries it)."""
+    """One example message per rule (the first rejection that carries it), in first-seen order."""
     examples: dict[str, str] = {}
     for rejection in rejected:
         for reason in rejection.reasons:
@@ -232,24 +289,62 @@ _OWN_SECTIONS = ("Trade-off:", "Rejections by rule")
 
 # -- table ------------------------------------------------------------------------------------
 
+_NUMERIC = {"USD/h", "USD/month", "score"}
+_DROP_ORDER = ("USD/month", "score", "pricing", "accelerators", "USD/h")
+"""Columns a narrow terminal loses first (provider, instance type, region and unit cost stay)."""
+_DEFAULT_WIDTH = 160
+"""Width when neither the terminal nor COLUMNS says (output piped to a file keeps every column)."""
+
+
+def _fitting_columns(rows: Sequence[Sequence[str]], width: int) -> list[int]:
+    """Indexes of the ``_HEADERS`` columns to show in ``width`` characters: drop by ``_DROP_ORDER``
+    until the natural widths (plus rich's borders and padding) fit; the rest then wraps."""
+    natural = [max([len(_HEADERS[i]), *(len(r[i]) for r in rows)]) for i in range(len(_HEADERS))]
+    shown = list(range(len(_HEADERS)))
+
+    def needed() -> int:
+        return 4 + sum(natural[i] + 3 for i in shown) + 1  # mark column, separators, padding
+
+    for name in _DROP_ORDER:
+        if needed() <= width:
+            break
+        shown.remove(_HEADERS.index(name))
+    return shown
+
 
 def render_table(decision: Decision) -> None:
-    """Print the considered-resources table, the reasons and the rejections by rule (rich)."""
-    # rich is imported here: the JSON and markdown paths (and the engine) never need it.
+    """Print the considered-resources table, the reasons and the rejections by rule (rich).
+
+    The width is the terminal's (or ``COLUMNS``); when the table does not fit, the least needed
+    columns go first, then cells wrap: a cell is never cut to ``nebi...``.
+    """
+    # rich is imported here: the JSON, CSV and markdown paths (and the engine) never need it.
     from rich.console import Console
     from rich.table import Table
 
-    console = Console(file=sys.stdout, width=shutil.get_terminal_size((160, 40)).columns, highlight=False)
+    width = shutil.get_terminal_size((_DEFAULT_WIDTH, 40)).columns
+    console = Console(file=sys.stdout, width=width, highlight=False)
+    rows = [_cells(p) for p in decision.ranked]
+    shown = _fitting_columns(rows, width)
     table = Table(
         title=f"Considered placements for {decision.intent_name} (best first)", title_justify="left"
     )
-    table.add_column("")
-    for header in _HEADERS:
-        table.add_column(header, justify="right" if header in {"USD/h", "USD/month", "score"} else "left")
-    for rank, placement in enumerate(decision.ranked):
+    table.add_column("", no_wrap=True)
+    for i in shown:
+        header = _HEADERS[i]
+        table.add_column(header, justify="right" if header in _NUMERIC else "left", overflow="fold")
+    for rank, cells in enumerate(rows):
         chosen = rank == 0
-        table.add_row("✔" if chosen else "", *_cells(placement), style="bold green" if chosen else None)
+        table.add_row(
+            "✔" if chosen else "", *(cells[i] for i in shown), style="bold green" if chosen else None
+        )
     console.print(table)
+    hidden = [_HEADERS[i] for i in range(len(_HEADERS)) if i not in shown]
+    if hidden:
+        console.print(
+            f"({', '.join(hidden)} hidden at {width} columns; --format markdown, json or csv show them)",
+            markup=False,
+        )
     console.print("[bold]Why[/bold]")
     for line in decision.explanation:
         if not line.startswith(_OWN_SECTIONS):  # printed below in their own sections
@@ -257,14 +352,75 @@ def render_table(decision: Decision) -> None:
     by_rule = decision.rejections_by_rule()
     if by_rule:
         rules = Table(title="Rejected candidates by rule", title_justify="left")
-        rules.add_column("rule")
-        rules.add_column("candidates", justify="right")
-        rules.add_column("example")
+        rules.add_column("rule", overflow="fold")
+        rules.add_column("candidates", justify="right", no_wrap=True)
+        rules.add_column("example", overflow="fold")
         examples = _examples_by_rule(decision.rejected)
         for rule, count in by_rule.items():
             rules.add_row(rule, f"{count:,}", examples[rule])
         console.print(rules)
     console.print(f"[bold]Trade-off[/bold]: {decision.trade_off.removeprefix('Trade-off: ')}")
+
+
+# -- csv --------------------------------------------------------------------------------------
+
+CSV_COLUMNS = (
+    "status", "rank", "provider", "instance_type", "accelerator", "accelerators_per_instance",
+    "instances", "region", "country", "pricing", "hourly_usd", "monthly_usd", "unit_cost", "unit",
+    "total_usd", "hours", "tokens_per_s", "ttft_ms", "tpot_ms", "score", "price_source",
+    "price_as_of", "rules", "reasons",
+)  # fmt: skip
+"""``--format csv`` columns: ``status`` is chosen, alternative or rejected; ``rules`` and
+``reasons`` (``;``-separated) are filled for rejected rows, the placement columns for the others."""
+
+
+def render_csv(decision: Decision, *, rejections: str = DEFAULT_REJECTIONS) -> str:
+    """The ranked placements, then the listed rejections, as CSV with a header row."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n", extrasaction="raise")
+    writer.writeheader()
+    for rank, p in enumerate(decision.ranked, start=1):
+        writer.writerow(_csv_placement(p, rank))
+    for r in decision.listed_rejections(rejections):  # type: ignore[arg-type]  # argparse checked it
+        writer.writerow(
+            {
+                "status": "rejected",
+                "provider": r.provider,
+                "instance_type": r.instance_type,
+                "region": r.region,
+                "pricing": r.pricing,
+                "rules": ";".join(reason.rule for reason in r.reasons),
+                "reasons": "; ".join(reason.message for reason in r.reasons),
+            }
+        )
+    return out.getvalue()
+
+
+def _csv_placement(p: Placement, rank: int) -> dict[str, object]:
+    return {
+        "status": "chosen" if rank == 1 else "alternative",
+        "rank": rank,
+        "provider": p.provider,
+        "instance_type": p.instance_type,
+        "accelerator": p.accelerator,
+        "accelerators_per_instance": p.accelerators_per_instance,
+        "instances": p.instances,
+        "region": p.region,
+        "country": p.country or "",
+        "pricing": p.pricing,
+        "hourly_usd": p.hourly_usd,
+        "monthly_usd": p.monthly_usd,
+        "unit_cost": p.unit_cost.value,
+        "unit": p.unit_cost.unit,
+        "total_usd": "" if p.total_usd is None else p.total_usd,
+        "hours": "" if p.hours is None else p.hours,
+        "tokens_per_s": p.estimate.tokens_per_s,
+        "ttft_ms": "" if p.estimate.ttft_ms is None else p.estimate.ttft_ms,
+        "tpot_ms": "" if p.estimate.tpot_ms is None else p.estimate.tpot_ms,
+        "score": p.score,
+        "price_source": p.price_source,
+        "price_as_of": p.price_as_of,
+    }
 
 
 # -- markdown ---------------------------------------------------------------------------------

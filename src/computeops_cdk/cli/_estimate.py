@@ -1,7 +1,9 @@
 """`computeops estimate`: the performance model on its own, for one model on one accelerator type.
 
 Exit codes: 0 estimated, 2 invalid input (unknown model/accelerator with "did you mean"),
-3 the model does not fit in ``--count`` accelerators (memory needed vs available).
+3 the model does not fit in ``--count`` accelerators (memory needed vs available), or a
+``--ttft-ms`` / ``--tpot-ms`` target is missed even at batch 1 (``slo_met`` false; the estimate is
+still printed, so a CI step can both read it and fail).
 """
 
 from __future__ import annotations
@@ -86,7 +88,8 @@ def register(commands: Any) -> None:
             "Estimate what a model does on COUNT accelerators: tokens/s, TTFT and TPOT for\n"
             "inference; MFU, step time and tokens/s for training and fine-tuning. A calibrated\n"
             "roofline model; every estimate is labelled with its model_version and assumptions.\n"
-            "Exit codes: 0 estimated, 2 invalid input, 3 the model does not fit in COUNT accelerators."
+            "Exit codes: 0 estimated, 2 invalid input, 3 the model does not fit in COUNT accelerators\n"
+            "or a --ttft-ms/--tpot-ms target is missed (slo_met false)."
         ),
         epilog=_EPILOG.format(models=", ".join(model_names())),
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -237,7 +240,21 @@ def run(args: argparse.Namespace) -> int:
             needed_gb=need,
             available_gb=est.memory_available_gb_per_accelerator,
         )
+    if isinstance(est, InferenceEstimate) and est.slo_met is False:  # None: no target given
+        given = (("--ttft-ms", args.ttft_ms), ("--tpot-ms", args.tpot_ms))
+        targets = " and ".join(f"{flag} {value:g}" for flag, value in given if value)
+        where = f"at --concurrency {args.concurrency}" if args.concurrency else "even at batch 1"
+        print(
+            f"error: {model.name} on {args.count} x {acc.id} misses {targets} {where} "
+            f"(TTFT {est.ttft_ms:,.1f} ms, TPOT {est.tpot_ms:,.2f} ms; slo_met false). To fix: raise "
+            "--count, pick a faster accelerator or a smaller precision, or relax the target.",
+            file=sys.stderr,
+        )
+        return _EXIT_SLO_MISSED
     return 0
+
+
+_EXIT_SLO_MISSED = 3
 
 
 def _num(value: float) -> float | None:

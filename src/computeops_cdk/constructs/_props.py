@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..catalog import Catalog
+from ..engine._decision import DEFAULT_REJECTIONS, REJECTION_LISTINGS
 from ..errors import TargetError, described, did_you_mean, did_you_mean_text
 from ..targets import TARGETS
 from ..targets.k8s import KubeConnection, KubernetesLayer
@@ -40,6 +41,10 @@ def check_types(path: str, props: Mapping[str, Any]) -> None:
         value = props[prop]
         if not isinstance(value, bool):  # "no" would be truthy: never guess
             raise _fail(path, prop, "True or False", value, f"pass {prop}=False or {prop}=True")
+    rejections = props.get("rejections", DEFAULT_REJECTIONS)
+    if rejections not in REJECTION_LISTINGS:
+        fix = "pass rejections='all' to list every rejection, or leave it out for one per rule"
+        raise _fail(path, "rejections", "'summary' or 'all'", rejections, fix)
     catalog = props["catalog"]
     if catalog is not None and not isinstance(catalog, Catalog):
         raise _fail(

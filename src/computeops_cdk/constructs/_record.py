@@ -9,13 +9,14 @@ synthesized in memory (``Testing.synth``) never call it, so tests stay free of f
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, cast
 
 import jsii
 from constructs import IValidation
 
 from .._compat import IStackSynthesizer, TerraformProvider, TerraformStack
 from ..engine import Decision
+from ..engine._decision import DEFAULT_REJECTIONS, RejectionListing
 
 __all__ = ["DECISION_FILE", "record_decision", "single_default_provider"]
 
@@ -29,19 +30,22 @@ class _DecisionRecordSynthesizer:
     def __init__(self, stack: Any, inner: Any) -> None:
         self._stack = stack
         self._inner = inner
-        self.records: dict[str, Decision] = {}
+        self.records: dict[str, tuple[Decision, RejectionListing]] = {}
 
     def synthesize(self, session: Any) -> None:
         self._inner.synthesize(session)
         manifest = session.manifest.for_stack(self._stack)
         directory = os.path.join(session.outdir, manifest.working_directory)
-        for filename, decision in self.records.items():
+        for filename, (decision, rejections) in self.records.items():
             with open(os.path.join(directory, filename), "w", encoding="utf-8") as handle:
-                handle.write(decision.to_json())
+                handle.write(decision.to_json(rejections=rejections))
 
 
-def record_decision(workload: Any, decision: Decision) -> str:
+def record_decision(workload: Any, decision: Decision, *, rejections: str = DEFAULT_REJECTIONS) -> str:
     """Have ``workload``'s stack write ``decision`` at synth; returns the file name used.
+
+    ``rejections`` is the listing of ``Decision.to_json`` (what ``computeops decide --rejections``
+    takes), so the record is the CLI's ``--format json`` output byte for byte.
 
     The first workload of a stack writes ``computeops-decision.json``; any further one writes
     ``computeops-decision.<construct id>.json`` so that no record overwrites another.
@@ -52,7 +56,7 @@ def record_decision(workload: Any, decision: Decision) -> str:
         synthesizer = _DecisionRecordSynthesizer(stack, synthesizer)
         stack.synthesizer = synthesizer
     name = DECISION_FILE if not synthesizer.records else f"computeops-decision.{workload.node.id}.json"
-    synthesizer.records[name] = decision
+    synthesizer.records[name] = (decision, cast(RejectionListing, rejections))
     return name
 
 

@@ -10,6 +10,7 @@ from constructs import Construct
 
 from .._compat import TerraformStack
 from ..catalog import Catalog
+from ..engine._decision import DEFAULT_REJECTIONS
 from ..intent import WorkloadIntent
 from ..targets.k8s import KubeConnection
 from ._workload import ComputeWorkload
@@ -43,6 +44,7 @@ class WorkloadStack(TerraformStack):  # type: ignore[misc]  # the base class com
         tags: Mapping[str, str] | None = None,
         options: Mapping[str, Any] | None = None,
         lock: str | Path | bool | None = None,
+        rejections: str = DEFAULT_REJECTIONS,
     ) -> None:
         super().__init__(scope, id)
         self.workload = ComputeWorkload(
@@ -59,5 +61,6 @@ class WorkloadStack(TerraformStack):  # type: ignore[misc]  # the base class com
             options=options,
             name=id,
             lock=lock,
+            rejections=rejections,
         )
         self.decision = self.workload.decision

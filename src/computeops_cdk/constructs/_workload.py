@@ -14,6 +14,7 @@ from constructs import Construct
 from .._compat import TerraformOutput, TerraformStack
 from ..catalog import PROVIDER_IDS, Catalog, load_catalog
 from ..engine import Decision, Pin, Placement, decide
+from ..engine._decision import DEFAULT_REJECTIONS
 from ..errors import (
     EstimateError,
     IntentError,
@@ -44,7 +45,9 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
         scope: parent construct (inside a ``TerraformStack``).
         id: construct id (outputs are named ``<id>_provider`` ...).
         intent: a ``WorkloadIntent``, a mapping as parsed from YAML/JSON (validated like
-            ``decide`` does), or a path to a YAML/JSON intent file.
+            ``decide`` does), or a path to a YAML/JSON intent file; a relative path is relative to
+            the app's directory (the ``main.py`` beside ``cdktf.json``), not to where it is run
+            from. An invalid intent is an ``IntentError`` starting with this construct's path.
         provider: pin the provider (``aws``, ``gcp``, ...). Default: the engine chooses among every
             provider that has a Terraform target. A pinned provider is still checked against the
             intent's hard constraints: a violation raises ``PinnedPlacementError``.
@@ -69,6 +72,9 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
             none. Default: ``$COMPUTEOPS_LOCKFILE`` when set (``off`` disables), else
             ``computeops.lock.json`` in the app directory when it holds ``cdktf.json`` (as under
             ``cdktn synth``), else none. See README "Keeping a decision".
+        rejections: which rejected candidates ``computeops-decision.json`` lists: ``"summary"``, the
+            first one per rule (``rejections_by_rule`` counts them all), or ``"all"``. Default:
+            ``"summary"``, as ``computeops decide --rejections``, so the two stay the same bytes.
     """
 
     def __init__(
@@ -88,6 +94,7 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
         name: str | None = None,
         configure_provider: bool = True,
         lock: str | Path | bool | None = None,
+        rejections: str = DEFAULT_REJECTIONS,
     ) -> None:
         super().__init__(scope, id)
         check_types(
@@ -103,6 +110,7 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
                 "options": options,
                 "name": name,
                 "configure_provider": configure_provider,
+                "rejections": rejections,
             },
         )
         self._intent = _load_intent(intent, self.node.path)
@@ -142,7 +150,7 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
             if cluster and deploy_workload:
                 self.resources.update(KubernetesLayer().emit(self, chosen, self._workload_spec()))
         self._outputs(chosen)
-        self.decision_file = record_decision(self, self.decision)
+        self.decision_file = record_decision(self, self.decision, rejections=rejections)
         """File name of the decision record in the stack's output directory."""
 
     # -- construction steps -------------------------------------------------------------------
@@ -207,7 +215,7 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
         except IntentError as err:
             if err.path.startswith("pin."):
                 raise _prop_error(self.node.path, err) from None
-            raise
+            raise at_construct(self.node.path, err) from None
         except NoFeasiblePlacementError as err:
             if provider is None and region is None:
                 original = err  # `err` is unbound after the except block; the document is built on read
@@ -216,6 +224,7 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
                     rejections=err.rejections,
                     nearest_misses=err.nearest_misses,
                     document=lambda: original.document,
+                    decision=err.decision,
                 ) from None
             raise _pinned_error(self.node.path, provider, region, err) from None
 
@@ -280,15 +289,52 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
 def _load_intent(intent: object, path: str) -> WorkloadIntent:
     if isinstance(intent, WorkloadIntent):
         return intent
-    if isinstance(intent, Mapping):
-        # As decide() takes it: the same validation, errors with the intent's field paths.
-        return WorkloadIntent.from_dict(dict(intent))
-    if isinstance(intent, str | Path):
-        return WorkloadIntent.from_file(intent)
+    try:
+        if isinstance(intent, Mapping):
+            # As decide() takes it: the same validation, errors with the intent's field paths.
+            return WorkloadIntent.from_dict(dict(intent))
+        if isinstance(intent, str | Path):
+            return WorkloadIntent.from_file(app_relative(intent))
+    except IntentError as err:
+        raise at_construct(path, err) from None
     raise TargetError(
         f"[{path}] 'intent' must be a WorkloadIntent, a mapping or a path to a YAML/JSON intent "
         f"(got {type(intent).__name__}). To fix: pass WorkloadIntent.from_file(path) or the path itself."
     )
+
+
+def at_construct(path: str, err: IntentError) -> IntentError:
+    """``err`` with the construct path in front (``[app/stack/workload] constraints...: ...``), same
+    ``.path`` and suggestions: in an app with several workloads, the message says which one."""
+    if str(err).startswith("["):
+        return err
+    text = str(err)
+    located = IntentError(f"[{path}] {text}")
+    located.path, located.suggestions = err.path, list(err.suggestions)
+    return located
+
+
+def app_directory() -> Path:
+    """The cdktn app's directory: where the running ``main.py`` sits next to its ``cdktf.json``.
+
+    ``cdktn synth`` runs the app from there, but ``python stacks/x/main.py`` or an IDE may run it
+    from anywhere; a relative intent path means the same file either way. Without such a main
+    script (a notebook, a test runner) it is the current directory.
+    """
+    import sys
+
+    main = getattr(sys.modules.get("__main__"), "__file__", None)
+    if isinstance(main, str):
+        folder = Path(main).resolve().parent
+        if (folder / "cdktf.json").is_file():
+            return folder
+    return Path.cwd()
+
+
+def app_relative(path: str | Path) -> Path:
+    """A relative intent path resolved against ``app_directory()``; an absolute one unchanged."""
+    given = Path(path)
+    return given if given.is_absolute() else app_directory() / given
 
 
 @contextmanager

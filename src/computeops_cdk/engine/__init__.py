@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from ._decide import DEFAULT_ALTERNATIVES, decide
 from ._decision import (
+    DEFAULT_REJECTIONS,
+    REJECTION_LISTINGS,
     SCORE_DIMENSIONS,
     Decision,
     EstimateSummary,
@@ -36,9 +38,11 @@ __all__ = [
     "DEFAULT_ALTERNATIVES",
     "DEFAULT_HYSTERESIS_PERCENT",
     "DEFAULT_MIN_HOLD_HOURS",
+    "DEFAULT_REJECTIONS",
     "DRIFT_STATUSES",
     "FEATURES",
     "MAX_INSTANCES",
+    "REJECTION_LISTINGS",
     "SCORE_DIMENSIONS",
     "Decision",
     "Drift",

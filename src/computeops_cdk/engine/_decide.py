@@ -169,8 +169,9 @@ class _Header:
 def _infeasible(header: _Header) -> NoFeasiblePlacementError:
     result = header.result
     misses = nearest_misses(result.rejected, _caps(header.intent))
-    if result.pinned_out_feasible:
-        best = min(result.pinned_out_feasible, key=lambda c: (c.unit_cost, c.hourly or 0.0))
+    admissible = [c for c in result.pinned_out_feasible if _choosable_unpinned(c, header.pin)]
+    if admissible:
+        best = min(admissible, key=lambda c: (c.unit_cost, c.hourly or 0.0))
         o = best.row.offer
         misses.append(
             f"removing the pin would admit {o.provider} {o.instance_type} in {o.region} ({o.pricing})"
@@ -193,8 +194,18 @@ def _infeasible(header: _Header) -> NoFeasiblePlacementError:
     final = replace(draft, explanation=tuple(lines), nearest_misses=tuple(misses))
     document = final.to_dict  # built when someone reads err.document (the CLI's --format json)
     return NoFeasiblePlacementError(
-        "\n".join(lines), rejections=draft.rejected, nearest_misses=misses, document=document
+        "\n".join(lines), rejections=draft.rejected, nearest_misses=misses, document=document, decision=final
     )
+
+
+def _choosable_unpinned(candidate: Candidate, pin: Pin) -> bool:
+    """Whether dropping the pin could really choose ``candidate``: the engine only chooses a provider
+    whose target has a repeatable plan (Vast.ai's listings do not), so suggesting it would point at
+    a candidate ``target.unsupported`` then rejects."""
+    if pin.targets is None:
+        return "repeatable_plan" not in pin.unsupported
+    features = pin.targets.get(candidate.row.offer.provider)
+    return features is not None and "repeatable_plan" not in features
 
 
 def _fix(draft: Decision, pin: Pin) -> str:

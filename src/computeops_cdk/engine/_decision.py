@@ -13,7 +13,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..errors import IntentError, described
+
 __all__ = [
+    "DEFAULT_REJECTIONS",
+    "REJECTION_LISTINGS",
     "SCORE_DIMENSIONS",
     "Decision",
     "EstimateSummary",
@@ -25,6 +29,14 @@ __all__ = [
 ]
 
 UnitName = Literal["usd_per_million_output_tokens", "usd_per_training_step"]
+RejectionListing = Literal["all", "summary"]
+REJECTION_LISTINGS: tuple[RejectionListing, ...] = ("all", "summary")
+DEFAULT_REJECTIONS: RejectionListing = "summary"
+"""How many rejections a decision document lists by default: ``summary``, the first rejection (in
+canonical order) carrying each rule, with every reason it has. ``rejections_by_rule`` and
+``summary.rejected`` still count all of them; ``all`` lists every one (4,000 records, 1.4 MB over the
+embedded catalog). The CLI's ``--rejections`` and the constructs' ``rejections=`` share this default,
+so ``computeops decide --format json`` and ``computeops-decision.json`` stay the same bytes."""
 SCORE_DIMENSIONS: tuple[str, ...] = (
     "cost",
     "performance",
@@ -243,8 +255,31 @@ class Decision:
         counts = Counter(reason.rule for rejection in self.rejected for reason in rejection.reasons)
         return dict(sorted(counts.items()))
 
-    def to_dict(self) -> dict[str, Any]:
-        """This record as its part of the ``decide --format json`` document."""
+    def rejection_examples(self) -> dict[str, Rejection]:
+        """For each rule, sorted by rule id, the first rejection (canonical order) it rejected."""
+        examples: dict[str, Rejection] = {}
+        for rejection in self.rejected:
+            for reason in rejection.reasons:
+                if reason.rule not in examples:
+                    examples[reason.rule] = rejection
+        return dict(sorted(examples.items()))
+
+    def listed_rejections(self, rejections: RejectionListing = DEFAULT_REJECTIONS) -> tuple[Rejection, ...]:
+        """The rejections a document lists: all of them, or the rule examples (canonical order)."""
+        if rejections == "all":
+            return self.rejected
+        if rejections != "summary":
+            raise IntentError(
+                f"must be 'all' or 'summary' (got {described(rejections)}). To fix: "
+                "rejections='summary' (one example per rule) or 'all' (every rejection)",
+                path="rejections",
+            )
+        chosen = {id(r) for r in self.rejection_examples().values()}
+        return tuple(r for r in self.rejected if id(r) in chosen)
+
+    def to_dict(self, *, rejections: RejectionListing = DEFAULT_REJECTIONS) -> dict[str, Any]:
+        """The ``decide --format json`` document; ``rejections`` says which rejections ``rejected``
+        lists (default ``summary``: one example per rule; ``all``: every one)."""
         return {
             "intent": {"name": self.intent_name, "sha256": self.intent_sha256, "spec": self.intent_spec},
             "pin": {
@@ -259,12 +294,13 @@ class Decision:
             },
             "decision": self.chosen.to_dict() if self.chosen else None,
             "alternatives": [p.to_dict() for p in self.alternatives],
-            "rejected": [r.to_dict() for r in self.rejected],
+            "rejected": [r.to_dict() for r in self.listed_rejections(rejections)],
             "rejections_by_rule": self.rejections_by_rule(),
             "summary": {
                 "considered": self.considered,
                 "feasible": self.feasible,
                 "rejected": len(self.rejected),
+                "rejections_listed": rejections,
                 "pinned_out": dict(sorted(self.pinned_out.items())),
             },
             "trade_off": self.trade_off,
@@ -273,6 +309,6 @@ class Decision:
             "lock": dict(self.lock) if self.lock is not None else None,
         }
 
-    def to_json(self, *, indent: int | None = 2) -> str:
+    def to_json(self, *, indent: int | None = 2, rejections: RejectionListing = DEFAULT_REJECTIONS) -> str:
         """The decision document as JSON: stable key order, byte-identical for equal inputs."""
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False) + "\n"
+        return json.dumps(self.to_dict(rejections=rejections), indent=indent, ensure_ascii=False) + "\n"

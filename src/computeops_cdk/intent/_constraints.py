@@ -104,6 +104,8 @@ class Residency(StrictModel):
                 raise fail(
                     f"{code!r} is not an ISO 3166-1 alpha-2 code (two upper-case letters, e.g. 'DE')",
                     field=f"countries[{index}]",
+                    # 'fr' is almost certainly 'FR': codes are case-sensitive, say which one is meant
+                    suggestions=[code.upper()] if _COUNTRY.match(code.upper()) else [],
                 )
         check_names(self.continents or (), CONTINENTS, what="continent", field="continents")
         _check_region_ids(self.regions or (), field="regions")

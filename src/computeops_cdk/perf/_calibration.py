@@ -4,12 +4,15 @@ Row ids (INF-xx, TRN-xx) refer to benchmarks/calibration/benchmarks-calibration.
 team's shared calibration set, with its sources); CAL-xx ids to the rows we added to the calibration
 split of benchmarks/calibration/rows.csv (each first held out, then moved, and labelled so). The rows
 still held out (split "heldout" in rows.csv) were never used to set anything in this file.
-Changing any number here changes MODEL_VERSION.
+Changing any number here changes MODEL_VERSION (written in ``computeops_cdk/_version.py``, so that
+`computeops --version` reports it without importing the model).
 """
 
 from __future__ import annotations
 
-MODEL_VERSION = "roofline-calibrated-v8"
+from .._version import PERF_MODEL_VERSION
+
+MODEL_VERSION: str = PERF_MODEL_VERSION
 """Label carried by every estimate; bumped whenever a constant below or the model's equations change.
 
 v3: sliding-window KV caches; training layout by step time incl. data-parallel traffic.

@@ -1,0 +1,141 @@
+"""Start-up cost of the CLI and of a warm decision, as ratios measured side by side in one run.
+
+Run: ``.venv/bin/python benchmarks/bench_startup.py [--repeat N] [--write benchmarks/STARTUP.md]``
+
+Each ratio compares two things measured in the same run, interleaved (A, B, A, B, ...) so that a
+busy moment of this shared machine hits both sides alike; the figures are medians.
+
+- ``--version`` and ``--help`` against a bare ``python -c pass`` (target <= 2x);
+- a cold ``computeops decide examples/support-chat.yaml --format json`` against Python starting
+  and loading the embedded catalog JSON (``json.load``), nothing else (target <= 3x);
+- a warm ``decide`` over the full embedded catalog (the catalog loaded and the engine's index
+  built, as in a construct's second stack or the Terraform provider's second call) against
+  ``json.loads`` of that catalog's text in the same process (target <= 0.5x).
+
+Issue 10 measured 0.66 s for ``--version``, 12x for the cold decide and 1.05x for the warm one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "support-chat.yaml"
+TARGETS = {"--version": 2.0, "--help": 2.0, "cold decide": 3.0, "warm decide": 0.5}
+
+
+def _exe() -> str:
+    return str(Path(sys.executable).parent / "computeops")
+
+
+def _process(command: Sequence[str]) -> Callable[[], None]:
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+
+    def run() -> None:
+        subprocess.run(command, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+
+    return run
+
+
+def _seconds(fn: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def side_by_side(a: Callable[[], object], b: Callable[[], object], repeat: int) -> tuple[float, float]:
+    """Median seconds of ``a`` and of ``b``, run alternately ``repeat`` times each (after one warm-up)."""
+    a(), b()  # page cache, .pyc files
+    sa, sb = [], []
+    for _ in range(repeat):
+        sa.append(_seconds(a))
+        sb.append(_seconds(b))
+    return statistics.median(sa), statistics.median(sb)
+
+
+def _catalog_path() -> str:
+    from computeops_cdk.catalog._load import EMBEDDED_CATALOG
+
+    return str(EMBEDDED_CATALOG)
+
+
+def processes(repeat: int) -> list[tuple[str, str, float, float]]:
+    """(what, baseline, seconds, baseline seconds) for the fresh-process measurements."""
+    bare = _process([sys.executable, "-c", "pass"])
+    load_json = _process(
+        [sys.executable, "-c", f"import json\nwith open({_catalog_path()!r}, 'rb') as f: json.load(f)"]
+    )
+    rows = []
+    for flag in ("--version", "--help"):
+        ours, base = side_by_side(_process([_exe(), flag]), bare, repeat)
+        rows.append((flag, "python -c pass", ours, base))
+    decide = _process([_exe(), "decide", str(EXAMPLE), "--format", "json"])
+    ours, base = side_by_side(decide, load_json, repeat)
+    rows.append(("cold decide", "python + json.load(catalog)", ours, base))
+    return rows
+
+
+def warm(repeat: int) -> tuple[str, str, float, float]:
+    """A warm decision against parsing the catalog's JSON text, in this process."""
+    import json
+
+    from computeops_cdk.catalog import load_catalog
+    from computeops_cdk.engine import decide
+    from computeops_cdk.errors import NoFeasiblePlacementError
+    from computeops_cdk.intent import WorkloadIntent
+
+    text = Path(_catalog_path()).read_text(encoding="utf-8")
+    catalog = load_catalog()
+    intent = WorkloadIntent.from_file(EXAMPLE)
+
+    def one() -> None:
+        with contextlib.suppress(NoFeasiblePlacementError):
+            decide(intent, catalog=catalog)
+
+    ours, base = side_by_side(one, lambda: json.loads(text), repeat * 4)
+    return ("warm decide", "json.loads(catalog text)", ours, base)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=15, help="runs of each side (default: 15)")
+    parser.add_argument("--write", metavar="FILE", help="also write the table as Markdown to FILE")
+    args = parser.parse_args()
+    rows = [*processes(args.repeat), warm(args.repeat)]
+    header = "| measured | against | ms | baseline ms | ratio | target |\n|---|---|---|---|---|---|"
+    lines = [header]
+    for what, against, ours, base in rows:
+        ratio, target = ours / base, TARGETS[what]
+        verdict = "ok" if ratio <= target else "OVER"
+        lines.append(
+            f"| {what} | {against} | {ours * 1000:.1f} | {base * 1000:.1f} | {ratio:.2f}x "
+            f"| <= {target}x {verdict} |"
+        )
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    machine = (
+        f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} CPU(s), "
+        f"load average {load} at the end"
+    )
+    text = "\n".join(lines)
+    print(f"computeops start-up benchmark ({machine}; medians of {args.repeat} alternating runs)\n")
+    print(text)
+    if args.write:
+        Path(args.write).write_text(
+            f"# Start-up benchmark\n\nMeasured with `benchmarks/bench_startup.py` on {machine}; "
+            f"medians of {args.repeat} alternating runs (warm: {args.repeat * 4}).\n\n{text}\n",
+            encoding="utf-8",
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

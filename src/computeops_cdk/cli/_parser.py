@@ -1,0 +1,123 @@
+"""The argument parser: subcommands, "did you mean" on a typo, ``--version``.
+
+``build_parser(command)`` registers the subcommand being run in full and every other one as a stub
+(its name and one-line help, enough for ``computeops --help`` and for argparse to accept the
+name), so a command imports only its own module (``benchmarks/bench_startup.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from importlib import import_module
+
+from ..errors import did_you_mean, did_you_mean_text
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (`computeops --help` is timed)
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import NoReturn
+
+__all__ = ["COMMANDS", "build_parser", "command_of"]
+
+COMMANDS: tuple[tuple[str, str, str], ...] = (
+    ("decide", "_decide", "decide where a workload intent runs (provider, instance, region, price model)"),
+    (
+        "estimate",
+        "_estimate",
+        "estimate throughput, latency, memory and MFU for one model on one accelerator type",
+    ),
+    ("catalog", "_catalog", "inspect, validate, build or refresh the market catalog"),
+    (
+        "reevaluate",
+        "_reevaluate",
+        "re-decide locked workloads against today's catalog: ok, cheaper, price_changed, infeasible",
+    ),
+    ("lock", "_lock", "list, relock or remove the entries of computeops.lock.json"),
+    ("completion", "_completion", "print a shell completion script (bash or zsh)"),
+)
+"""(subcommand, module in this package, the help its ``register`` gives): the table ``--help``
+reads without importing the modules (a test keeps the help texts equal)."""
+
+
+def command_of(argv: Sequence[str]) -> str | None:
+    """The subcommand ``argv`` runs (its first word not starting with '-'); "" when there is none
+    (``computeops --help``), None when the word is not a subcommand (argparse then reports it)."""
+    names = {name for name, _, _ in COMMANDS}
+    for word in argv:
+        if not word.startswith("-"):
+            return word if word in names else None
+    return ""
+
+
+_INVALID_CHOICE = re.compile(r"invalid choice: '(?P<given>[^']*)' \(choose from (?P<choices>.*)\)")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with "did you mean ..." on a mistyped subcommand or choice (Python 3.11 has none).
+
+    Subparsers inherit the class (``add_subparsers`` uses ``type(self)``), so every level gets it.
+    """
+
+    def error(self, message: str) -> NoReturn:
+        found = _INVALID_CHOICE.search(message)
+        if found:
+            message += _hint(found["given"], re.findall(r"'([^']*)'", found["choices"]))
+        elif message.startswith("unrecognized arguments: "):
+            # Raised by the top parser, which does not know the subcommands' options: offer all.
+            for flag in message.removeprefix("unrecognized arguments: ").split():
+                if flag.startswith("--"):
+                    message += _hint(flag.split("=")[0], sorted(_option_strings(self)))
+                    break
+        super().error(message)
+
+
+def _hint(given: str, choices: list[str]) -> str:
+    return did_you_mean_text(did_you_mean(given, choices))
+
+
+def _option_strings(parser: argparse.ArgumentParser) -> set[str]:
+    names: set[str] = set()
+    for action in parser._actions:  # argparse has no public way to walk the parser tree
+        names.update(s for s in action.option_strings if s.startswith("--"))
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                names |= _option_strings(sub)
+    return names
+
+
+class _Version(argparse.Action):
+    """``--version`` given with other arguments (alone, ``main`` answers before building a parser)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        from . import version_text
+
+        sys.stdout.write(version_text() + "\n")
+        parser.exit()
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser; ``command`` None registers every subcommand in full (completion, tests), a name
+    only that one ("" none: the top-level ``--help``)."""
+    parser = _Parser(
+        prog="computeops",
+        description=(
+            "Decide where an AI workload runs (provider, accelerator, region, price model) from a "
+            "workload intent and an embedded market catalog, deterministically and with reasons."
+        ),
+        epilog="Start with: computeops decide examples/support-chat.yaml",
+    )
+    parser.add_argument(
+        "--version",
+        action=_Version,
+        nargs=0,
+        help="show the package, catalog and performance-model versions and exit",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name, module, help_text in COMMANDS:
+        if command is None or name == command:
+            import_module(f".{module}", __package__).register(commands)
+        else:
+            commands.add_parser(name, help=help_text, add_help=False)
+    return parser
