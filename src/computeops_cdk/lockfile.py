@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .engine import LockedPlacement
+from .engine import Calibration, EstimateSummary, LockedPlacement
 from .errors import IntentError, LockError, described
 from .intent import WorkloadIntent
 
@@ -33,6 +33,7 @@ __all__ = [
     "Lockfile",
     "Observation",
     "Pins",
+    "estimate_of",
 ]
 
 LOCKFILE_NAME = "computeops.lock.json"
@@ -82,6 +83,7 @@ class Observation:
         estimated_tokens_per_s: what the locked placement's estimate said for the deployment.
         requests_running: mean requests in flight (gauge, mean of the two scrapes).
         estimated_batch: requests in flight the estimate assumed for the scraped servers (None unknown).
+        model, accelerator, precision: what was measured (the key the next decision applies it to).
         ttft_ms_p50, ttft_ms_p90, tpot_ms_p50, tpot_ms_p90: latency percentiles over the interval.
         kv_cache_usage: KV-cache usage fraction (gauge), None when not served.
         gpu_utilization: mean DCGM GPU utilisation in percent, None when not served.
@@ -146,6 +148,22 @@ class Observation:
         return text
 
 
+_ESTIMATE_FIELDS = (
+    "tokens_per_s",
+    "ttft_ms",
+    "tpot_ms",
+    "tensor_parallel",
+    "replicas",
+    "concurrency_per_replica",
+)
+
+
+def estimate_of(summary: EstimateSummary) -> dict[str, Any]:
+    """What a lock keeps of the placement's estimate: throughput, latencies and the serving layout."""
+    full = summary.to_dict()
+    return {"model": summary.model, **{name: full[name] for name in _ESTIMATE_FIELDS}}
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LockEntry:
     """One workload's locked decision.
@@ -155,9 +173,9 @@ class LockEntry:
         pins: the pins it was decided with.
         placement: the locked placement (offer, size, price, unit cost, score, when, which catalog).
         engine_version: computeops-cdk version that decided it.
-        performance_model: performance-model version of the estimate.
-        estimated_tokens_per_s: the estimate's throughput for the whole deployment when locked.
-        estimated_batch: requests in flight per serving group the estimate assumed (None for training).
+        estimate: the placement's estimate when locked (``estimate_of``): ``model`` (performance-model
+            version), ``tokens_per_s`` (whole deployment), ``ttft_ms``, ``tpot_ms``,
+            ``tensor_parallel``, ``replicas`` and ``concurrency_per_replica`` (inference).
         observations: production measurements, oldest first.
     """
 
@@ -165,9 +183,7 @@ class LockEntry:
     pins: Pins
     placement: LockedPlacement
     engine_version: str
-    performance_model: str
-    estimated_tokens_per_s: float = 0.0
-    estimated_batch: float | None = None
+    estimate: Mapping[str, Any]
     observations: tuple[Observation, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
@@ -177,9 +193,7 @@ class LockEntry:
             "pins": self.pins.to_dict(),
             "placement": self.placement.to_dict(),
             "engine_version": self.engine_version,
-            "performance_model": self.performance_model,
-            "estimated_tokens_per_s": self.estimated_tokens_per_s,
-            "estimated_batch": self.estimated_batch,
+            "estimate": dict(self.estimate),
             "observations": [o.to_dict() for o in self.observations],
         }
 
@@ -208,31 +222,40 @@ class LockEntry:
         observations = data.get("observations", [])
         if not isinstance(observations, list):
             raise LockError(f"must be a list (got {described(observations)})", path=f"{path}.observations")
-        for name in ("engine_version", "performance_model"):
-            if not isinstance(data.get(name), str):
-                raise LockError(f"must be a string (got {described(data.get(name))})", path=f"{path}.{name}")
-        estimate = data.get("estimated_tokens_per_s", 0.0)
-        batch = data.get("estimated_batch")
-        for name, value, optional in (
-            ("estimated_tokens_per_s", estimate, False),
-            ("estimated_batch", batch, True),
-        ):
-            if value is None and optional:
-                continue
-            if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-                raise LockError(f"must be a finite number (got {described(value)})", path=f"{path}.{name}")
+        if not isinstance(data.get("engine_version"), str):
+            raise LockError(
+                f"must be a string (got {described(data.get('engine_version'))})",
+                path=f"{path}.engine_version",
+            )
         return cls(
             intent=intent,
             pins=Pins.from_dict(data.get("pins", {}), path=f"{path}.pins"),
             placement=LockedPlacement.from_dict(data.get("placement"), path=f"{path}.placement"),
             engine_version=data["engine_version"],
-            performance_model=data["performance_model"],
-            estimated_tokens_per_s=float(estimate),
-            estimated_batch=None if batch is None else float(batch),
+            estimate=_estimate(data.get("estimate"), path=f"{path}.estimate"),
             observations=tuple(
                 Observation.from_dict(o, path=f"{path}.observations[{i}]") for i, o in enumerate(observations)
             ),
         )
+
+
+def _estimate(data: object, *, path: str) -> dict[str, Any]:
+    if not isinstance(data, Mapping) or not isinstance(data.get("model"), str):
+        raise LockError(
+            f"must be an object with the performance model's version (got {described(data)})", path=path
+        )
+    out: dict[str, Any] = {"model": data["model"]}
+    for name in _ESTIMATE_FIELDS:
+        value = data.get(name)
+        finite = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+        if value is not None and not (finite and value >= 0):
+            raise LockError(
+                f"must be a finite number >= 0 or null (got {described(value)})", path=f"{path}.{name}"
+            )
+        if name == "tokens_per_s" and value is None:
+            raise LockError("must be a number (got null)", path=f"{path}.{name}")
+        out[name] = value
+    return out
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -284,6 +307,28 @@ class Lockfile:
         for name, entry in workloads.items():
             entries[name] = LockEntry.from_dict(entry, path=f"{path}: workloads[{name!r}]")
         return cls(path=path, workloads=dict(sorted(entries.items())))
+
+    def calibrations(self) -> tuple[Calibration, ...]:
+        """The newest measured efficiency per (model, precision, accelerator) over every entry, for
+        ``decide(calibrations=...)``: the next decision for the same model on the same accelerator
+        uses what production measured instead of the datasheet extrapolation."""
+        newest: dict[tuple[str, str, str], tuple[str, Calibration]] = {}
+        for name, entry in self.workloads.items():
+            for o in entry.observations:
+                if o.efficiency is None or not o.model or not o.accelerator:
+                    continue
+                key = (o.model, o.precision, o.accelerator)
+                source = f"computeops observe, {name}, {o.observed_at}"
+                found = Calibration(
+                    model=o.model,
+                    precision=o.precision,
+                    accelerator=o.accelerator,
+                    factor=min(max(o.efficiency, 0.05), 4.0),
+                    source=source,
+                )
+                if key not in newest or o.observed_at >= newest[key][0]:
+                    newest[key] = (o.observed_at, found)
+        return tuple(found for _, found in (newest[k] for k in sorted(newest)))
 
     def with_entry(self, workload: str, entry: LockEntry) -> Lockfile:
         return replace(self, workloads=dict(sorted({**self.workloads, workload: entry}.items())))

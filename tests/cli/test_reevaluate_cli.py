@@ -17,7 +17,7 @@ import pytest
 from computeops_cdk.catalog._build import content_sha256
 from computeops_cdk.cli import main
 from computeops_cdk.engine import LockedPlacement, decide
-from computeops_cdk.lockfile import LockEntry, Lockfile, Pins
+from computeops_cdk.lockfile import LockEntry, Lockfile, Pins, estimate_of
 from computeops_cdk.targets import placement_pin
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,8 +48,7 @@ def _lockfile(path: Path, *, locked_at: str = OLD) -> LockedPlacement:
         pins=Pins(),
         placement=locked,
         engine_version="test",
-        performance_model=decision.chosen.estimate.model,
-        estimated_tokens_per_s=decision.chosen.estimate.tokens_per_s,
+        estimate=estimate_of(decision.chosen.estimate),
     )
     Lockfile(path=path).with_entry("chat/workload", entry).write()
     return locked

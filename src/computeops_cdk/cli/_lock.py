@@ -18,7 +18,7 @@ from .. import __version__
 from ..catalog import load_catalog
 from ..engine import LockedPlacement, decide
 from ..errors import LockError, did_you_mean
-from ..lockfile import LOCKFILE_NAME, LockEntry, Lockfile
+from ..lockfile import LOCKFILE_NAME, LockEntry, Lockfile, estimate_of
 from ..targets import placement_pin
 
 __all__ = ["register"]
@@ -115,16 +115,13 @@ def _update(args: argparse.Namespace) -> int:
             chosen, locked_at=locked_at, catalog_version=catalog.version, catalog_sha256=catalog.sha256
         )
         same = new.key == entry.placement.key and new.instances == entry.placement.instances
-        per_replica = chosen.estimate.concurrency_per_replica
         lockfile = lockfile.with_entry(
             name,
             replace(
                 entry,
                 placement=new,
                 engine_version=__version__,
-                performance_model=chosen.estimate.model,
-                estimated_tokens_per_s=chosen.estimate.tokens_per_s,
-                estimated_batch=float(per_replica * (chosen.estimate.replicas or 1)) if per_replica else None,
+                estimate=estimate_of(chosen.estimate),
                 # Measurements describe the machines they were taken on: kept only if those stay.
                 observations=entry.observations if same else (),
             ),

@@ -35,6 +35,11 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
         "re-decide locked workloads against today's catalog: ok, cheaper, price_changed, infeasible",
     ),
     ("lock", "_lock", "list, relock or remove the entries of computeops.lock.json"),
+    (
+        "observe",
+        "_observe",
+        "measure a running vLLM deployment (/metrics) and record it against its locked estimate",
+    ),
     ("completion", "_completion", "print a shell completion script (bash or zsh)"),
 )
 """(subcommand, module in this package, the help its ``register`` gives): the table ``--help``

@@ -25,6 +25,7 @@ from ..catalog import Catalog, load_catalog
 from ..engine import (
     DEFAULT_HYSTERESIS_PERCENT,
     DEFAULT_MIN_HOLD_HOURS,
+    Calibration,
     Drift,
     DriftPolicy,
     LockedPlacement,
@@ -71,6 +72,7 @@ class Subject:
     pin: Pin
     locked: LockedPlacement
     entry: LockEntry | None = None
+    calibrations: tuple[Calibration, ...] = ()
 
 
 def _number(flag: str, low: float, high: float) -> Any:
@@ -163,7 +165,9 @@ def subjects_from(path: Path) -> list[Subject]:
                 ),
                 locked=entry.placement,
                 entry=entry,
+                calibrations=calibrations,
             )
+            for calibrations in (lockfile.calibrations(),)
             for name, entry in lockfile.workloads.items()
         ]
     if isinstance(document, dict) and "decision" in document and "intent" in document:
@@ -253,14 +257,14 @@ def _evaluate(subject: Subject, catalog: Catalog, now: datetime, policy: DriftPo
     if subject.locked.locked_at == _NO_TIME:
         notes.append("the record carries no lock time: the minimum hold is not applied")
     if subject.entry is not None and subject.entry.observations:
-        notes += observed_lines(subject.entry.observations[-1], subject.intent)
+        notes += observed_lines(subject.entry.observations[-1], subject.entry)
     return _Row(subject=subject, drift=drift, notes=tuple(notes))
 
 
-def observed_lines(observation: Observation, intent: WorkloadIntent) -> list[str]:
+def observed_lines(observation: Observation, entry: LockEntry) -> list[str]:
     """Estimate vs observed, and whether the deployment still meets its intent by that measurement."""
     lines = [f"Observed {observation.observed_at}: {observation.describe()}."]
-    serving = intent.workload.serving
+    serving = entry.intent.workload.serving
     if serving is None:
         return lines
     misses = []
@@ -271,7 +275,8 @@ def observed_lines(observation: Observation, intent: WorkloadIntent) -> list[str
         if target is not None and measured is not None and measured > target:
             misses.append(f"p90 {label} {measured:,.1f} ms > {target:g} ms")
     if observation.efficiency is not None:
-        capacity = observation.estimated_tokens_per_s * observation.efficiency
+        # The whole deployment at the measured efficiency (the scrape may cover one replica of many).
+        capacity = float(entry.estimate["tokens_per_s"]) * observation.efficiency
         if capacity < serving.output_tokens_per_s:
             misses.append(
                 f"capacity at the observed efficiency {capacity:,.0f} tok/s < "

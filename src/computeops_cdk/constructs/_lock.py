@@ -21,11 +21,11 @@ from pathlib import Path
 
 from .. import __version__
 from ..catalog import HOURS_PER_MONTH, Catalog
-from ..engine import Decision, LockedPlacement, Pin, Placement, placement_of
+from ..engine import Calibration, Decision, LockedPlacement, Pin, Placement, placement_of
 from ..engine._explain import compare
 from ..errors import LockedPlacementError, PinnedPlacementError, TargetError, described
 from ..intent import WorkloadIntent
-from ..lockfile import LOCKFILE_NAME, LockEntry, Lockfile, Pins
+from ..lockfile import LOCKFILE_NAME, LockEntry, Lockfile, Pins, estimate_of
 
 __all__ = ["LOCKFILE_ENV", "RELOCK_ENV", "apply_lock", "emitted_placement", "lockfile_path"]
 
@@ -115,15 +115,20 @@ def apply_lock(
     pins: Pins,
     pin: Pin,
     catalog: Catalog,
-    fresh: Callable[[], Decision],
+    fresh: Callable[[tuple[Calibration, ...]], Decision],
 ) -> Decision:
-    """The workload's decision under ``path``'s lock: the locked placement, or a fresh one written to it."""
+    """The workload's decision under ``path``'s lock: the locked placement, or a fresh one written to it.
+
+    The fresh decision applies the efficiencies production measured (the lockfile's observations)."""
     lockfile = Lockfile.read(path)
-    decision = fresh()
+    calibrations = lockfile.calibrations()
+    decision = fresh(calibrations)
     entry = lockfile.workloads.get(workload)
     assert decision.chosen is not None
     if entry is not None and entry.matches(intent, pins) and not _relock_requested(workload):
-        return _locked(decision, entry, path=path, workload=workload, pin=pin, catalog=catalog)
+        return _locked(
+            decision, entry, path=path, workload=workload, pin=pin, catalog=catalog, calibrations=calibrations
+        )
     status = "written" if entry is None else "relocked"
     chosen = decision.chosen
     locked = LockedPlacement.from_placement(
@@ -132,8 +137,6 @@ def apply_lock(
         catalog_version=decision.catalog_version,
         catalog_sha256=decision.catalog_sha256,
     )
-    per_group = chosen.estimate.concurrency_per_replica
-    replicas = chosen.estimate.replicas or 1
     lockfile.with_entry(
         workload,
         LockEntry(
@@ -141,9 +144,7 @@ def apply_lock(
             pins=pins,
             placement=locked,
             engine_version=__version__,
-            performance_model=chosen.estimate.model,
-            estimated_tokens_per_s=chosen.estimate.tokens_per_s,
-            estimated_batch=float(per_group * replicas) if per_group else None,
+            estimate=estimate_of(chosen.estimate),
             observations=entry.observations if entry is not None and entry.matches(intent, pins) else (),
         ),
     ).write()
@@ -154,7 +155,14 @@ def apply_lock(
 
 
 def _locked(
-    decision: Decision, entry: LockEntry, *, path: Path, workload: str, pin: Pin, catalog: Catalog
+    decision: Decision,
+    entry: LockEntry,
+    *,
+    path: Path,
+    workload: str,
+    pin: Pin,
+    catalog: Catalog,
+    calibrations: tuple[Calibration, ...],
 ) -> Decision:
     locked = entry.placement
     try:
@@ -166,6 +174,7 @@ def _locked(
             pricing=locked.pricing,
             catalog=catalog,
             pin=pin,
+            calibrations=calibrations,
         )
     except PinnedPlacementError as err:
         why = "; ".join(f"{rule}: {message}" for rule, message in err.reasons) or str(err)

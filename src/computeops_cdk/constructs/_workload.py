@@ -13,7 +13,7 @@ from constructs import Construct
 
 from .._compat import TerraformOutput, TerraformStack
 from ..catalog import PROVIDER_IDS, Catalog, load_catalog
-from ..engine import Decision, Pin, Placement, decide
+from ..engine import Calibration, Decision, Pin, Placement, decide
 from ..engine._decision import DEFAULT_REJECTIONS
 from ..errors import (
     EstimateError,
@@ -205,12 +205,19 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
             pins=Pins(provider=provider, region=region, cluster=cluster),
             pin=pin,
             catalog=catalog,
-            fresh=lambda: self._decide(catalog, pin, provider, region),
+            fresh=lambda calibrations: self._decide(catalog, pin, provider, region, calibrations),
         )
 
-    def _decide(self, catalog: Catalog, pin: Pin, provider: str | None, region: str | None) -> Decision:
+    def _decide(
+        self,
+        catalog: Catalog,
+        pin: Pin,
+        provider: str | None,
+        region: str | None,
+        calibrations: tuple[Calibration, ...] = (),
+    ) -> Decision:
         try:
-            decision: Decision = decide(self._intent, catalog=catalog, pin=pin)
+            decision: Decision = decide(self._intent, catalog=catalog, pin=pin, calibrations=calibrations)
             return decision
         except IntentError as err:
             if err.path.startswith("pin."):

@@ -32,7 +32,7 @@ from ._drift import (
 )
 from ._pin import FEATURES, Pin
 from ._rules import features_needed
-from ._sizing import MAX_INSTANCES
+from ._sizing import MAX_INSTANCES, Calibration, model_spec
 
 __all__ = [
     "DEFAULT_ALTERNATIVES",
@@ -44,6 +44,7 @@ __all__ = [
     "MAX_INSTANCES",
     "REJECTION_LISTINGS",
     "SCORE_DIMENSIONS",
+    "Calibration",
     "Decision",
     "Drift",
     "DriftPolicy",
@@ -58,6 +59,7 @@ __all__ = [
     "decide",
     "evaluate_drift",
     "features_needed",
+    "model_spec",
     "parse_utc",
     "placement_of",
 ]

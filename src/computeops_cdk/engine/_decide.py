@@ -10,7 +10,7 @@ import gc
 import json
 import math
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -29,7 +29,7 @@ from ._pin import Pin
 from ._rank import distinct, rank_key, score_all
 from ._resolve import Resolved, resolve
 from ._scores import compliance_credit
-from ._sizing import sizer_for
+from ._sizing import Calibration, sizer_for
 from ._suspect import suspect_prices
 
 __all__ = ["DEFAULT_ALTERNATIVES", "Ranked", "as_catalog", "as_intent", "decide", "ranked"]
@@ -225,6 +225,7 @@ def decide(
     catalog: Catalog | str | os.PathLike[str] | None = None,
     pin: Pin | None = None,
     alternatives: int = DEFAULT_ALTERNATIVES,
+    calibrations: Sequence[Calibration] = (),
 ) -> Decision:
     """Choose where ``intent`` runs: the best feasible placement, ranked alternatives and rejections.
 
@@ -234,6 +235,9 @@ def decide(
             embedded catalog (``load_catalog()``).
         pin: restrict the provider and/or region. Default: no pin.
         alternatives: how many ranked alternatives to list after the chosen one. Default: 10.
+        calibrations: serving efficiencies measured in production (``computeops observe``); those
+            of the intent's model and precision replace the datasheet extrapolation on their
+            accelerator, labelled so in the estimate's assumptions. Default: none.
 
     Raises:
         IntentError: the intent is invalid or not an intent at all, or it (or the pin) names an
@@ -251,9 +255,8 @@ def decide(
             path="alternatives",
         )
     with _collector_paused():
-        return _decide(
-            as_intent(intent), as_catalog(catalog), pin if pin is not None else Pin(), alternatives
-        )
+        run = ranked(as_intent(intent), as_catalog(catalog), pin if pin is not None else Pin(), calibrations)
+        return _decide(run, alternatives)
 
 
 def as_intent(value: object) -> WorkloadIntent:
@@ -319,11 +322,15 @@ class Ranked:
         return _placement(candidate, self.header.intent)
 
 
-def ranked(intent: WorkloadIntent, catalog: Catalog, pin: Pin) -> Ranked:
+def ranked(
+    intent: WorkloadIntent, catalog: Catalog, pin: Pin, calibrations: Sequence[Calibration] = ()
+) -> Ranked:
     """Evaluate, score and rank every offer of ``catalog`` for ``intent`` inside ``pin``."""
+    if not all(isinstance(c, Calibration) for c in calibrations):
+        raise IntentError("must be a sequence of engine.Calibration records", path="calibrations")
     index = catalog_index(catalog)
     resolved = resolve(intent, catalog, pin)
-    sizer = sizer_for(intent.workload, intent.preferences.capacity_headroom)
+    sizer = sizer_for(intent.workload, intent.preferences.capacity_headroom, tuple(calibrations))
     result = evaluate(intent, index, resolved, pin, sizer, suspect_prices(catalog), catalog.as_of)
     if result.feasible:
         score_all(result.feasible, intent, index.regions_per_itype, resolved, catalog)
@@ -331,9 +338,9 @@ def ranked(intent: WorkloadIntent, catalog: Catalog, pin: Pin) -> Ranked:
     return Ranked(header=_Header(intent=intent, catalog=catalog, result=result, pin=pin), resolved=resolved)
 
 
-def _decide(intent: WorkloadIntent, catalog: Catalog, pin: Pin, alternatives: int) -> Decision:
-    run = ranked(intent, catalog, pin)
+def _decide(run: Ranked, alternatives: int) -> Decision:
     header, result = run.header, run.header.result
+    intent, catalog = header.intent, header.catalog
     if not result.feasible:
         raise _infeasible(header)
     best = distinct(result.feasible, alternatives + 1)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
@@ -37,6 +37,7 @@ from ._decision import Placement, Reason, UnitCost
 from ._evaluate import Candidate
 from ._explain import compare, unit_label
 from ._pin import Pin
+from ._sizing import Calibration
 
 __all__ = [
     "DEFAULT_HYSTERESIS_PERCENT",
@@ -334,6 +335,7 @@ def evaluate_drift(
     catalog: Catalog | str | os.PathLike[str] | None = None,
     pin: Pin | None = None,
     policy: DriftPolicy | None = None,
+    calibrations: Sequence[Calibration] = (),
 ) -> Drift:
     """Apply the drift rules (module docstring) to ``locked`` for ``intent`` on ``catalog`` at ``now``.
 
@@ -344,6 +346,7 @@ def evaluate_drift(
         catalog: today's catalog. Default: the embedded catalog.
         pin: the pin the lock was decided with. Default: no pin.
         policy: hysteresis and minimum hold. Default: ``DriftPolicy()`` (10 %, 24 h).
+        calibrations: production-measured efficiencies, as ``decide`` takes them. Default: none.
 
     Raises:
         LockError: ``now`` is naive or ``locked.locked_at`` does not parse.
@@ -353,7 +356,7 @@ def evaluate_drift(
     if not isinstance(locked, LockedPlacement):
         raise LockError(f"locked must be a LockedPlacement (got {described(locked)})")
     age = _age_hours(locked, now)
-    run = ranked(as_intent(intent), as_catalog(catalog), pin if pin is not None else Pin())
+    run = ranked(as_intent(intent), as_catalog(catalog), pin if pin is not None else Pin(), calibrations)
     feasible = run.feasible
     mine = next((c for c in feasible if _key(c) == locked.key), None)
     if mine is None:
@@ -470,6 +473,7 @@ def placement_of(
     pricing: str,
     catalog: Catalog | str | os.PathLike[str] | None = None,
     pin: Pin | None = None,
+    calibrations: Sequence[Calibration] = (),
 ) -> Placement:
     """The engine's sized and scored placement of one given offer (``terraform import``, a relock check).
 
@@ -489,7 +493,7 @@ def placement_of(
             raise PinnedPlacementError(
                 f"{name} must be a non-empty string (got {described(value)})", rule="input"
             )
-    run = ranked(as_intent(intent), as_catalog(catalog), pin if pin is not None else Pin())
+    run = ranked(as_intent(intent), as_catalog(catalog), pin if pin is not None else Pin(), calibrations)
     key = (provider, instance_type, region, pricing)
     found = next((c for c in run.feasible if _key(c) == key), None)
     if found is not None:

@@ -35,7 +35,7 @@ from ..intent import Workload
 from ._billing import STARTUP_HOURS
 from ._decision import Reason
 
-__all__ = ["MAX_INSTANCES", "Sizer", "Sizing", "model_spec", "sizer_for"]
+__all__ = ["MAX_INSTANCES", "Calibration", "Sizer", "Sizing", "model_spec", "sizer_for"]
 
 MAX_INSTANCES = 256
 """Largest deployment (instances of one offer) the engine considers."""
@@ -99,6 +99,39 @@ class Sizing:
         return self.group_instances > 1
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Calibration:
+    """A serving efficiency measured in production (``computeops observe``) for one model at one
+    precision on one accelerator. It replaces the model's uncertainty band there: the deployment is
+    sized at ``factor`` x the estimate's throughput and its latencies are checked at the estimate's /
+    ``factor``, instead of trusting the datasheet extrapolation.
+
+    Attributes:
+        model: the intent's model name, as the measured deployment's intent gave it.
+        precision: the intent's precision.
+        accelerator: catalog accelerator id.
+        factor: measured / estimated tokens/s at the measured load, in (0, 4].
+        source: where it was measured (lock entry and time), quoted in the assumptions.
+    """
+
+    model: str
+    precision: str
+    accelerator: str
+    factor: float
+    source: str
+
+    def __post_init__(self) -> None:
+        if (
+            isinstance(self.factor, bool)
+            or not isinstance(self.factor, int | float)
+            or not 0 < self.factor <= 4
+        ):
+            raise EstimateError(
+                f"a calibration factor must be a number in (0, 4] (got {self.factor!r} for "
+                f"{self.accelerator})"
+            )
+
+
 def model_spec(workload: Workload) -> perf.ModelSpec:
     """The performance model's spec for the workload's model (registry first, else from its size)."""
     ref = workload.model
@@ -156,23 +189,40 @@ def _training(
     )
 
 
+def _measured_note(c: Calibration) -> str:
+    return (
+        f"sized at x{c.factor:.2f} of this estimate: the efficiency measured in production ({c.source}) "
+        f"replaces the model's uncertainty band for {c.model} at {c.precision} on {c.accelerator}"
+    )
+
+
 def _gb(value: float) -> str:
     return f"{value:,.1f} GB"
 
 
 @lru_cache(maxsize=64)
-def sizer_for(workload: Workload, headroom: float = 0.0) -> Sizer:
-    """The Sizer of a workload and headroom, shared by every decision about them (pure, so safe)."""
-    return Sizer(workload, model_spec(workload), headroom)
+def sizer_for(workload: Workload, headroom: float = 0.0, calibrations: tuple[Calibration, ...] = ()) -> Sizer:
+    """The Sizer of a workload, headroom and calibrations, shared by every decision about them (pure,
+    so safe). Only calibrations of the workload's own model and precision apply."""
+    model = workload.model
+    mine = {c.accelerator: c for c in calibrations if (c.model, c.precision) == (model.name, model.precision)}
+    return Sizer(workload, model_spec(workload), headroom, mine)
 
 
 class Sizer:
     """Sizes instance types for one workload; results are cached per (accelerator, count, multi-node)."""
 
-    def __init__(self, workload: Workload, model: perf.ModelSpec, headroom: float = 0.0) -> None:
+    def __init__(
+        self,
+        workload: Workload,
+        model: perf.ModelSpec,
+        headroom: float = 0.0,
+        calibrated: dict[str, Calibration] | None = None,
+    ) -> None:
         self._workload = workload
         self._headroom = headroom
         self._model = model
+        self._calibrated = calibrated or {}
         self._precision = workload.model.precision
         self._cache: dict[tuple[str, int, bool], Sizing] = {}
 
@@ -199,6 +249,10 @@ class Sizer:
         serving = self._workload.serving
         assert serving is not None  # the intent guarantees it for inference
         band = perf.uncertainty(acc.id, "inference")
+        calibration = self._calibrated.get(acc.id)
+        if calibration is not None:
+            # Production measured this model here: the measurement replaces the model's prior band.
+            band = replace(band, low=calibration.factor, high=calibration.factor, basis=calibration.source)
         low = band.low
         lengths = (serving.input_tokens, serving.output_tokens)
         targets = (serving.ttft_ms, serving.tpot_ms)
@@ -212,6 +266,8 @@ class Sizer:
         assert est is not None
         if not est.fits:
             return Sizing(instances=group, reasons=(self._no_fit(est, acc, group, per_node, multi_node),))
+        if calibration is not None:
+            est = replace(est, assumptions=(*est.assumptions, _measured_note(calibration)))
         reasons = self._latency(est, serving.ttft_ms, serving.tpot_ms, low)
         needed = serving.output_tokens_per_s * (1 + self._headroom)
         per_group = est.tokens_per_s * low
