@@ -103,6 +103,20 @@ def test_show_json_has_instance_accelerator_and_offers(capsys: pytest.CaptureFix
     assert {o["region"] for o in doc["offers"]} >= {"us-east5"}
 
 
+def test_show_prints_the_attestations_with_their_evidence(capsys: pytest.CaptureFixture[str]) -> None:
+    # issue 11: `catalog show` prints the provider's attestations, their evidence grade and source
+    code, out, _ = run(capsys, "show", "p5.48xlarge")
+    assert code == 0
+    assert "aws attestations" in out and "only provider_claimed satisfies a constraint" in out
+    assert re.search(r"gdpr\s*│\s*provider_claimed", out)
+    assert "aws-data-processing-addendum-dpa" in out
+    assert re.search(r"fedramp_high\s*│\s*provider_claimed\s*│\s*us-gov-east-1, us-gov-west-1", out)
+    code, out, _ = run(capsys, "show", "p5.48xlarge", "--json")
+    doc = json.loads(out)
+    gdpr = next(a for a in doc["attestations"] if a["scope"] == "gdpr")
+    assert gdpr["evidence"] == "provider_claimed" and gdpr["regions"] is None
+
+
 def test_show_unknown_instance_type(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "show", "p5.48xlarg")
     assert code == 2

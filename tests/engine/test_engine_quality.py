@@ -294,3 +294,39 @@ def test_a_bare_family_name_admits_every_variant() -> None:
     )
     assert {p.accelerator for p in decision.ranked} >= {"A100-40GB", "A100-80GB"}
     assert {p.accelerator for p in decision.ranked} <= set(family_members("A100", catalog))
+
+
+def test_gdpr_is_contracted_by_the_hyperscalers_dpas() -> None:
+    # issue 11: AWS and Azure could never satisfy gdpr while a marketplace could; GDPR is a
+    # regime providers contract for (DPAs), each cited from the provider's own pages
+    from computeops_cdk.catalog import load_catalog
+
+    catalog = load_catalog()
+    for pid in ("aws", "azure", "gcp", "oci", "coreweave", "nebius", "crusoe", "runpod", "vast"):
+        (gdpr,) = [a for a in catalog.provider(pid).attestations if a.scope == "gdpr"]
+        assert gdpr.evidence == "provider_claimed" and gdpr.regions is None, pid
+        assert "http" in gdpr.source, pid
+    # no DPA of Lambda's was found: no claim is made for it
+    assert not [a for a in catalog.provider("lambda").attestations if a.scope == "gdpr"]
+    decision = decide(
+        intent_of(
+            {"type": "inference", "model": {"name": "llama-3.1-8b"}, "serving": {"output_tokens_per_s": 500}},
+            {"compliance": ["gdpr"], "providers": {"allow": ["aws", "azure"]}},
+        ),
+        catalog=catalog,
+    )
+    assert not [
+        r
+        for r in decision.rejected
+        if r.provider in ("aws", "azure") and any(x.rule == "compliance.gdpr" for x in r.reasons)
+    ]
+    assert decision.chosen is not None and decision.chosen.provider in ("aws", "azure")
+
+
+def test_mi325x_is_in_the_catalog_with_its_cited_specs() -> None:
+    from computeops_cdk.catalog import load_catalog
+
+    acc = load_catalog().find_accelerator("Instinct MI325X")
+    assert acc is not None and acc.id == "MI325X"
+    assert (acc.memory_gb, acc.memory_bw_gbps, acc.bf16_tflops, acc.fp8_tflops) == (256, 6000, 1307.4, 2614.9)
+    assert "gpu-arch-specs.rst" in acc.source

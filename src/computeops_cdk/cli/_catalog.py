@@ -515,6 +515,7 @@ def _show_json(catalog: Catalog, itype: InstanceType) -> dict[str, Any]:
         "instance_type": asdict(itype),
         "accelerator": asdict(catalog.accelerator(itype.accelerator)),
         "offers": [_offer_json(catalog, o) for o in catalog.offers_of(itype.provider, itype.name)],
+        "attestations": [asdict(a) for a in catalog.provider(itype.provider).attestations],
     }
 
 
@@ -592,3 +593,19 @@ def _print_instance_type(catalog: Catalog, itype: InstanceType) -> None:
         monthly = "" if o.hourly_usd is None else f"{o.hourly_usd * HOURS_PER_MONTH:,.0f}"
         table.add_row(o.region, country, o.pricing, _hourly(o), monthly, age(o.as_of), o.source)
     console.print(table)
+    _print_attestations(catalog, itype.provider)
+
+
+def _print_attestations(catalog: Catalog, provider_id: str) -> None:
+    """The provider's compliance attestations with their evidence grade, regional scope and source:
+    only provider_claimed evidence satisfies a hard compliance constraint."""
+    provider = catalog.provider(provider_id)
+    table = _table(
+        f"{provider_id} attestations ({len(provider.attestations)}; only provider_claimed satisfies a "
+        "constraint)",
+        "scope", "evidence", "regions", "source", "note",
+    )  # fmt: skip
+    for a in provider.attestations:
+        regions = "all" if a.regions is None else ", ".join(a.regions)
+        table.add_row(a.scope, a.evidence, regions, a.source, a.note)
+    _console().print(table)
