@@ -104,11 +104,12 @@ def test_pinned_provider_violating_a_constraint_names_rule_numbers_and_path() ->
 
     stack = TerraformStack(App(), "s")
     with pytest.raises(PinnedPlacementError) as err:
-        ComputeWorkload(stack, "eu", intent=EXAMPLES / "eu-residency.yaml", provider="aws")
+        # lambda: no data-processing agreement was found, so no gdpr claim (aws has its GDPR DPA)
+        ComputeWorkload(stack, "eu", intent=EXAMPLES / "eu-residency.yaml", provider="lambda")
     assert err.value.rule == "compliance.gdpr"
     assert str(err.value).startswith(
-        "[s/eu] the pinned placement (provider=aws) violates the intent's hard constraint compliance.gdpr: "
-        "aws has no gdpr attestation in the catalog"
+        "[s/eu] the pinned placement (provider=lambda) violates the intent's hard constraint "
+        "compliance.gdpr: lambda has no gdpr attestation in the catalog"
     )
     with pytest.raises(PinnedPlacementError) as err:
         ComputeWorkload(stack, "train", intent=EXAMPLES / "llama-8b-pretrain.yaml", provider="azure")
