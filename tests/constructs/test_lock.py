@@ -167,3 +167,18 @@ def test_lock_prop_and_default_location(tmp_path: Path, monkeypatch: pytest.Monk
     assert lockfile_path(None, "w") is None
     with pytest.raises(TargetError, match="'lock' must be a path"):
         lockfile_path(3, "w")  # type: ignore[arg-type]
+
+
+def test_entries_of_workloads_that_no_longer_exist_are_reported_and_kept(
+    locked: tuple[Path, Any, str], tmp_path: Path
+) -> None:
+    lock, _, _ = locked
+    copy = tmp_path / "computeops.lock.json"
+    document = json.loads(lock.read_text())
+    document["workloads"]["gone/workload"] = document["workloads"][WORKLOAD]
+    copy.write_text(json.dumps(document))
+    _synth(tmp_path / "out", copy)
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    warnings = [a["message"] for stack in manifest["stacks"].values() for a in stack.get("annotations", [])]
+    assert [w for w in warnings if "'gone/workload' belongs to no workload" in w]
+    assert "gone/workload" in json.loads(copy.read_text())["workloads"]  # reported, not dropped

@@ -32,7 +32,15 @@ def test_demo_synthesizes_an_example_with_cdktn(tmp_path: Path) -> None:
     assert lines[2].startswith(
         f"    chosen: {record['provider']} {record['instance_type']} x{record['instances']} "
     )
-    assert lines[3].startswith(f"    terraform: {out / 'cdk.tf.json'}")
+    assert lines[3] == (
+        f"    lock:      written to {tmp_path / 'inference-auto' / 'computeops.lock.json'} "
+        "(a fresh decision, now kept between synths)"
+    )
+    assert lines[4].startswith(f"    terraform: {out / 'cdk.tf.json'}")
+    # Then the lock is re-evaluated against the same catalog with the locked offer 50 % dearer.
+    assert any(line.startswith("==> computeops reevaluate ") for line in lines)
+    assert lines[-2].startswith("    exit 4: drift found") or lines[-2].startswith("    exit 0")
+    assert "moved from" in result.stdout and "+50.0 %" in result.stdout
     assert (
         json.loads((out / "cdk.tf.json").read_text())["output"]["workload_provider"]["value"]
         == record["provider"]

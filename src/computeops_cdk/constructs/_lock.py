@@ -18,8 +18,13 @@ import os
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
+
+import jsii
+from constructs import IValidation
 
 from .. import __version__
+from .._compat import Annotations
 from ..catalog import HOURS_PER_MONTH, Catalog
 from ..engine import Calibration, Decision, LockedPlacement, Pin, Placement, placement_of
 from ..engine._explain import compare
@@ -27,7 +32,14 @@ from ..errors import LockedPlacementError, PinnedPlacementError, TargetError, de
 from ..intent import WorkloadIntent
 from ..lockfile import LOCKFILE_NAME, LockEntry, Lockfile, Pins, estimate_of
 
-__all__ = ["LOCKFILE_ENV", "RELOCK_ENV", "apply_lock", "emitted_placement", "lockfile_path"]
+__all__ = [
+    "LOCKFILE_ENV",
+    "RELOCK_ENV",
+    "apply_lock",
+    "emitted_placement",
+    "lockfile_path",
+    "report_stale_entries",
+]
 
 LOCKFILE_ENV = "COMPUTEOPS_LOCKFILE"
 RELOCK_ENV = "COMPUTEOPS_RELOCK"
@@ -230,3 +242,38 @@ def _locked(
             },
         },
     )
+
+
+@jsii.implements(IValidation)
+class _StaleEntries:
+    """At synth, when every workload exists: warn about lock entries no workload of the app uses.
+
+    Each workload using a lockfile carries one; only the first (by path) reports, so a warning
+    appears once. Entries are reported, never dropped: `computeops lock remove` drops one on purpose.
+    """
+
+    def __init__(self, workload: Any, path: Path) -> None:
+        self._workload = workload
+        self._path = path
+
+    def validate(self) -> list[str]:
+        kind = type(self._workload)
+        peers = [
+            node.node.path
+            for node in self._workload.node.root.node.find_all()
+            if isinstance(node, kind) and getattr(node, "lockfile", None) == self._path
+        ]
+        if not peers or self._workload.node.path != min(peers):
+            return []
+        stale = sorted(set(Lockfile.read(self._path).workloads) - set(peers))
+        for name in stale:
+            Annotations.of(self._workload).add_warning(
+                f"{self._path}: entry {name!r} belongs to no workload of this app; it is kept. To fix: "
+                f"`computeops lock remove {self._path} --workload {name}` if that workload is gone for good"
+            )
+        return []
+
+
+def report_stale_entries(workload: Any, path: Path) -> None:
+    """Have synth warn (once per app and lockfile) about entries of workloads that no longer exist."""
+    workload.node.add_validation(_StaleEntries(workload, path))

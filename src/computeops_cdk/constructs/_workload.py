@@ -29,7 +29,7 @@ from ..lockfile import Pins
 from ..perf import resolve_model
 from ..targets import TARGETS, Target, TargetProps, get_target, placement_pin, supported_providers
 from ..targets.k8s import KubeConnection, KubernetesLayer, WorkloadSpec
-from ._lock import apply_lock, emitted_placement, lockfile_path
+from ._lock import apply_lock, emitted_placement, lockfile_path, report_stale_entries
 from ._props import check_options, check_types
 from ._record import record_decision, single_default_provider
 
@@ -196,8 +196,11 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
     ) -> Decision:
         pin = placement_pin(provider=provider, region=region, cluster=bool(cluster))
         path = lockfile_path(lock, self.node.path)
+        self.lockfile: Path | None = path
+        """The lockfile that keeps this workload's placement (None: decided afresh on every synth)."""
         if path is None:
             return self._decide(catalog, pin, provider, region)
+        report_stale_entries(self, path)
         return apply_lock(
             path=path,
             workload=self.node.path,

@@ -398,7 +398,12 @@ def evaluate_drift(
         )
     if _price_moved(locked, current):
         status: DriftStatus = "price_changed"
-        summary = f"price_changed: {detail[0]}"
+        summary = (
+            f"price_changed: {locked.name} now costs {current.hourly_usd:,.2f} USD/h (locked at "
+            f"{locked.hourly_usd:,.2f}); no placement beats it by >= {policy.hysteresis_percent:g} % "
+            "per unit "
+            "of useful work with a better score" + ("; the lock is inside its minimum hold" if held else "")
+        )
     else:
         status = "ok"
         summary = (
