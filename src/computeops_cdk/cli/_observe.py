@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
 from datetime import UTC, datetime
@@ -23,6 +22,7 @@ from ..catalog import load_catalog
 from ..errors import LockError, MetricsError
 from ..lockfile import LOCKFILE_NAME, Lockfile
 from ..observe import SCRAPE_TIMEOUT_S, measure, read_scrape
+from ._args import number_in, whole_at_least
 from ._reevaluate import observed_lines
 
 __all__ = ["register"]
@@ -39,38 +39,6 @@ The scraped servers: --replicas says how many model replicas the metrics cover (
 server). A counter that fell between the scrapes (a restart), a scrape without vLLM series, or a
 server that does not answer within --timeout is an error and records nothing (exit 2).
 """
-
-
-def _interval(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--interval must be a number of seconds (got {text!r})") from None
-    if not math.isfinite(value) or not 0 < value <= MAX_INTERVAL_S:
-        raise argparse.ArgumentTypeError(
-            f"--interval must be in (0, {MAX_INTERVAL_S:g}] seconds (got {text})"
-        )
-    return value
-
-
-def _timeout(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--timeout must be a number of seconds (got {text!r})") from None
-    if not math.isfinite(value) or not 0 < value <= 300:
-        raise argparse.ArgumentTypeError(f"--timeout must be in (0, 300] seconds (got {text})")
-    return value
-
-
-def _replicas(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--replicas must be a whole number (got {text!r})") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"--replicas must be >= 1 (got {value})")
-    return value
 
 
 def register(commands: Any) -> None:
@@ -91,7 +59,7 @@ def register(commands: Any) -> None:
     )
     parser.add_argument(
         "--interval",
-        type=_interval,
+        type=number_in("--interval", 0, MAX_INTERVAL_S, low_open=True),
         default=60.0,
         metavar="S",
         help="seconds between the two scrapes (default 60)",
@@ -104,14 +72,14 @@ def register(commands: Any) -> None:
     )
     parser.add_argument(
         "--replicas",
-        type=_replicas,
+        type=whole_at_least("--replicas", 1),
         default=1,
         metavar="N",
         help="model replicas the metrics cover (default 1)",
     )
     parser.add_argument(
         "--timeout",
-        type=_timeout,
+        type=number_in("--timeout", 0, 300, low_open=True),
         default=SCRAPE_TIMEOUT_S,
         metavar="S",
         help=f"seconds one scrape may take, body included (default {SCRAPE_TIMEOUT_S:g})",

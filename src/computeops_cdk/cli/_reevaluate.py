@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import shutil
 import sys
 from collections.abc import Sequence
@@ -37,6 +36,7 @@ from ..errors import IntentError, LockError
 from ..intent import WorkloadIntent
 from ..lockfile import MAX_LOCKFILE_BYTES, LockEntry, Lockfile, Observation
 from ..targets import placement_pin
+from ._args import number_in
 
 __all__ = ["EXIT_DRIFT", "Subject", "register", "render_markdown", "subjects_from"]
 
@@ -75,19 +75,6 @@ class Subject:
     calibrations: tuple[Calibration, ...] = ()
 
 
-def _number(flag: str, low: float, high: float) -> Any:
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{flag} must be a number (got {text!r})") from None
-        if not math.isfinite(value) or not low <= value < high:
-            raise argparse.ArgumentTypeError(f"{flag} must be in [{low:g}, {high:g}) (got {text})")
-        return value
-
-    return parse
-
-
 def _now(text: str) -> datetime:
     try:
         return parse_utc(text, what="--now")
@@ -115,7 +102,7 @@ def register(commands: Any) -> None:
     )
     parser.add_argument(
         "--hysteresis-percent",
-        type=_number("--hysteresis-percent", 0, 100),
+        type=number_in("--hysteresis-percent", 0, 100, high_open=True),
         default=DEFAULT_HYSTERESIS_PERCENT,
         metavar="P",
         help="a move must save at least P %% per unit of useful work "
@@ -123,7 +110,7 @@ def register(commands: Any) -> None:
     )
     parser.add_argument(
         "--min-hold-hours",
-        type=_number("--min-hold-hours", 0, 24 * 3650),
+        type=number_in("--min-hold-hours", 0, 24 * 3650, high_open=True),
         default=DEFAULT_MIN_HOLD_HOURS,
         metavar="H",
         help=f"never propose moving a lock younger than H hours (default: {DEFAULT_MIN_HOLD_HOURS:g})",
