@@ -15,7 +15,7 @@ PY_STAMP   := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
 EXAMPLE    ?= examples/support-chat.yaml
 
-.PHONY: demo test lint typecheck unit bench accuracy catalog schemas clean help
+.PHONY: demo test lint typecheck unit tools bench accuracy catalog schemas clean help
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -25,6 +25,12 @@ $(PY_STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[all,dev]'
 	@touch $@
+
+# The boot-script tests run the real validators: shellcheck and cloud-init (Debian packages).
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+tools:  ## install shellcheck and cloud-init (apt) when missing
+	@command -v shellcheck >/dev/null 2>&1 && command -v cloud-init >/dev/null 2>&1 || \
+	  { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq shellcheck cloud-init; }
 
 $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
@@ -43,7 +49,7 @@ lint: $(PY_STAMP)
 typecheck: $(PY_STAMP)
 	$(VENV)/bin/mypy
 
-unit: $(PY_STAMP) $(NODE_STAMP)
+unit: $(PY_STAMP) $(NODE_STAMP) tools
 	$(PY) -m pytest -q
 
 bench: $(PY_STAMP) $(NODE_STAMP)  ## speed and memory benchmarks (decide, synth)

@@ -26,6 +26,7 @@ __all__ = [
     "IAspect",
     "IStackSynthesizer",
     "TerraformCount",
+    "TerraformDataSource",
     "TerraformOutput",
     "TerraformProvider",
     "TerraformResource",
@@ -64,6 +65,7 @@ TerraformStack: Any = core.TerraformStack
 TerraformOutput: Any = core.TerraformOutput
 TerraformResource: Any = core.TerraformResource
 TerraformProvider: Any = core.TerraformProvider
+TerraformDataSource: Any = core.TerraformDataSource
 Testing: Any = core.Testing
 Token: Any = core.Token
 Fn: Any = core.Fn

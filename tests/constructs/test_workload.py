@@ -69,7 +69,36 @@ def test_outputs_carry_the_decision(app_dir: tuple[Path, dict[str, Any]]) -> Non
         f"({placement.instances} x {placement.accelerators_per_instance})",
         "workload_hourly_usd": placement.hourly_usd,
         "workload_unit_cost": f"{placement.unit_cost.value:g} usd_per_million_output_tokens",
+        # expose defaults to internal for inference: the load balancer's address.
+        "workload_endpoint": "http://${aws_lb.workload_lb_5E202F4D.dns_name}:8000",
     }
+
+
+def test_each_workload_reports_its_placement_as_an_info_annotation(
+    app_dir: tuple[Path, dict[str, Any]],
+) -> None:
+    _, built = app_dir
+    for workload in (built["single"].workload, built["west"]):
+        placement = workload.placement
+        notes = [(m.type, m.data) for m in workload.node.metadata if "info" in m.type]
+        assert len(notes) == 1, workload.node.metadata
+        text = notes[0][1]
+        assert text.startswith(
+            f"computeops placement: aws {placement.instance_type} x {placement.instances} "
+        )
+        assert f"in {placement.region}, {placement.pricing}, {placement.hourly_usd:,.2f} USD/h" in text
+        assert f"{placement.unit_cost.value:g} {placement.unit_cost.unit}" in text
+
+
+def test_resources_of_a_second_region_use_its_aliased_provider(app_dir: tuple[Path, dict[str, Any]]) -> None:
+    # Regression: the AWS target never passed `provider`, so eu-west-1's instances planned in us-east-1.
+    outdir, _ = app_dir
+    doc = _doc(outdir, "both")
+    for section in ("resource", "data"):
+        for kind, blocks in doc[section].items():
+            for name, block in blocks.items():
+                expected = "aws.computeops_aws_eu-west-1" if name.startswith("west_") else "aws"
+                assert block["provider"] == expected, (section, kind, name)
 
 
 def test_resources_follow_the_placement(app_dir: tuple[Path, dict[str, Any]]) -> None:

@@ -66,6 +66,6 @@ def test_demo_suggests_a_close_example_name() -> None:
     )
     assert result.returncode == 2
     assert result.stderr.rstrip().endswith(
-        "(did you mean 'inference-auto' or 'inference-azure' or 'inference-eks'?). "
+        "(did you mean 'inference-auto' or 'inference-azure' or 'inference-aws'?). "
         "To fix: name examples from that list, or none to synthesize them all."
     )

@@ -55,9 +55,14 @@ def _normalized(path: Path) -> dict[str, Any]:
 
 
 def test_examples_cover_auto_pinned_and_three_hyperscalers() -> None:
-    assert {"inference-auto", "training-pinned", "inference-eks", "finetune-gcp", "inference-azure"} <= set(
-        EXAMPLES
-    )
+    assert {
+        "inference-auto",
+        "inference-aws",
+        "training-pinned",
+        "inference-eks",
+        "finetune-gcp",
+        "inference-azure",
+    } <= set(EXAMPLES)
     for name in EXAMPLES:
         config = json.loads((STACKS / name / "cdktf.json").read_text())
         assert config["language"] == "python" and config["app"] == "python main.py"
@@ -175,3 +180,52 @@ def test_eks_release_selects_exactly_the_pool_it_creates(synthesized: tuple[Path
         placement.region,
     ]
     assert doc["data"]["aws_eks_cluster"]
+
+
+def test_every_example_boot_script_passes_shellcheck_and_cloud_init(
+    synthesized: tuple[Path, dict[str, Any]],
+) -> None:
+    from boot_tools import boot_texts, check_boot
+
+    outdir, stacks = synthesized
+    checked = {}
+    for name in EXAMPLES:
+        doc = _normalized(outdir / name / "cdk.tf.json")
+        texts = boot_texts(doc)
+        if (
+            stacks[name].workload.props.cluster is None
+            and stacks[name].workload.placement.provider != "lambda"
+        ):
+            assert texts, f"{name}: a standalone example whose machines boot nothing"
+        checked[name] = [check_boot(text) for text in texts]
+    assert {"inference-aws", "training-pinned", "finetune-gcp", "inference-azure"} <= {
+        k for k, v in checked.items() if v
+    }
+    # Lambda's provider has no user data: the script is an output, and synth warns that nothing boots it.
+    auto = stacks["inference-auto"].workload
+    assert auto.placement.provider == "lambda"
+    warnings = [m.data for m in auto.node.metadata if "warn" in m.type]
+    assert any("nothing starts the workload at boot" in w for w in warnings)
+    from boot_tools import shellcheck
+
+    shellcheck(
+        _normalized(outdir / "inference-auto" / "cdk.tf.json")["output"]["workload_boot_script"]["value"]
+    )
+
+
+def test_standalone_aws_inference_serves_behind_an_internal_load_balancer(
+    synthesized: tuple[Path, dict[str, Any]],
+) -> None:
+    outdir, stacks = synthesized
+    doc = _normalized(outdir / "inference-aws" / "cdk.tf.json")
+    placement = stacks["inference-aws"].workload.placement
+    (instance,) = doc["resource"]["aws_instance"].values()
+    assert instance["count"] == placement.instances
+    assert "count.index" in instance["subnet_id"] and instance["associate_public_ip_address"] is False
+    (lb,) = doc["resource"]["aws_lb"].values()
+    assert lb["internal"] is True
+    assert doc["output"]["workload_endpoint"]["value"].startswith("http://${aws_lb.")
+    assert len(doc["resource"]["aws_nat_gateway"]) == 1 and len(doc["resource"]["aws_subnet"]) == 4
+    text = instance["user_data"]
+    assert f"--tensor-parallel-size {placement.estimate.tensor_parallel}" in text
+    assert "arn:aws:secretsmanager:us-east-1:123456789012:secret:hf-token-AbCdEf" in text

@@ -11,23 +11,57 @@ from conftest import make_placement
 pytestmark = pytest.mark.synth
 
 
-def _synth(name: str, placement: Any, *, cluster: str | None = None, **options: Any) -> dict[str, Any]:
+MODEL = "meta-llama/Llama-3.1-70B-Instruct"
+SECRET = "arn:aws:secretsmanager:us-east-1:123456789012:secret:hf-token-AbCdEf"
+
+
+def _synth(
+    name: str, placement: Any, *, cluster: str | None = None, model: str | None = MODEL, **options: Any
+) -> dict[str, Any]:
     from computeops_cdk._compat import TerraformStack, Testing
     from computeops_cdk.targets import TargetProps, get_target
 
     stack = TerraformStack(Testing.app(), name)
     target = get_target("aws")
-    props = TargetProps(name=name, cluster=cluster, tags={"team": "ml"}, options=options)
+    props = TargetProps(
+        name=name, cluster=cluster, tags={"team": "ml"}, options=options, model=None if cluster else model
+    )
     provider = target.configure(stack, region=placement.region, props=props)
     target.emit(stack, placement, provider=provider, props=props)
     return json.loads(Testing.synth(stack))  # type: ignore[no-any-return]
+
+
+def _estimate() -> Any:
+    from computeops_cdk.engine import EstimateSummary
+
+    return EstimateSummary(
+        tokens_per_s=1000.0,
+        ttft_ms=200.0,
+        tpot_ms=50.0,
+        model="test",
+        assumptions=("tensor parallel 4 x 2 replica(s), 178 request(s) in flight per replica (test)",),
+        tensor_parallel=4,
+        replicas=6,
+    )
+
+
+_ESTIMATE = _estimate()
 
 
 @pytest.fixture(scope="module")
 def stacks() -> dict[str, dict[str, Any]]:
     return {
         "single": _synth("infer", make_placement(instance_type="g6e.xlarge", accelerators_per_instance=1)),
-        "replicas": _synth("replicas", make_placement(instances=3)),
+        "replicas": _synth(
+            "replicas", make_placement(instances=3, estimate=_ESTIMATE), hf_token_secret=SECRET
+        ),
+        "public": _synth(
+            "public",
+            make_placement(instances=2),
+            expose="public",
+            certificate_arn="arn:aws:acm:us-east-1:1:certificate/x",
+        ),
+        "bare": _synth("bare", make_placement(), model=None),
         "train": _synth("train", make_placement(instances=4, training=True, pricing="spot")),
         "eks": _synth("eks", make_placement(instances=2, pricing="spot"), cluster="prod"),
         "custom": _synth(
@@ -81,14 +115,22 @@ def test_imdsv2_encrypted_gp3_and_monitoring_on_template_and_instance(
     assert instance["monitoring"] is True and template["monitoring"] == {"enabled": True}
 
 
-def test_no_public_ingress_and_https_only_egress(stacks: dict[str, dict[str, Any]]) -> None:
+def test_ingress_only_on_the_serving_port_from_the_vpc_and_https_only_egress(
+    stacks: dict[str, dict[str, Any]],
+) -> None:
     group = _one(stacks["single"], "aws_security_group")
-    assert group["ingress"] == []
+    (ingress,) = group["ingress"]  # expose defaults to internal for inference
+    assert (ingress["from_port"], ingress["to_port"], ingress["cidr_blocks"]) == (
+        8000,
+        8000,
+        ["10.80.0.0/16"],
+    )
+    assert _one(stacks["bare"], "aws_security_group")["ingress"] == []  # nothing served, nothing exposed
     (egress,) = group["egress"]
     assert (egress["protocol"], egress["from_port"], egress["to_port"]) == ("tcp", 443, 443)
-    (nic,) = _one(stacks["single"], "aws_launch_template")["network_interfaces"]
-    assert nic["associate_public_ip_address"] == "false"
-    assert "interface_type" not in nic
+    instance = _one(stacks["single"], "aws_instance")
+    assert instance["associate_public_ip_address"] is False
+    assert "network_interfaces" not in _one(stacks["single"], "aws_launch_template")
 
 
 def test_ssm_instance_profile_and_dlami_lookup(stacks: dict[str, dict[str, Any]]) -> None:
@@ -119,8 +161,18 @@ def test_multi_node_training_gets_cluster_placement_and_efa(stacks: dict[str, di
     assert _one(doc, "aws_placement_group")["strategy"] == "cluster"
     template = _one(doc, "aws_launch_template")
     assert template["placement"] == {"group_name": "${aws_placement_group.placement_group.name}"}
-    (nic,) = template["network_interfaces"]
-    assert nic["interface_type"] == "efa"
+    nics = doc["resource"]["aws_network_interface"]
+    assert sorted(nics) == ["efa_0", "efa_1", "efa_2", "efa_3"]
+    # One subnet (a cluster placement group is one zone), one EFA interface per rank.
+    assert {n["interface_type"] for n in nics.values()} == {"efa"}
+    assert {n["subnet_id"] for n in nics.values()} == {
+        "${element([aws_subnet.private_subnet_0.id, aws_subnet.private_subnet_1.id], 0)}"
+    }
+    instance = _one(doc, "aws_instance")
+    assert instance["primary_network_interface"]["network_interface_id"] == (
+        "${element([aws_network_interface.efa_0.id, aws_network_interface.efa_1.id, "
+        "aws_network_interface.efa_2.id, aws_network_interface.efa_3.id], count.index)}"
+    )
     group = _one(doc, "aws_security_group")
     # EFA traffic only between the job's own instances, never from outside.
     (ingress,) = group["ingress"]
@@ -128,10 +180,101 @@ def test_multi_node_training_gets_cluster_placement_and_efa(stacks: dict[str, di
     assert _one(doc, "aws_instance")["count"] == 4
 
 
-def test_inference_replicas_get_no_placement_group(stacks: dict[str, dict[str, Any]]) -> None:
-    assert "aws_placement_group" not in stacks["replicas"]["resource"]
-    (nic,) = _one(stacks["replicas"], "aws_launch_template")["network_interfaces"]
-    assert "interface_type" not in nic
+def test_inference_replicas_spread_over_two_zones_and_get_no_placement_group(
+    stacks: dict[str, dict[str, Any]],
+) -> None:
+    doc = stacks["replicas"]
+    assert "aws_placement_group" not in doc["resource"] and "aws_network_interface" not in doc["resource"]
+    instance = _one(doc, "aws_instance")
+    # Regression: every replica used to land in element(subnets, 0), one zone.
+    assert instance["subnet_id"] == (
+        "${element([aws_subnet.private_subnet_0.id, aws_subnet.private_subnet_1.id], count.index)}"
+    )
+    subnets = doc["resource"]["aws_subnet"]
+    zones = {subnets[f"private_subnet_{i}"]["availability_zone"] for i in (0, 1)}
+    assert zones == {
+        "${element(sort(data.aws_ec2_instance_type_offerings.zones.locations), 0)}",
+        "${element(sort(data.aws_ec2_instance_type_offerings.zones.locations), 1)}",
+    }
+    offers = doc["data"]["aws_ec2_instance_type_offerings"]["zones"]
+    assert offers["filter"] == [{"name": "instance-type", "values": ["p5.48xlarge"]}]
+    assert all(s["map_public_ip_on_launch"] is False for s in subnets.values())
+
+
+def test_new_vpc_has_private_subnets_behind_one_nat_gateway(stacks: dict[str, dict[str, Any]]) -> None:
+    doc = stacks["single"]["resource"]
+    assert _one(stacks["single"], "aws_vpc")["cidr_block"] == "10.80.0.0/16"
+    nat = _one(stacks["single"], "aws_nat_gateway")
+    assert nat["subnet_id"] == "${aws_subnet.public_subnet_0.id}"
+    routes = {name: table["route"] for name, table in doc["aws_route_table"].items()}
+    assert routes["private_routes"][0]["nat_gateway_id"] == "${aws_nat_gateway.nat.id}"
+    assert routes["public_routes"][0]["gateway_id"] == "${aws_internet_gateway.igw.id}"
+    associations = {a["subnet_id"]: a["route_table_id"] for a in doc["aws_route_table_association"].values()}
+    assert associations["${aws_subnet.private_subnet_0.id}"] == "${aws_route_table.private_routes.id}"
+    assert associations["${aws_subnet.private_subnet_1.id}"] == "${aws_route_table.private_routes.id}"
+    default_group = _one(stacks["single"], "aws_default_security_group")
+    assert "ingress" not in default_group and "egress" not in default_group
+
+
+def test_boot_script_starts_vllm_sized_from_the_estimate_and_passes_the_tools(
+    stacks: dict[str, dict[str, Any]],
+) -> None:
+    from boot_tools import boot_texts, check_boot
+
+    doc = stacks["replicas"]
+    (text,) = boot_texts(doc)
+    script = check_boot(text)
+    assert '--model "$MODEL"' in script and f"MODEL={MODEL}" in script
+    assert "--tensor-parallel-size 4 --max-num-seqs 178" in script
+    assert "--port 8000" in script and "http://127.0.0.1:8000/health" in script
+    assert "IMAGE=vllm/vllm-openai:v0.10.0" in script
+    # The token is read at boot with the instance role, which may read that one secret only.
+    assert f"--secret-id {SECRET}" in script
+    (policy,) = doc["resource"]["aws_iam_role_policy"].values()
+    statement = json.loads(policy["policy"])["Statement"]
+    assert statement == [{"Effect": "Allow", "Action": "secretsmanager:GetSecretValue", "Resource": SECRET}]
+    assert "hf_" not in json.dumps(doc).replace("hf-token", "").replace("hf_token", "")
+    assert "aws_iam_role_policy" not in stacks["single"]["resource"]
+    assert "user_data" not in _one(stacks["bare"], "aws_instance")
+
+
+def test_training_boot_script_wires_the_rendezvous(stacks: dict[str, dict[str, Any]]) -> None:
+    from boot_tools import boot_texts, check_boot
+
+    (text,) = boot_texts(stacks["train"])
+    assert "NODE_RANK=${count.index}" in text
+    assert 'MASTER_ADDR="${aws_network_interface.efa_0.private_ip}"' in text
+    script = check_boot(text)
+    for line in ("NNODES=4", "MASTER_PORT=29500", "NPROC_PER_NODE=8", "WORLD_SIZE=32", "FI_PROVIDER=efa"):
+        assert line in script
+    assert "--network host" in script and "nvcr.io/nvidia/pytorch:24.12-py3" in script
+
+
+def test_internal_load_balancer_checks_health_and_registers_every_replica(
+    stacks: dict[str, dict[str, Any]],
+) -> None:
+    doc = stacks["replicas"]
+    lb = _one(doc, "aws_lb")
+    assert lb["internal"] is True and lb["load_balancer_type"] == "network"
+    assert lb["subnets"] == ["${aws_subnet.private_subnet_0.id}", "${aws_subnet.private_subnet_1.id}"]
+    group = _one(doc, "aws_lb_target_group")
+    assert group["health_check"]["path"] == "/health" and group["port"] == 8000
+    attachment = _one(doc, "aws_lb_target_group_attachment")
+    assert attachment["count"] == 3
+    assert attachment["target_id"] == "${element(aws_instance.instance[*].id, count.index)}"
+    assert _one(doc, "aws_lb_listener")["protocol"] == "TCP"
+
+
+def test_public_exposure_is_explicit_uses_tls_and_public_subnets(stacks: dict[str, dict[str, Any]]) -> None:
+    doc = stacks["public"]
+    lb = _one(doc, "aws_lb")
+    assert lb["internal"] is False
+    assert lb["subnets"] == ["${aws_subnet.public_subnet_0.id}", "${aws_subnet.public_subnet_1.id}"]
+    listener = _one(doc, "aws_lb_listener")
+    assert (listener["port"], listener["protocol"]) == (443, "TLS")
+    assert listener["certificate_arn"].startswith("arn:aws:acm:")
+    (ingress,) = _one(doc, "aws_security_group")["ingress"]
+    assert ingress["cidr_blocks"] == ["0.0.0.0/0"] and ingress["from_port"] == 8000
 
 
 def test_eks_node_group_instead_of_instances(stacks: dict[str, dict[str, Any]]) -> None:
@@ -161,10 +304,11 @@ def test_eks_node_group_instead_of_instances(stacks: dict[str, dict[str, Any]]) 
 
 def test_options_override_network_and_volume(stacks: dict[str, dict[str, Any]]) -> None:
     doc = stacks["custom"]
-    assert "aws_vpc" not in doc.get("data", {}) and "aws_subnets" not in doc.get("data", {})
-    assert _one(doc, "aws_security_group")["vpc_id"] == "vpc-9"
-    (nic,) = _one(doc, "aws_launch_template")["network_interfaces"]
-    assert nic["subnet_id"] == '${element(["subnet-1", "subnet-2"], 0)}'
+    assert "aws_vpc" not in doc["resource"] and "aws_nat_gateway" not in doc["resource"]
+    assert "aws_subnets" not in doc.get("data", {})
+    assert doc["data"]["aws_vpc"]["vpc"]["id"] == "vpc-9"
+    assert _one(doc, "aws_security_group")["vpc_id"] == "${data.aws_vpc.vpc.id}"
+    assert _one(doc, "aws_instance")["subnet_id"] == '${element(["subnet-1", "subnet-2"], count.index)}'
     assert _one(doc, "aws_instance")["root_block_device"]["volume_size"] == 900
 
 
@@ -187,6 +331,18 @@ def test_declares_tpu_unsupported_with_a_reason() -> None:
             {"root_volume_gib": "big"},
             "aws option 'root_volume_gib' must be a whole number of GiB >= 1 (got 'big'). "
             "To fix: options={'root_volume_gib': 500} (the default)",
+        ),
+        (
+            {"hf_token_secret": "hf_abcdefghijklmnopqrstuvwxyz012345"},
+            "aws option 'hf_token_secret' looks like a literal Hugging Face token: a token in Terraform "
+            "would land in the state and the plan. To fix: store it in the provider's secret store and "
+            "pass its reference, e.g. options={'hf_token_secret': "
+            "'arn:aws:secretsmanager:us-east-1:123456789012:secret:hf-token-AbCdEf'}.",
+        ),
+        (
+            {"expose": "publik"},
+            "aws option 'expose' must be one of none, internal, public (got str 'publik') (did you mean "
+            "'public'?). To fix: options={'expose': 'internal'}.",
         ),
     ],
 )

@@ -14,6 +14,8 @@ from computeops_cdk.errors import TargetError
 from computeops_cdk.targets._base import FEATURES, TargetProps
 from computeops_cdk.targets.azure import CHECKOV_SKIPS, AzureTarget, gpu_count, vm_size
 
+SECRET = "https://my-vault.vault.azure.net/secrets/hf-token"
+VAULT = "/subscriptions/s/resourceGroups/rg/providers/Microsoft.KeyVault/vaults/my-vault"
 CLUSTER = "/subscriptions/s/resourceGroups/rg/providers/Microsoft.ContainerService/managedClusters/aks"
 
 
@@ -66,6 +68,16 @@ def synth() -> dict[str, Any]:
             TargetProps(name="spot", options={"ssh_public_key": "ssh-ed25519 AAAAtest", "zone": "2"}),
         ),
         "aks": (placement(pricing="spot", instances=3), TargetProps(name="aks-pool", cluster=CLUSTER)),
+        "serve": (
+            placement(
+                instance_type="Standard_NC40ads_H100_v5", accelerator="H100-NVL", accelerators_per_instance=1
+            ),
+            TargetProps(
+                name="serve",
+                model="meta-llama/Llama-3.1-8B-Instruct",
+                options={"hf_token_secret": SECRET, "key_vault_id": VAULT},
+            ),
+        ),
     }
     doc, _ = synth_cases("azure", {key: (target, p, props) for key, (p, props) in cases.items()})
     return doc
@@ -108,7 +120,13 @@ def test_spot_vms(synth: dict[str, Any]) -> None:
 
 @pytest.mark.synth
 def test_network_has_no_public_ip_and_no_inbound_rule(synth: dict[str, Any]) -> None:
-    assert "azurerm_public_ip" not in synth["resource"]
+    # The only public IP is the NAT gateway's (egress); no NIC has one.
+    (nat_ip,) = resources(synth, "azurerm_public_ip", "nd")
+    assert (nat_ip["sku"], nat_ip["allocation_method"]) == ("Standard", "Static")
+    (assoc,) = resources(synth, "azurerm_nat_gateway_public_ip_association", "nd")
+    assert assoc["public_ip_address_id"].startswith("${azurerm_public_ip.nd_nat-ip_")
+    (subnet_nat,) = resources(synth, "azurerm_subnet_nat_gateway_association", "nd")
+    assert subnet_nat["subnet_id"].startswith("${azurerm_subnet.nd_subnet_")
     for nic in synth["resource"]["azurerm_network_interface"].values():
         (config,) = nic["ip_configuration"]
         assert config["private_ip_address_allocation"] == "Dynamic"
@@ -160,3 +178,46 @@ def test_vm_only_options_on_an_aks_pool_are_an_error_not_ignored() -> None:
         "azure option(s) ssh_public_key do not apply to AKS node pools, which this placement emits "
         "(ssh_public_key: VMs only). To fix: drop them"
     )
+
+
+@pytest.mark.synth
+def test_boot_cloud_config_serves_the_model_and_reads_the_token_from_key_vault(synth: dict[str, Any]) -> None:
+    import base64
+
+    from boot_tools import check_boot
+
+    (vm,) = resources(synth, "azurerm_linux_virtual_machine", "serve")
+    script = check_boot(base64.b64decode(vm["custom_data"]).decode())
+    assert "MODEL=meta-llama/Llama-3.1-8B-Instruct" in script
+    assert "--tensor-parallel-size 1" in script and "--port 8000" in script
+    assert f"{SECRET}?api-version=7.4" in script and "169.254.169.254/metadata/identity" in script
+    (grant,) = resources(synth, "azurerm_role_assignment", "serve")
+    assert grant["scope"] == VAULT and grant["role_definition_name"] == "Key Vault Secrets User"
+    assert grant["principal_id"].endswith(".identity[0].principal_id}")
+    # VMs of a stack without a model boot nothing.
+    assert all("custom_data" not in vm for vm in resources(synth, "azurerm_linux_virtual_machine", "nd"))
+
+
+@pytest.mark.synth
+def test_internal_load_balancer_probes_health_over_every_nic(synth: dict[str, Any]) -> None:
+    (lb,) = resources(synth, "azurerm_lb", "serve")
+    assert lb["sku"] == "Standard"
+    (frontend,) = lb["frontend_ip_configuration"]
+    assert "public_ip_address_id" not in frontend and frontend["subnet_id"].startswith("${azurerm_subnet.")
+    (probe,) = resources(synth, "azurerm_lb_probe", "serve")
+    assert (probe["protocol"], probe["port"], probe["request_path"]) == ("Http", 8000, "/health")
+    (member,) = resources(synth, "azurerm_network_interface_backend_address_pool_association", "serve")
+    assert member["ip_configuration_name"] == "internal"
+    assert resources(synth, "azurerm_lb", "nd") == []  # nothing served: nothing exposed
+
+
+def test_public_exposure_is_refused_with_the_reason() -> None:
+    with pytest.raises(
+        TargetError, match=r"azure cannot expose the service as 'public': .*Application Gateway"
+    ):
+        AzureTarget().emit(
+            None,
+            placement(),
+            provider=None,
+            props=TargetProps(name="x", model="m/x", options={"expose": "public"}),
+        )

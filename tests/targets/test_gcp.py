@@ -124,6 +124,7 @@ def test_gcp_declares_no_unsupported_feature_outside_the_vocabulary() -> None:
 # --- synthesis (one stack, bindings imported once) ---
 
 CLUSTER = "projects/p/locations/us-central1/clusters/gpu"
+SECRET = "projects/my-project/secrets/hf-token"
 
 
 @pytest.fixture(scope="module")
@@ -170,6 +171,18 @@ def synthesized() -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
         "gke": (
             placement(pricing="spot", instances=3),
             TargetProps(name="gke", cluster=CLUSTER),
+        ),
+        "serve": (
+            placement(instances=2),
+            TargetProps(
+                name="serve", model="meta-llama/Llama-3.1-8B-Instruct", options={"hf_token_secret": SECRET}
+            ),
+        ),
+        "ddp": (
+            placement(instances=3, training=True),
+            TargetProps(
+                name="ddp", model="meta-llama/Llama-3.1-8B", options={"command": ["torchrun", "t.py"]}
+            ),
         ),
     }
     return synth_cases("gcp", {key: (target, p, props) for key, (p, props) in cases.items()})
@@ -241,10 +254,30 @@ def test_new_network_is_private_and_denies_ingress(synth: dict[str, Any]) -> Non
     (subnet,) = resources(synth, "google_compute_subnetwork", "h100")
     assert subnet["private_ip_google_access"] is True
     assert subnet["region"] == "us-central1"
-    (firewall,) = resources(synth, "google_compute_firewall", "h100")
-    assert firewall["direction"] == "INGRESS"
-    assert firewall["deny"] == [{"protocol": "all"}]
-    assert "allow" not in firewall
+    rules = {r["name"]: r for r in resources(synth, "google_compute_firewall", "h100")}
+    assert sorted(rules) == ["h100-deny-ingress", "h100-iap-ssh"]  # nothing served, no serving rule
+    deny = rules["h100-deny-ingress"]
+    assert deny["direction"] == "INGRESS"
+    assert deny["deny"] == [{"protocol": "all"}]
+    assert "allow" not in deny
+    # SSH from Identity-Aware Proxy's range only.
+    iap = rules["h100-iap-ssh"]
+    assert iap["source_ranges"] == ["35.235.240.0/20"]
+    assert iap["allow"] == [{"protocol": "tcp", "ports": ["22"]}]
+
+
+@pytest.mark.synth
+def test_new_network_gets_cloud_nat_for_egress(synth: dict[str, Any]) -> None:
+    (router,) = resources(synth, "google_compute_router", "h100")
+    (nat,) = resources(synth, "google_compute_router_nat", "h100")
+    assert router["name"] == "h100-router" and nat["router"].startswith(
+        "${google_compute_router.h100_router_"
+    )
+    assert nat["source_subnetwork_ip_ranges_to_nat"] == "LIST_OF_SUBNETWORKS"
+    (subnet,) = nat["subnetwork"]
+    assert subnet["name"].startswith("${google_compute_subnetwork.h100_subnetwork_")
+    # A subnetwork the user names keeps its own egress.
+    assert resources(synth, "google_compute_router_nat", "h200") == []
 
 
 @pytest.mark.synth
@@ -303,7 +336,9 @@ def test_required_providers(synth: dict[str, Any]) -> None:
     required = synth["terraform"]["required_providers"]
     assert required["google"]["source"] == "hashicorp/google"
     assert required["google-beta"]["source"] == "hashicorp/google-beta"
-    assert synth["provider"]["google"] == [{"region": "us-central1"}]
+    # No silent fallback to the environment's project: a variable with a description.
+    assert synth["provider"]["google"] == [{"region": "us-central1", "project": "${var.gcp_project}"}]
+    assert "GCP project id" in synth["variable"]["gcp_project"]["description"]
 
 
 def test_tpu_on_gke_is_refused() -> None:
@@ -365,3 +400,61 @@ def test_an_option_the_emitted_machine_does_not_read_is_an_error(
             props=TargetProps(name="x", cluster=cluster, options=options),
         )
     assert message in str(err.value)
+
+
+@pytest.mark.synth
+def test_startup_script_serves_the_model_with_the_token_from_secret_manager(synth: dict[str, Any]) -> None:
+    from boot_tools import boot_texts, check_boot
+
+    vms = resources(synth, "google_compute_instance", "serve")
+    scripts = [check_boot(vm["metadata"]["startup-script"]) for vm in vms]
+    assert len(scripts) == 2 and scripts[0] == scripts[1]
+    assert "MODEL=meta-llama/Llama-3.1-8B-Instruct" in scripts[0]
+    assert "--tensor-parallel-size 8" in scripts[0]
+    assert f"gcloud secrets versions access latest --secret={SECRET}" in scripts[0]
+    (grant,) = resources(synth, "google_secret_manager_secret_iam_member", "serve")
+    assert grant["secret_id"] == SECRET and grant["role"] == "roles/secretmanager.secretAccessor"
+    assert grant["member"].startswith("serviceAccount:${google_service_account.serve_service-account_")
+    assert len(boot_texts(synth)) == 2 + 3  # serve + ddp; VMs without a model boot nothing
+
+
+@pytest.mark.synth
+def test_training_vms_rendezvous_on_the_first_vm(synth: dict[str, Any]) -> None:
+    from boot_tools import check_boot
+
+    vms = resources(synth, "google_compute_instance", "ddp")
+    texts = [vm["metadata"]["startup-script"] for vm in vms]
+    assert 'MASTER_ADDR=""' in texts[0] and "NODE_RANK=0" in texts[0]
+    for rank, text in enumerate(texts[1:], start=1):
+        assert 'MASTER_ADDR="${google_compute_instance.ddp_instance-0_' in text
+        assert '.network_interface[0].network_ip}"' in text
+        assert f"NODE_RANK={rank}" in text
+    script = check_boot(texts[2])
+    assert "NNODES=3" in script and "WORLD_SIZE=24" in script and "torchrun t.py" in script
+    assert resources(synth, "google_compute_forwarding_rule", "ddp") == []  # training is not exposed
+
+
+@pytest.mark.synth
+def test_internal_load_balancer_fronts_the_serving_vms(synth: dict[str, Any]) -> None:
+    (rule,) = resources(synth, "google_compute_forwarding_rule", "serve")
+    assert (rule["load_balancing_scheme"], rule["ports"]) == ("INTERNAL", ["8000"])
+    (check,) = resources(synth, "google_compute_region_health_check", "serve")
+    assert check["http_health_check"] == {"port": 8000, "request_path": "/health"}
+    (group,) = resources(synth, "google_compute_instance_group", "serve")
+    assert len(group["instances"]) == 2
+    serving = [
+        r for r in resources(synth, "google_compute_firewall", "serve") if r["name"] == "serve-serving"
+    ]
+    assert serving[0]["source_ranges"] == ["35.191.0.0/16", "130.211.0.0/22", "10.64.0.0/20"]
+
+
+def test_public_exposure_is_refused_with_the_reason() -> None:
+    with pytest.raises(
+        TargetError, match=r"gcp cannot expose the service as 'public': .*proxy load balancer"
+    ):
+        GcpTarget().emit(
+            None,
+            placement(),
+            provider=None,
+            props=TargetProps(name="x", model="m/x", options={"expose": "public"}),
+        )

@@ -420,3 +420,129 @@ def test_every_catalog_runpod_region_is_a_data_centre_preference() -> None:
     assert regions
     assert all(data_center_ids(r) == [r] for r in regions)
     assert data_center_ids("US") is None
+
+
+# --- boot: every standalone neocloud machine runs the workload, or says why it cannot ---
+
+MODEL = "meta-llama/Llama-3.1-8B-Instruct"
+KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBootTestKey ops@example"
+
+
+@pytest.fixture(scope="module")
+def booted() -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    serve = {"model": MODEL}
+    train = {"model": MODEL, "workload_type": "training"}
+    cases: dict[str, tuple[Target, Placement, TargetProps]] = {
+        "neb": (
+            NebiusTarget(),
+            placement(
+                provider="nebius",
+                instance_type="gpu-h100-sxm_8gpu-128vcpu-1600gb",
+                instances=2,
+                training=True,
+            ),
+            TargetProps(name="neb", options={"infiniband_fabric": "f-1", "ssh_public_key": KEY}, **train),
+        ),
+        "cru": (
+            CrusoeTarget(),
+            placement(provider="crusoe", instance_type="crusoe_A100-80G-sxm4x8", region="culpeper-usa-1"),
+            TargetProps(name="cru", **serve),
+        ),
+        "oci": (
+            OciTarget(),
+            placement(provider="oci", instance_type="BM.GPU.H100.8", region="us-phoenix-1"),
+            TargetProps(name="oci", options={"availability_domain": "AD-1"}, **serve),
+        ),
+        "rp": (
+            RunPodTarget(),
+            placement(
+                provider="runpod",
+                instance_type="2x_A100-80GB_SECURE",
+                region="EU-RO-1",
+                accelerators_per_instance=2,
+            ),
+            TargetProps(name="rp", options={"hf_token_secret": "hf_token"}, **serve),
+        ),
+        "va": (
+            VastTarget(),
+            placement(provider="vast", instance_type="2x-H100_SXM-32-65536", accelerators_per_instance=2),
+            TargetProps(name="va", **serve),
+        ),
+        "lam": (
+            LambdaTarget(),
+            placement(provider="lambda", instance_type="gpu_8x_h100_sxm5"),
+            TargetProps(name="lam", options={"ssh_key_name": "ops"}, **serve),
+        ),
+    }
+    return synth_cases("booted", cases)
+
+
+@pytest.mark.synth
+def test_cloud_init_and_startup_scripts_pass_the_tools(booted: tuple[dict[str, Any], Any]) -> None:
+    from boot_tools import boot_texts, check_boot
+
+    doc, _ = booted
+    texts = boot_texts(doc)
+    assert len(texts) == 2 + 1 + 1  # nebius x2, crusoe, oci
+    scripts = [check_boot(text) for text in texts]
+    assert all(f"MODEL={MODEL}" in s or "NNODES=2" in s for s in scripts)
+
+
+@pytest.mark.synth
+def test_nebius_ranks_rendezvous_and_get_the_ssh_user(booted: tuple[dict[str, Any], Any]) -> None:
+    doc, _ = booted
+    first, second = (i["cloud_init_user_data"] for i in resources(doc, "nebius_compute_v1_instance", "neb"))
+    assert 'MASTER_ADDR=""' in first and "NODE_RANK=0" in first
+    assert "NODE_RANK=1" in second
+    assert 'MASTER_ADDR="${nebius_compute_v1_instance.neb_instance-0_' in second
+    assert f"ssh_authorized_keys: ['{KEY}']" in first
+
+
+@pytest.mark.synth
+def test_runpod_runs_vllm_natively_with_the_token_from_a_runpod_secret(
+    booted: tuple[dict[str, Any], Any],
+) -> None:
+    doc, _ = booted
+    (pod,) = resources(doc, "runpod_pod", "rp")
+    assert pod["image"] == "vllm/vllm-openai:v0.10.0"
+    assert pod["args"] == (
+        f"--model {MODEL} --host 0.0.0.0 --port 8000 --tensor-parallel-size 2 --max-num-seqs 256"
+    )
+    assert pod["ports"] == ["8000/http"]
+    assert pod["env"] == {"HF_TOKEN": "{{ RUNPOD_SECRET_hf_token }}"}
+
+
+@pytest.mark.synth
+def test_vast_starts_vllm_on_start(booted: tuple[dict[str, Any], Any]) -> None:
+    doc, _ = booted
+    (instance,) = resources(doc, "vastai_instance", "va")
+    assert instance["image"] == "vllm/vllm-openai:v0.10.0"
+    assert instance["onstart"].startswith(f"python3 -m vllm.entrypoints.openai.api_server --model {MODEL} ")
+
+
+@pytest.mark.synth
+def test_lambda_says_nothing_boots_and_hands_the_script_over(booted: tuple[dict[str, Any], Any]) -> None:
+    from boot_tools import shellcheck
+
+    _, roles = booted
+    assert "no user-data or startup-script argument" in roles["lam"]["no_boot_reason"]
+    shellcheck(roles["lam"]["boot_script"])
+    assert f"MODEL={MODEL}" in roles["lam"]["boot_script"]
+
+
+@pytest.mark.parametrize(
+    ("target", "instance_type", "reason"),
+    [
+        (NebiusTarget(), "gpu-h100-sxm_8gpu-128vcpu-1600gb", "Nebius MysteryBox is not wired"),
+        (VastTarget(), "1x-RTX_4090-32-65536", "Vast.ai has no secret store"),
+        (LambdaTarget(), "gpu_1x_a10", "no user-data or startup-script argument"),
+    ],
+)
+def test_a_secret_where_the_provider_has_no_store_is_refused_with_the_reason(
+    target: Target, instance_type: str, reason: str
+) -> None:
+    props = TargetProps(name="w", model=MODEL, options={"hf_token_secret": "hf-token"})
+    with pytest.raises(TargetError, match=f"cannot read 'hf_token_secret' at boot: .*{reason}"):
+        target.emit(
+            None, placement(provider=target.provider, instance_type=instance_type), provider=None, props=props
+        )

@@ -114,6 +114,7 @@ def check_options(path: str, options: Mapping[str, Any] | None, provider: str | 
     if cluster:
         known.update(KubernetesLayer.options)
         whose += " or the Kubernetes layer"
+
     for key in options:
         if key in known:
             continue

@@ -11,7 +11,7 @@ from typing import Any
 
 from constructs import Construct
 
-from .._compat import TerraformOutput, TerraformStack
+from .._compat import Annotations, TerraformOutput, TerraformStack
 from ..catalog import PROVIDER_IDS, Catalog, load_catalog
 from ..engine import Calibration, Decision, Pin, Placement, decide
 from ..engine._decision import DEFAULT_REJECTIONS
@@ -135,12 +135,19 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
                 kube = self._kube_providers(chosen, cluster, kubernetes)
             shares_kube = kube is not None and self.target.runs_on_kubernetes
             shared = {"kubernetes_provider": kube["kubernetes"]} if kube and shares_kube else {}
+            workload = self._intent.workload
             self.props = TargetProps(
                 name=_resource_name(name or id),
                 cluster=cluster,
                 tags=dict(tags) if tags is not None else {"computeops/workload": id},
                 # chosen_by: targets name who picked them when their binding is missing.
                 options={"chosen_by": "your pin" if provider else "the engine", **shared, **(options or {})},
+                # Standalone machines boot a script that runs this model (the Kubernetes layer runs it
+                # on a cluster instead).
+                model=None
+                if cluster
+                else str((options or {}).get("model_url") or _model_url(workload.model.name)),
+                workload_type=workload.type,
             )
             provider_block = self._configure(chosen) if configure_provider else None
             self.resources: dict[str, Any] = self.target.emit(
@@ -150,6 +157,7 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
             if cluster and deploy_workload:
                 self.resources.update(KubernetesLayer().emit(self, chosen, self._workload_spec()))
         self._outputs(chosen)
+        self._annotate(chosen)
         self.decision_file = record_decision(self, self.decision, rejections=rejections)
         """File name of the decision record in the stack's output directory."""
 
@@ -290,10 +298,37 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
             "hourly_usd": chosen.hourly_usd,
             "unit_cost": f"{chosen.unit_cost.value:g} {chosen.unit_cost.unit}",
         }
+        # Where the service answers (a load balancer), and a script nothing could boot (Lambda).
+        for extra in ("endpoint", "boot_script"):
+            if self.resources.get(extra) is not None:
+                values[extra] = self.resources[extra]
         prefix = _resource_name(self.node.id).replace("-", "_")
         for name, value in values.items():
             output = TerraformOutput(self, name, value=value, description=f"computeops decision: {name}")
             output.override_logical_id(f"{prefix}_{name}")
+
+    def _annotate(self, chosen: Placement) -> None:
+        """What was chosen, as an info annotation ``cdktn synth`` shows (the library prints nothing);
+        a warning for a public service, for machines that boot nothing, and for a target's own notes."""
+        notes = Annotations.of(self)
+        count = f"{chosen.instance_type} x {chosen.instances}"
+        notes.add_info(
+            f"computeops placement: {chosen.provider} {count} ({chosen.accelerators_per_instance} x "
+            f"{chosen.accelerator} each) in {chosen.region}, {chosen.pricing}, "
+            f"{chosen.hourly_usd:,.2f} USD/h, "
+            f"{chosen.unit_cost.value:g} {chosen.unit_cost.unit} (estimate)"
+        )
+        if self.resources.get("expose") == "public":
+            notes.add_warning(
+                "computeops: the inference service is exposed to the internet (expose='public'). Anyone "
+                "who reaches the address can use the model: put authentication in front of it."
+            )
+        if self.resources.get("no_boot_reason"):
+            notes.add_warning(
+                f"computeops: nothing starts the workload at boot: {self.resources['no_boot_reason']}."
+            )
+        for warning in self.resources.get("warnings", ()):
+            notes.add_warning(f"computeops: {warning}")
 
 
 def _load_intent(intent: object, path: str) -> WorkloadIntent:

@@ -40,12 +40,19 @@ class TargetProps:
             ``{"computeops/workload": id}`` unless given others).
         options: target-specific options (documented per target in ``Target.options``), e.g.
             ``{"project": "my-gcp-project"}``. Default: none, every option takes its documented default.
+        model: the Hugging Face id (or name) of the model the workload runs, for the boot script of
+            standalone machines. Default: None, no boot script is generated (``ComputeWorkload``
+            always passes the intent's model).
+        workload_type: the intent's workload type (``inference``, ``training``, ``fine_tuning``).
+            Default: None, derived from the placement's unit of cost.
     """
 
     name: str
     cluster: str | None = None
     tags: Mapping[str, str] = field(default_factory=dict)
     options: Mapping[str, Any] = field(default_factory=dict)
+    model: str | None = None
+    workload_type: str | None = None
 
 
 class Target(ABC):

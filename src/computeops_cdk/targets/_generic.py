@@ -215,6 +215,7 @@ class NebiusComputeInstance(GenericResource):
         gpu_cluster: Mapping[str, Any] | None = None,
         preemptible: Mapping[str, Any] | None = None,
         labels: Mapping[str, str] | None = None,
+        cloud_init_user_data: str | None = None,
     ) -> None:
         super().__init__(
             scope,
@@ -257,6 +258,7 @@ class CrusoeComputeInstance(GenericResource):
         network_interfaces: Sequence[Mapping[str, Any]] | None = None,
         host_channel_adapters: Sequence[Mapping[str, Any]] | None = None,
         project_id: str | None = None,
+        startup_script: str | None = None,
     ) -> None:
         super().__init__(
             scope,
@@ -294,6 +296,7 @@ class RunpodPod(GenericResource):
         data_center_ids: Sequence[str] | None = None,
         ports: Sequence[str] | None = None,
         env: Mapping[str, str] | None = None,
+        args: str | None = None,
     ) -> None:
         super().__init__(
             scope, id, resource_type="runpod_pod", provider=provider, attributes=locals_of(locals())
@@ -338,6 +341,8 @@ class VastaiInstance(GenericResource):
         label: str | None = None,
         bid_price: Any = None,
         cancel_unavail: bool | None = None,
+        onstart: str | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__(
             scope, id, resource_type="vastai_instance", provider=provider, attributes=locals_of(locals())

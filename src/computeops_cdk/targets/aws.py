@@ -1,42 +1,66 @@
 """AWS target (``cdktn-provider-aws`` 25.x, ``hashicorp/aws`` 6.x): GPU instances or an EKS GPU node group.
 
 Standalone (no ``cluster``): a launch template that carries every secure default (IMDSv2 required,
-encrypted gp3 root volume, detailed monitoring, no public IP, SSM-managed instance profile, a
-security group without ingress), then ``aws_instance`` with ``count = placement.instances`` built
-from it. Why instances and not an Auto Scaling group: a decision sizes a fixed set of hosts (a
+encrypted gp3 root volume, detailed monitoring, SSM-managed instance profile), then ``aws_instance``
+with ``count = placement.instances`` built from it, without a public IP, spread over the private
+subnets (``element(subnets, count.index)``) of a new VPC with a NAT gateway (``_aws_network``), each
+booting the generated cloud-config (``_boot``: vLLM or the training container). The security group
+allows no ingress except the serving port from the VPC (``expose`` internal) or the internet
+(``expose`` public, explicit).
+
+Why instances and not an Auto Scaling group: a decision sizes a fixed set of hosts (a
 training job's ranks, an inference deployment's replicas); an ASG would add replacement and scaling
 semantics the decision did not make, and for multi-node training it would replace one rank of a
 running job. Training on more than one instance adds a ``cluster`` placement group and an EFA
-network interface, so the ranks share one low-latency spine.
+network interface per rank (created first, so every rank's boot script knows the first rank's
+address), so the ranks share one low-latency spine in one subnet.
 
 With ``cluster``: an ``aws_eks_node_group`` on the chosen instance type (ON_DEMAND or SPOT, the
 ``AL2023_x86_64_NVIDIA`` AMI type, label ``computeops.io/gpu``, taint ``nvidia.com/gpu:NoSchedule``,
 a fixed size of ``placement.instances``) through its own launch template with the same defaults.
 
 Options (``TargetProps.options``):
-    vpc_id: VPC for the security group. Default: the region's default VPC (a data source).
-    subnet_ids: subnets for the instances / node group; standalone instances use the first one.
-        Default: the default VPC's default subnets (a data source, resolved at plan time).
+    vpc_id: existing VPC (it must give its subnets egress: NAT or VPC endpoints). Default: a new VPC
+        with private subnets in two zones and a NAT gateway (node groups: the default VPC).
+    subnet_ids: existing subnets (with egress); standalone instances are spread across them (training
+        ranks share the first). Default: the new VPC's private subnets (node groups: the default
+        VPC's default subnets).
+    expose: ``none`` / ``internal`` / ``public`` (``_expose``). Default: internal for inference.
+    certificate_arn: ACM certificate for the TLS listener of a public load balancer. Default: none.
+    container_image, model_url, hf_token_secret (a Secrets Manager ARN), port, command, env,
+        user_data, user_data_append: the boot script (``_boot.BOOT_OPTIONS``).
     root_volume_gib: root volume size. Default: ``DEFAULT_ROOT_VOLUME_GIB`` (model weights + images).
     ami_name: AMI name pattern (owner ``amazon``, x86_64, most recent). Default: ``DEFAULT_AMI_NAME``.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
 from ..engine import Placement
 from ..errors import TargetError
+from ._aws_network import AwsNetwork, load_balancer, network
 from ._base import Target, TargetProps
-from ._options import chosen_by, whole_option
+from ._boot import BOOT_OPTIONS, BootPlan, Rendezvous, boot_script, cloud_config, plan_for
+from ._expose import EXPOSE_OPTION, expose_mode
+from ._options import chosen_by, require_applicable, whole_option
 from .k8s import GPU_LABEL, GPU_TAINT_KEY, gpu_label_value, is_training
 
 __all__ = ["CHECKOV_SKIPS", "DEFAULT_AMI_NAME", "DEFAULT_ROOT_VOLUME_GIB", "AwsTarget"]
 
-CHECKOV_SKIPS: Mapping[str, str] = {}
-"""checkov checks the emitted AWS resources fail on purpose, with the reason: none (every AWS check
-that applies passes; the instance repeats the launch template's settings so scanners see them)."""
+CHECKOV_SKIPS: Mapping[str, str] = {
+    "CKV2_AWS_11": "the new VPC has no flow logs: a flow log needs a destination the account owns (an S3 "
+    "bucket or a KMS-encrypted log group with its retention policy) that the library cannot invent. "
+    "Pass vpc_id/subnet_ids of a VPC with flow logs, or add an aws_flow_log to the stack.",
+    "CKV_AWS_91": "the load balancer has no access logs: they need an S3 bucket with a bucket policy for "
+    "the ELB service, owned by the account. Add access_logs on the aws_lb with your bucket.",
+    "CKV_AWS_150": "deletion protection stays off so that `terraform destroy` of the stack works; turn it "
+    "on with an override for a long-lived service.",
+}
+"""checkov checks the emitted AWS resources fail on purpose, with the reason. Every other AWS check that
+applies passes; the instance repeats the launch template's settings so scanners see them."""
 
 DEFAULT_AMI_NAME = "Deep Learning Base OSS Nvidia Driver GPU AMI (Ubuntu 24.04) *"
 """AWS Deep Learning Base AMI with the NVIDIA driver, CUDA, EFA and the SSM agent preinstalled.
@@ -75,14 +99,26 @@ def _fn() -> Any:
     return Fn
 
 
+# Options only standalone instances read (on a cluster the Kubernetes layer runs the workload).
+_STANDALONE_ONLY: Mapping[str, tuple[str, ...]] = {
+    key: ("standalone instances",)
+    for key in ("expose", "certificate_arn", *BOOT_OPTIONS)
+    if key not in ("model_url", "command")  # the Kubernetes layer reads these two on a cluster
+}
+
+
 class AwsTarget(Target):
     """AWS: EC2 GPU instances through a launch template, or an EKS managed GPU node group."""
 
     provider = "aws"
     extra: str | None = "aws"
     options: Mapping[str, str] = {
-        "vpc_id": "VPC for the security group. Default: the region's default VPC (a data source).",
-        "subnet_ids": "subnets (a list) for the instances / node group. Default: the default VPC's subnets.",
+        "vpc_id": "existing VPC whose subnets have egress. Default: a new VPC with private subnets + NAT.",
+        "subnet_ids": "existing subnets (a list, with egress); instances spread across them. "
+        "Default: the new VPC's private subnets in two zones.",
+        "expose": EXPOSE_OPTION,
+        "certificate_arn": "ACM certificate ARN for a public load balancer's TLS listener. Default: none.",
+        **BOOT_OPTIONS,
         "root_volume_gib": "root volume size in GiB. Default: DEFAULT_ROOT_VOLUME_GIB (500).",
         "ami_name": "AMI name pattern (owner amazon, x86_64, most recent). Default: DEFAULT_AMI_NAME.",
     }
@@ -97,12 +133,45 @@ class AwsTarget(Target):
         return mod.AwsProvider(scope, "aws", region=region, default_tags=tags)
 
     def emit(self, scope: Any, placement: Placement, *, provider: Any, props: TargetProps) -> dict[str, Any]:
+        resources = self._emit(scope, placement, props)
+        if provider is not None:
+            # Every resource and data source on this workload's provider block: a second region's block
+            # is aliased, and a resource without `provider` would silently land in the default region.
+            from .._compat import TerraformDataSource, TerraformResource
+
+            for node in scope.node.find_all():
+                if isinstance(node, TerraformResource | TerraformDataSource) and node.provider is None:
+                    node.provider = provider
+        return resources
+
+    def _emit(self, scope: Any, placement: Placement, props: TargetProps) -> dict[str, Any]:
         _require_binding(props)
-        subnets = self._subnet_ids(scope, props)
-        group = _security_group(scope, props, multi_node=_multi_node(placement))
         if props.cluster:
+            require_applicable(props, target="aws", emitted="EKS node groups", readers=_STANDALONE_ONLY)
+            subnets = self._subnet_ids(scope, props)
+            group = _security_group(
+                scope, props, multi_node=_multi_node(placement), vpc_id=_vpc_id(scope, props)
+            )
             return _node_group(scope, placement, props, subnets=subnets, security_group=group)
-        return _instances(scope, placement, props, subnets=subnets, security_group=group)
+        plan = plan_for(placement, props, target="aws", store="aws_secrets_manager")
+        mode = expose_mode(placement, props, target="aws", serves=plan is not None, unsupported={})
+        net = network(scope, placement, props)
+        port = plan.port if plan else 8000
+        ingress = None if mode == "none" else (port, "0.0.0.0/0" if mode == "public" else net.cidr)
+        group = _security_group(
+            scope, props, multi_node=_multi_node(placement), vpc_id=net.vpc_id, ingress_port=ingress
+        )
+        resources = _instances(scope, placement, props, net=net, security_group=group, plan=plan)
+        resources["network"] = net
+        if mode != "none":
+            resources.update(
+                load_balancer(
+                    scope, placement, props, net=net, mode=mode, port=port, instance=resources["instance"]
+                )
+            )
+        if mode != "none":
+            resources["expose"] = mode
+        return resources
 
     def kube_connection(self, scope: Any, *, cluster: str, region: str) -> Mapping[str, Any] | None:
         # Endpoint and CA from the existing cluster (read at plan time), a short-lived token from the
@@ -155,7 +224,14 @@ def _vpc_id(scope: Any, props: TargetProps) -> Any:
     return _aws("data_aws_vpc").DataAwsVpc(scope, "default_vpc", default=True).id
 
 
-def _security_group(scope: Any, props: TargetProps, *, multi_node: bool) -> Any:
+def _security_group(
+    scope: Any,
+    props: TargetProps,
+    *,
+    multi_node: bool,
+    vpc_id: Any,
+    ingress_port: tuple[int, Any] | None = None,
+) -> Any:
     mod = _aws("security_group")
     https = mod.SecurityGroupEgress(
         description="HTTPS out: model downloads, container images, SSM Session Manager",
@@ -166,6 +242,19 @@ def _security_group(scope: Any, props: TargetProps, *, multi_node: bool) -> Any:
     )
     egress = [https]
     ingress = []
+    if ingress_port is not None:
+        # The serving port only: from the VPC (internal load balancer, its health checks) or, with
+        # expose='public' asked explicitly, from the internet (the network load balancer keeps client IPs).
+        port, cidr = ingress_port
+        ingress.append(
+            mod.SecurityGroupIngress(
+                description="vLLM serving port, through the load balancer",
+                protocol="tcp",
+                from_port=port,
+                to_port=port,
+                cidr_blocks=[cidr],
+            )
+        )
     if multi_node:
         # EFA needs all traffic between members of the same security group, and nothing else.
         peer = {"protocol": "-1", "from_port": 0, "to_port": 0, "self_attribute": True}
@@ -175,8 +264,8 @@ def _security_group(scope: Any, props: TargetProps, *, multi_node: bool) -> Any:
         scope,
         "security_group",
         name_prefix=f"{props.name}-",
-        description=f"computeops {props.name}: no public ingress, HTTPS egress only",
-        vpc_id=_vpc_id(scope, props),
+        description=f"computeops {props.name}: HTTPS egress; ingress on the serving port only when exposed",
+        vpc_id=vpc_id,
         egress=egress,
         ingress=ingress,
         tags=dict(props.tags),
@@ -217,18 +306,21 @@ def _launch_template(
     props: TargetProps,
     *,
     security_group: Any,
-    subnet: Any,
     extra: Mapping[str, Any],
 ) -> Any:
     mod = _aws("launch_template")
-    nic = mod.LaunchTemplateNetworkInterfaces(
-        device_index=0,
-        associate_public_ip_address="false",
-        delete_on_termination="true",
-        security_groups=[security_group.id],
-        subnet_id=subnet,
-        interface_type="efa" if _multi_node(placement) else None,
-    )
+    # EKS node groups take their interface from the template; standalone instances carry their own
+    # (a subnet per replica, or a rank's EFA interface), which a template interface would conflict with.
+    nics = None
+    if security_group is not None:
+        nics = [
+            mod.LaunchTemplateNetworkInterfaces(
+                device_index=0,
+                associate_public_ip_address="false",
+                delete_on_termination="true",
+                security_groups=[security_group.id],
+            )
+        ]
     market = None
     if placement.pricing == "spot":
         market = mod.LaunchTemplateInstanceMarketOptions(
@@ -247,7 +339,7 @@ def _launch_template(
             http_endpoint="enabled", http_tokens="required", http_put_response_hop_limit=1
         ),
         monitoring=mod.LaunchTemplateMonitoring(enabled=True),
-        network_interfaces=[nic],
+        network_interfaces=nics,
         instance_market_options=market,
         tag_specifications=[
             mod.LaunchTemplateTagSpecifications(resource_type=kind, tags=dict(props.tags))
@@ -270,15 +362,30 @@ def _ebs(mod: Any, props: TargetProps, device_name: Any) -> Any:
 
 
 def _instances(
-    scope: Any, placement: Placement, props: TargetProps, *, subnets: Any, security_group: Any
+    scope: Any,
+    placement: Placement,
+    props: TargetProps,
+    *,
+    net: AwsNetwork,
+    security_group: Any,
+    plan: BootPlan | None,
 ) -> dict[str, Any]:
     role = _role(scope, props, (SSM_POLICY,))
+    if plan is not None and plan.secret is not None:
+        # Read access to the one secret holding the Hugging Face token, nothing else.
+        statement = {"Effect": "Allow", "Action": "secretsmanager:GetSecretValue", "Resource": plan.secret.id}
+        _aws("iam_role_policy").IamRolePolicy(
+            scope,
+            "read_hf_token",
+            name_prefix=f"{props.name}-hf-",
+            role=role.name,
+            policy=json.dumps({"Version": "2012-10-17", "Statement": [statement]}),
+        )
     profile = _aws("iam_instance_profile").IamInstanceProfile(
         scope, "instance_profile", name_prefix=f"{props.name}-", role=role.name, tags=dict(props.tags)
     )
     ami = _ami(scope, props)
     lt_mod = _aws("launch_template")
-    subnet = _fn().element(subnets, 0)
     extra: dict[str, Any] = {
         "image_id": ami.id,
         "iam_instance_profile": lt_mod.LaunchTemplateIamInstanceProfile(arn=profile.arn),
@@ -291,23 +398,72 @@ def _instances(
         )
         extra["placement"] = lt_mod.LaunchTemplatePlacement(group_name=group.name)
         resources["placement_group"] = group
-    template = _launch_template(
-        scope, placement, props, security_group=security_group, subnet=subnet, extra=extra
-    )
+    template = _launch_template(scope, placement, props, security_group=None, extra=extra)
     resources["launch_template"] = template
-    resources["instance"] = _instance(scope, placement, props, template, profile)
+    resources["instance"] = _instance(scope, placement, props, template, profile, net, security_group, plan)
     resources["security_group"] = security_group
     return resources
 
 
-def _instance(scope: Any, placement: Placement, props: TargetProps, template: Any, profile: Any) -> Any:
+def _efa_interfaces(
+    scope: Any, placement: Placement, props: TargetProps, subnet: Any, security_group: Any
+) -> list[Any]:
+    """One EFA interface per rank, in one subnet (a cluster placement group lives in one zone)."""
+    nic = _aws("network_interface").NetworkInterface
+    return [
+        nic(
+            scope,
+            f"efa_{rank}",
+            subnet_id=subnet,
+            security_groups=[security_group.id],
+            interface_type="efa",
+            tags={**props.tags, "Name": f"{props.name}-rank-{rank}"},
+        )
+        for rank in range(placement.instances)
+    ]
+
+
+def _instance(
+    scope: Any,
+    placement: Placement,
+    props: TargetProps,
+    template: Any,
+    profile: Any,
+    net: AwsNetwork,
+    security_group: Any,
+    plan: BootPlan | None,
+) -> Any:
+    from .._compat import TerraformCount, Token
+
     mod = _aws("instance")
+    count = TerraformCount.of(placement.instances)
+    rank = Token.as_string(count.index)
+    placement_args: dict[str, Any]
+    rendezvous = None
+    if _multi_node(placement):
+        nics = _efa_interfaces(scope, placement, props, _fn().element(net.private, 0), security_group)
+        placement_args = {
+            "primary_network_interface": mod.InstancePrimaryNetworkInterface(
+                network_interface_id=_fn().element([n.id for n in nics], count.index)
+            )
+        }
+        rendezvous = Rendezvous(
+            rank=rank, master_addr=nics[0].private_ip, nodes=placement.instances, efa=True
+        )
+    else:
+        # element() wraps around: replica i lands in subnet i mod n, so replicas spread over the zones.
+        placement_args = {
+            "subnet_id": _fn().element(net.private, count.index),
+            "vpc_security_group_ids": [security_group.id],
+            "associate_public_ip_address": False,
+        }
+    user_data = cloud_config(boot_script(plan, rendezvous=rendezvous)) if plan is not None else None
     # The secure settings are repeated on the instance (same values as the template) so that static
     # scanners, which do not follow launch-template references, see them where they check.
     return mod.Instance(
         scope,
         "instance",
-        count=placement.instances,
+        count=count,
         launch_template=mod.InstanceLaunchTemplate(
             id=template.id, version=_fn().tostring(template.latest_version)
         ),
@@ -321,7 +477,10 @@ def _instance(scope: Any, placement: Placement, props: TargetProps, template: An
         root_block_device=mod.InstanceRootBlockDevice(
             volume_size=_root_gib(props), volume_type="gp3", encrypted=True, delete_on_termination=True
         ),
+        user_data=user_data,
+        user_data_replace_on_change=True if user_data is not None else None,
         tags={**props.tags, "Name": props.name},
+        **placement_args,
     )
 
 
@@ -336,7 +495,6 @@ def _node_group(
         placement,
         props,
         security_group=security_group,
-        subnet=None,
         extra={"block_device_mappings": [_ebs(lt_mod, props, "/dev/xvda")]},
     )
     mod = _aws("eks_node_group")

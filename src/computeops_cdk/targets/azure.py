@@ -8,8 +8,15 @@ Options (``TargetProps.options``):
 - ``subscription_id``: Default: not set in Terraform; azurerm reads ``ARM_SUBSCRIPTION_ID`` (and the
   credentials ``ARM_TENANT_ID``/``ARM_CLIENT_ID``/``ARM_CLIENT_SECRET``, OIDC, MSI or the Azure CLI).
 - ``resource_group_name``: existing resource group. Default: a new ``<name>-rg`` in the region.
-- ``subnet_id``: existing subnet for the NIC. Default: a new VNet ``10.70.0.0/16`` with one subnet
-  ``10.70.1.0/24`` behind an NSG that has no inbound allow rule.
+- ``subnet_id``: existing subnet for the NIC (it must give the VMs egress). Default: a new VNet
+  ``10.70.0.0/16`` with one subnet ``10.70.1.0/24`` behind an NSG that has no inbound allow rule, and a NAT
+  gateway for egress (``_azure_network``).
+- ``expose``: ``none`` / ``internal`` (a Standard internal load balancer). Default: internal for inference.
+  ``public`` is not implemented (``EXPOSE_UNSUPPORTED``).
+- ``key_vault_id``: resource id of the Key Vault holding ``hf_token_secret``; the VMs' identities get
+  "Key Vault Secrets User" on it. Default: none (grant that access yourself; a warning says so).
+- ``container_image``, ``model_url``, ``hf_token_secret`` (a Key Vault secret id), ``port``, ``command``,
+  ``env``, ``user_data`` (``custom_data``), ``user_data_append``: the boot script (``_boot.BOOT_OPTIONS``).
 - ``ssh_public_key``: OpenSSH public key of ``admin_username``. Default: a Terraform variable
   ``<name>_ssh_public_key`` (supply it with ``TF_VAR_<name>_ssh_public_key``); password login is off.
 - ``admin_username``: Default: ``azureuser``.
@@ -20,18 +27,28 @@ Options (``TargetProps.options``):
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Mapping
 from typing import Any
 
 from ..engine import Placement
 from ..errors import TargetError
+from ._azure_network import internal_load_balancer, nat_gateway
 from ._base import Target, TargetProps
+from ._boot import BOOT_OPTIONS, BootPlan, boot_script, cloud_config, plan_for
+from ._expose import EXPOSE_OPTION, expose_mode
 from ._options import chosen_by, require_applicable, whole_option
 from ._support import require_supported
 from .k8s import GPU_TAINT_KEY, pool_labels
 
-__all__ = ["CHECKOV_SKIPS", "DEFAULT_IMAGE", "AzureTarget", "gpu_count", "vm_size"]
+__all__ = ["CHECKOV_SKIPS", "DEFAULT_IMAGE", "EXPOSE_UNSUPPORTED", "AzureTarget", "gpu_count", "vm_size"]
+
+EXPOSE_UNSUPPORTED: Mapping[str, str] = {
+    "public": "an internet-facing service with TLS needs an Application Gateway, a certificate and a DNS "
+    "name this target does not create; put your own gateway in front of the internal load balancer",
+}
+"""``expose`` modes the Azure target does not implement, with the reason."""
 
 DEFAULT_IMAGE: Mapping[str, str] = {
     "publisher": "microsoft-dsvm",
@@ -74,6 +91,10 @@ _OPTION_READERS: Mapping[str, tuple[str, ...]] = {
     "ssh_public_key": (_VM,),
     "admin_username": (_VM,),
     "image": (_VM,),
+    "key_vault_id": (_VM,),
+    "expose": (_VM,),
+    # model_url and command: the Kubernetes layer reads them on a cluster.
+    **{key: (_VM,) for key in BOOT_OPTIONS if key not in ("model_url", "command")},
 }
 
 
@@ -91,6 +112,9 @@ class AzureTarget(Target):
         "image": "{publisher, offer, sku, version}. Default: DEFAULT_IMAGE.",
         "os_disk_gb": "OS disk size in GB. Default: 256.",
         "zone": 'availability zone ("1", "2", "3"). Default: none (regional placement).',
+        "expose": EXPOSE_OPTION,
+        "key_vault_id": "Key Vault (resource id) of hf_token_secret, granted to the VMs. Default: none.",
+        **BOOT_OPTIONS,
     }
     unsupported: Mapping[str, str] = {
         "multi_node": "InfiniBand clusters of ND-series VMs need a VM scale set with an IB-enabled image and "
@@ -111,9 +135,31 @@ class AzureTarget(Target):
         require_applicable(props, target="azure", emitted=emitted, readers=_OPTION_READERS)
         if props.cluster:
             return {"node_pool": self._node_pool(scope, placement, size, provider, props)}
+        plan = plan_for(placement, props, target="azure", store="azure_key_vault")
+        mode = expose_mode(
+            placement, props, target="azure", serves=plan is not None, unsupported=EXPOSE_UNSUPPORTED
+        )
         rg_name, location = self._resource_group(scope, placement.region, provider, props)
         subnet_id = self._subnet(scope, rg_name, location, provider, props)
-        return self._vms(scope, placement, size, rg_name, location, subnet_id, provider, props)
+        resources = self._vms(scope, placement, size, rg_name, location, subnet_id, provider, props, plan)
+        if plan is not None and plan.secret is not None:
+            resources.update(_grant_secret(scope, resources["instances"], provider, props))
+        if mode == "internal":
+            resources.update(
+                internal_load_balancer(
+                    scope,
+                    rg=rg_name,
+                    location=location,
+                    subnet_id=subnet_id,
+                    nics=resources["nics"],
+                    port=plan.port if plan else 8000,
+                    provider=provider,
+                    props=props,
+                )
+            )
+        if mode != "none":
+            resources["expose"] = mode
+        return resources
 
     def _resource_group(self, scope: Any, region: str, provider: Any, props: TargetProps) -> tuple[Any, str]:
         if props.options.get("resource_group_name"):
@@ -169,6 +215,7 @@ class AzureTarget(Target):
         assoc_mod.SubnetNetworkSecurityGroupAssociation(
             scope, "subnet-nsg", subnet_id=subnet.id, network_security_group_id=nsg.id, provider=provider
         )
+        nat_gateway(scope, rg=rg, location=location, subnet_id=subnet.id, provider=provider, props=props)
         return subnet.id
 
     def _ssh_key(self, scope: Any, props: TargetProps) -> Any:
@@ -193,8 +240,14 @@ class AzureTarget(Target):
         subnet_id: Any,
         provider: Any,
         props: TargetProps,
+        plan: BootPlan | None = None,
     ) -> dict[str, Any]:
         nic_mod = _azurerm("network_interface", props)
+        # Base64 here, not with Terraform's base64encode(): the script holds no Terraform reference
+        # (Azure VMs are independent, no rendezvous), and cdktn refuses such long literals in functions.
+        custom_data = None
+        if plan is not None:
+            custom_data = base64.b64encode(cloud_config(boot_script(plan)).encode()).decode("ascii")
         vm_mod = _azurerm("linux_virtual_machine", props)
         spot = placement.pricing == "spot"
         user = str(props.options.get("admin_username", "azureuser"))
@@ -204,7 +257,7 @@ class AzureTarget(Target):
             "computeops-gpu": placement.accelerator,
             "computeops-pricing": placement.pricing,
         }
-        vms = []
+        vms, nics = [], []
         for i in range(placement.instances):
             # No public_ip_address_id: the VM is reachable only from inside the VNet (Bastion, VPN, peering).
             nic = nic_mod.NetworkInterface(
@@ -223,6 +276,7 @@ class AzureTarget(Target):
                 tags=tags,
                 provider=provider,
             )
+            nics.append(nic)
             vms.append(
                 vm_mod.LinuxVirtualMachine(
                     scope,
@@ -246,6 +300,7 @@ class AzureTarget(Target):
                     # The image ships the NVIDIA driver, so no VM extension is needed (and none may be added).
                     allow_extension_operations=False,
                     identity={"type": "SystemAssigned"},
+                    custom_data=custom_data,
                     priority="Spot" if spot else "Regular",
                     eviction_policy="Deallocate" if spot else None,
                     max_bid_price=-1
@@ -255,7 +310,7 @@ class AzureTarget(Target):
                     provider=provider,
                 )
             )
-        return {"instance": vms[0], "instances": vms}
+        return {"instance": vms[0], "instances": vms, "nics": nics}
 
     def _node_pool(
         self, scope: Any, placement: Placement, size: str, provider: Any, props: TargetProps
@@ -286,6 +341,30 @@ class AzureTarget(Target):
             tags=dict(props.tags),
             provider=provider,
         )
+
+
+def _grant_secret(scope: Any, vms: list[Any], provider: Any, props: TargetProps) -> dict[str, Any]:
+    """Each VM's identity may read secrets of the named Key Vault; without one, a warning to do it."""
+    vault = props.options.get("key_vault_id")
+    if not vault:
+        return {
+            "warnings": [
+                "azure: the VMs read hf_token_secret with their system-assigned identities, and no "
+                "key_vault_id is given to grant them access. To fix: pass options={'key_vault_id': "
+                "'<vault resource id>'}, or grant 'Key Vault Secrets User' to the identities yourself."
+            ]
+        }
+    mod = _azurerm("role_assignment", props)
+    for i, vm in enumerate(vms):
+        mod.RoleAssignment(
+            scope,
+            f"read-hf-token-{i}",
+            scope=vault,
+            role_definition_name="Key Vault Secrets User",
+            principal_id=vm.identity.principal_id,
+            provider=provider,
+        )
+    return {}
 
 
 def _azurerm(submodule: str, props: TargetProps) -> Any:

@@ -24,6 +24,7 @@ from typing import Any
 from ..engine import Placement
 from ..errors import TargetError
 from ._base import Target, TargetProps
+from ._boot import BOOT_OPTIONS, Rendezvous, boot_script, plan_for
 from ._support import require_supported
 
 __all__ = ["CHECKOV_SKIPS", "CrusoeTarget", "crusoe_type"]
@@ -61,6 +62,9 @@ def crusoe_type(instance_type: str) -> str:
     return f"{_GPUS[match.group(1)]}.{int(match.group(2) or 1)}x"
 
 
+NO_SECRET_STORE = "Crusoe has no secret store the instance can read at boot"
+
+
 class CrusoeTarget(Target):
     """Crusoe target: one instance per node; InfiniBand partition when several nodes share a job."""
 
@@ -73,6 +77,8 @@ class CrusoeTarget(Target):
         "subnet_id": "Default: Crusoe's default VPC subnet for the location.",
         "ib_network_id": "IB network of a partition joining the instances. Default: none.",
         "project_id": "Default: unset, the provider reads CRUSOE_DEFAULT_PROJECT.",
+        **BOOT_OPTIONS,
+        "hf_token_secret": f"not supported ({NO_SECRET_STORE}): refused. Default: none.",
     }
     unsupported: Mapping[str, str] = {
         "spot": "the crusoecloud/crusoe provider has no spot/interruptible argument on compute instances",
@@ -111,20 +117,36 @@ class CrusoeTarget(Target):
             roles["ib_partition"] = partition
             adapters = [{"ib_partition_id": partition.attr("id")}]
         interfaces = [{"subnet": opts["subnet_id"]}] if opts.get("subnet_id") else None
-        instances = [
-            CrusoeComputeInstance(
-                scope,
-                f"instance-{i}",
-                provider=provider,
-                name=f"{props.name}-{i}",
-                type=product,
-                ssh_key=key,
-                location=location,
-                image=str(opts.get("image", f"ubuntu22.04-nvidia-{form}-docker:latest")),
-                network_interfaces=interfaces,
-                host_channel_adapters=adapters,
-                project_id=opts.get("project_id"),
+        plan = plan_for(placement, props, target="crusoe", store=None, unsupported_secret=NO_SECRET_STORE)
+
+        def startup(i: int) -> str | None:
+            if plan is None:
+                return None
+            first = instances[0].attr("network_interfaces.0.private_ipv4.address") if i else ""
+            multi = placement.instances > 1 and adapters is not None and not plan.serves
+            return boot_script(
+                plan,
+                rendezvous=Rendezvous(rank=i, master_addr=first, nodes=placement.instances)
+                if multi
+                else None,
             )
-            for i in range(placement.instances)
-        ]
+
+        instances: list[Any] = []
+        for i in range(placement.instances):
+            instances.append(
+                CrusoeComputeInstance(
+                    scope,
+                    f"instance-{i}",
+                    provider=provider,
+                    name=f"{props.name}-{i}",
+                    type=product,
+                    ssh_key=key,
+                    location=location,
+                    image=str(opts.get("image", f"ubuntu22.04-nvidia-{form}-docker:latest")),
+                    network_interfaces=interfaces,
+                    host_channel_adapters=adapters,
+                    project_id=opts.get("project_id"),
+                    startup_script=startup(i),
+                )
+            )
         return {"instance": instances[0], "instances": instances, **roles}

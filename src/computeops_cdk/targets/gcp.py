@@ -7,15 +7,21 @@ submodule, so importing this module costs nothing.
 
 Options (``TargetProps.options``):
 
-- ``project``: GCP project id. Default: not set in Terraform; the google provider reads
-  ``GOOGLE_PROJECT`` (or ``GOOGLE_CLOUD_PROJECT``/``CLOUDSDK_CORE_PROJECT``) from the environment at plan
-  time, so the synthesized stack carries no project id.
+- ``project``: GCP project id. Default: a Terraform variable ``gcp_project`` (with a description;
+  supply it with ``TF_VAR_gcp_project``), so the provider never falls back silently to whatever
+  project the environment points at.
 - ``zone``: zone for the VM / TPU / node locations. Default: the first zone (alphabetically) in which
   the market data lists the accelerator for this region; ``<region>-a`` where the data lists the
   accelerator in that zone or does not say.
-- ``network`` / ``subnetwork``: existing VPC network / subnetwork (name or self link). Default: a new
-  custom-mode VPC network and one regional subnetwork (``cidr``, default ``10.64.0.0/20``) with private
-  Google access and flow logs.
+- ``network`` / ``subnetwork``: existing VPC network / subnetwork (name or self link; it must give the
+  VMs egress). Default: a new custom-mode VPC network and one regional subnetwork (``cidr``, default
+  ``10.64.0.0/20``) with private Google access and flow logs, Cloud NAT for egress and SSH from IAP only
+  (``_gcp_network``).
+- ``expose``: ``none`` / ``internal`` (an internal passthrough load balancer). Default: internal for
+  inference VMs. ``public`` is not implemented (see ``EXPOSE_UNSUPPORTED``).
+- ``container_image``, ``model_url``, ``hf_token_secret`` (a Secret Manager id), ``port``, ``command``,
+  ``env``, ``user_data`` (the ``startup-script``), ``user_data_append``: the boot script of GPU VMs
+  (``_boot.BOOT_OPTIONS``). TPU VMs boot their runtime only.
 - ``service_account_email``: service account for the VMs. Default: a new service account with no
   roles granted (grant what the workload needs), never the Compute Engine default account.
 - ``kms_key_self_link``: Cloud KMS key for the boot disks of GPU VMs. Default: Google-managed
@@ -41,12 +47,25 @@ from typing import Any
 from ..engine import Placement
 from ..errors import TargetError
 from ._base import Target, TargetProps
+from ._boot import BOOT_OPTIONS, BootPlan, Rendezvous, boot_script, plan_for, tf_escape
+from ._expose import EXPOSE_OPTION, expose_mode
 from ._gcp_machines import GpuMachine, TpuSlice, default_zone, map_instance_type
+from ._gcp_network import egress_and_iap, internal_load_balancer
 from ._options import chosen_by, flag_option, require_applicable, whole_option
 from ._support import require_supported
 from .k8s import GPU_TAINT_KEY, pool_labels
 
-__all__ = ["CHECKOV_SKIPS", "DEFAULT_IMAGE", "TPU_RUNTIMES", "GcpTarget"]
+__all__ = ["CHECKOV_SKIPS", "DEFAULT_IMAGE", "EXPOSE_UNSUPPORTED", "TPU_RUNTIMES", "GcpTarget"]
+
+EXPOSE_UNSUPPORTED: Mapping[str, str] = {
+    "public": "an internet-facing service with TLS needs a proxy load balancer, a certificate and a DNS "
+    "name this target does not create; put your own external load balancer in front of the internal one",
+}
+"""``expose`` modes the GCP target does not implement, with the reason."""
+_NO_TPU_SCRIPT = (
+    "TPU VMs boot their TPU runtime only: vLLM and training on TPUs need TPU-specific images, which this "
+    "target does not generate a script for; pass options={'user_data': ...} as the startup script"
+)
 
 DEFAULT_IMAGE = (
     "projects/deeplearning-platform-release/global/images/family/common-cu128-ubuntu-2204-nvidia-570"
@@ -93,7 +112,7 @@ class GcpTarget(Target):
     provider = "gcp"
     extra = "gcp"
     options: Mapping[str, str] = {
-        "project": "GCP project id. Default: unset, the provider reads GOOGLE_PROJECT at plan time.",
+        "project": "GCP project id. Default: a Terraform variable gcp_project (TF_VAR_gcp_project).",
         "zone": "zone of the VM / TPU / node locations. Default: the first zone the market data lists.",
         "network": "existing VPC network (name or self link). Default: a new custom-mode network.",
         "subnetwork": "existing subnetwork (name or self link). Default: a new regional subnetwork.",
@@ -107,6 +126,8 @@ class GcpTarget(Target):
         "gke_location": "GKE cluster location (node pools only). Default: the region.",
         "gpu_driver_version": "GKE driver install, LATEST/DEFAULT/INSTALLATION_DISABLED (node pools only). "
         "Default: LATEST.",
+        "expose": EXPOSE_OPTION,
+        **BOOT_OPTIONS,
     }
     unsupported: Mapping[str, str] = {
         "tpu_node_pool": "TPU node pools on GKE are not implemented (they need a TPU machine type and "
@@ -115,8 +136,7 @@ class GcpTarget(Target):
 
     def configure(self, scope: Any, *, region: str, props: TargetProps) -> Any:
         mod = _google("provider", props)
-        project = props.options.get("project")
-        return mod.GoogleProvider(scope, "google", region=region, project=project)
+        return mod.GoogleProvider(scope, "google", region=region, project=_project(scope, props))
 
     def emit(self, scope: Any, placement: Placement, *, provider: Any, props: TargetProps) -> dict[str, Any]:
         require_supported(self, placement, props)
@@ -132,18 +152,53 @@ class GcpTarget(Target):
             return {"node_pool": self._node_pool(scope, placement, machine, zone, provider, props)}
         emitted = _TPU if isinstance(machine, TpuSlice) else _VM
         require_applicable(props, target="gcp", emitted=emitted, readers=_OPTION_READERS)
-        network, subnetwork = self._network(scope, placement.region, provider, props)
+        tpu = isinstance(machine, TpuSlice)
+        plan = None if tpu else plan_for(placement, props, target="gcp", store="gcp_secret_manager")
+        mode = expose_mode(
+            placement,
+            props,
+            target="gcp",
+            serves=plan is not None,
+            unsupported={**EXPOSE_UNSUPPORTED, **({"internal": _NO_TPU_SCRIPT} if tpu else {})},
+        )
+        network, subnetwork, cidr = self._network(scope, placement.region, provider, props)
         email = self._service_account(scope, provider, props)
         if isinstance(machine, TpuSlice):
-            return self._tpus(scope, placement, machine, zone, (network, subnetwork), email, props)
-        return self._vms(scope, placement, machine, zone, subnetwork, email, provider, props)
+            resources = self._tpus(scope, placement, machine, zone, (network, subnetwork), email, props)
+            if props.model is not None and props.options.get("user_data") is None:
+                resources["no_boot_reason"] = _NO_TPU_SCRIPT
+            return resources
+        if plan is not None and plan.secret is not None:
+            _grant_secret(scope, plan, email, provider, props)
+        resources = self._vms(scope, placement, machine, zone, subnetwork, email, provider, props, plan)
+        if mode == "internal":
+            resources.update(
+                internal_load_balancer(
+                    scope,
+                    region=placement.region,
+                    zone=zone,
+                    network=network,
+                    subnetwork=subnetwork,
+                    cidr=cidr,
+                    instances=resources["instances"],
+                    port=plan.port if plan else 8000,
+                    provider=provider,
+                    props=props,
+                )
+            )
+        if mode != "none":
+            resources["expose"] = mode
+        return resources
 
-    def _network(self, scope: Any, region: str, provider: Any, props: TargetProps) -> tuple[Any, Any]:
+    def _network(
+        self, scope: Any, region: str, provider: Any, props: TargetProps
+    ) -> tuple[Any, Any, str | None]:
         if props.options.get("subnetwork"):
-            return props.options.get("network"), props.options["subnetwork"]
+            return props.options.get("network"), props.options["subnetwork"], None
         net_mod = _google("compute_network", props)
         sub_mod = _google("compute_subnetwork", props)
         network = props.options.get("network")
+        created = not network
         if not network:
             network = net_mod.ComputeNetwork(
                 scope, "network", name=f"{props.name}-net", auto_create_subnetworks=False, provider=provider
@@ -178,7 +233,11 @@ class GcpTarget(Target):
             },
             provider=provider,
         )
-        return network, subnet.id
+        if created:
+            egress_and_iap(
+                scope, region=region, network=network, subnetwork=subnet.id, provider=provider, props=props
+            )
+        return network, subnet.id, str(props.options.get("cidr", "10.64.0.0/20"))
 
     def _service_account(self, scope: Any, provider: Any, props: TargetProps) -> str:
         if props.options.get("service_account_email"):
@@ -204,14 +263,29 @@ class GcpTarget(Target):
         email: str,
         provider: Any,
         props: TargetProps,
+        plan: BootPlan | None = None,
     ) -> dict[str, Any]:
         mod = _google("compute_instance", props)
         spot = placement.pricing == "spot"
         policies = _compact_placement(scope, placement, provider, props)
         disk_type = "hyperdisk-balanced" if machine.family in _HYPERDISK_ONLY else "pd-balanced"
         labels = _labels(props, {"computeops-gpu": machine.gpu, "computeops-pricing": placement.pricing})
-        instances = [
-            mod.ComputeInstance(
+        instances: list[Any] = []
+        training = placement.instances > 1 and plan is not None and not plan.serves
+        for i in range(placement.instances):
+            metadata = {
+                "block-project-ssh-keys": "true",
+                "enable-oslogin": "TRUE",
+                "serial-port-enable": "false",
+            }
+            if plan is not None:
+                # Rank i finds rank 0 at its private address (rank 0 uses its own).
+                first = instances[0].network_interface.get(0).network_ip if i else ""
+                rendezvous = (
+                    Rendezvous(rank=i, master_addr=first, nodes=placement.instances) if training else None
+                )
+                metadata["startup-script"] = boot_script(plan, rendezvous=rendezvous)
+            instance = mod.ComputeInstance(
                 scope,
                 f"instance-{i}",
                 name=f"{props.name}-{i}",
@@ -245,18 +319,13 @@ class GcpTarget(Target):
                     "enable_vtpm": True,
                     "enable_integrity_monitoring": True,
                 },
-                metadata={
-                    "block-project-ssh-keys": "true",
-                    "enable-oslogin": "TRUE",
-                    "serial-port-enable": "false",
-                },
+                metadata=metadata,
                 service_account={"email": email, "scopes": ["cloud-platform"]},
                 resource_policies=policies or None,
                 labels=labels,
                 provider=provider,
             )
-            for i in range(placement.instances)
-        ]
+            instances.append(instance)
         return {"instance": instances[0], "instances": instances}
 
     def _tpus(
@@ -272,6 +341,7 @@ class GcpTarget(Target):
         mod = _google_beta("google_tpu_v2_vm", props)
         beta = _beta_provider(scope, placement.region, props)
         runtime = str(props.options.get("tpu_runtime_version", TPU_RUNTIMES[tpu.generation]))
+        script = props.options.get("user_data")
         spot = placement.pricing == "spot"
         labels = _labels(
             props, {"computeops-tpu": tpu.accelerator_type, "computeops-pricing": placement.pricing}
@@ -294,6 +364,8 @@ class GcpTarget(Target):
                     "enable_secure_boot": flag_option(props, "secure_boot", True, target="gcp")
                 },
                 service_account={"email": email, "scope": ["https://www.googleapis.com/auth/cloud-platform"]},
+                # The user's own startup script (no script is generated for TPU VMs).
+                metadata={"startup-script": tf_escape(str(script))} if script is not None else None,
                 labels=labels,
                 provider=beta,
             )
@@ -369,6 +441,10 @@ _OPTION_READERS: Mapping[str, tuple[str, ...]] = {
     "tpu_runtime_version": (_TPU,),
     "gke_location": (_POOL,),
     "gpu_driver_version": (_POOL,),
+    "expose": (_VM,),
+    # model_url and command: the Kubernetes layer reads them on a cluster.
+    **{key: (_VM,) for key in BOOT_OPTIONS if key not in ("user_data", "model_url", "command")},
+    "user_data": (_VM, _TPU),
 }
 
 
@@ -386,6 +462,38 @@ def _compact_placement(scope: Any, placement: Placement, provider: Any, props: T
         provider=provider,
     )
     return [policy.id]
+
+
+def _project(scope: Any, props: TargetProps) -> Any:
+    """The ``project`` option, else the stack's ``gcp_project`` Terraform variable (created once)."""
+    if props.options.get("project"):
+        return props.options["project"]
+    from .._compat import TerraformStack, core
+
+    stack = TerraformStack.of(scope)
+    existing = stack.node.try_find_child("gcp_project")
+    if existing is None:
+        existing = core.TerraformVariable(
+            stack,
+            "gcp_project",
+            type="string",
+            description="GCP project id the stack deploys into (TF_VAR_gcp_project).",
+        )
+    return existing.string_value
+
+
+def _grant_secret(scope: Any, plan: BootPlan, email: str, provider: Any, props: TargetProps) -> None:
+    """Read access for the VMs' service account to the one secret holding the Hugging Face token."""
+    assert plan.secret is not None
+    mod = _google("secret_manager_secret_iam_member", props)
+    mod.SecretManagerSecretIamMember(
+        scope,
+        "read-hf-token",
+        secret_id=plan.secret.id.split("/versions/")[0],
+        role="roles/secretmanager.secretAccessor",
+        member=f"serviceAccount:{email}",
+        provider=provider,
+    )
 
 
 def _google(submodule: str, props: TargetProps) -> Any:
@@ -409,4 +517,4 @@ def _beta_provider(scope: Any, region: str, props: TargetProps) -> Any:
         if getattr(node, "terraform_resource_type", None) == "google-beta":
             return node
     mod = _google_beta("provider", props)
-    return mod.GoogleBetaProvider(stack, "google-beta", region=region, project=props.options.get("project"))
+    return mod.GoogleBetaProvider(stack, "google-beta", region=region, project=_project(scope, props))

@@ -17,6 +17,7 @@ from typing import Any
 from ..engine import Placement
 from ..errors import TargetError
 from ._base import Target, TargetProps
+from ._boot import BOOT_OPTIONS, boot_script, plan_for
 from ._support import require_supported
 
 __all__ = ["CHECKOV_SKIPS", "LambdaTarget"]
@@ -27,6 +28,12 @@ CHECKOV_SKIPS: Mapping[str, str] = {}
 _TYPE = re.compile(r"^gpu_\d+x_[a-z0-9_]+$")
 
 
+NO_BOOT = (
+    "the community lambdalabs provider (elct9620/lambdalabs docs/resources/instance.md) has no user-data or "
+    "startup-script argument: run the generated script once over SSH"
+)
+
+
 class LambdaTarget(Target):
     """Lambda target: one ``lambdalabs_instance`` per instance."""
 
@@ -34,6 +41,9 @@ class LambdaTarget(Target):
     extra = None
     options: Mapping[str, str] = {
         "ssh_key_name": "SSH key registered with Lambda. Default: a Terraform variable <name>_ssh_key_name.",
+        **BOOT_OPTIONS,
+        "hf_token_secret": "not supported (no secret store and no boot hook): refused. Default: none.",
+        "user_data": "the script put in the boot_script output (nothing boots it). Default: generated.",
     }
     unsupported: Mapping[str, str] = {
         "spot": "Lambda sells no interruptible capacity, and the community lambdalabs provider has no spot "
@@ -53,6 +63,7 @@ class LambdaTarget(Target):
         from ._generic import LambdalabsInstance, option_or_variable
 
         require_supported(self, placement, props)
+        plan = plan_for(placement, props, target="lambda", store=None, unsupported_secret=NO_BOOT)
         name = placement.instance_type.strip()
         if not _TYPE.match(name):
             raise TargetError(
@@ -74,4 +85,9 @@ class LambdaTarget(Target):
             )
             for i in range(placement.instances)
         ]
-        return {"instance": instances[0], "instances": instances}
+        resources: dict[str, Any] = {"instance": instances[0], "instances": instances}
+        if plan is not None:
+            # Nothing can boot it: hand the script over as an output, and say so at synth.
+            resources["boot_script"] = boot_script(plan)
+            resources["no_boot_reason"] = NO_BOOT + "; the script is the stack output '<id>_boot_script'"
+        return resources

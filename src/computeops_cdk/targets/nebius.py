@@ -8,6 +8,11 @@ Options: ``project_id``, ``subnet_id``. Default: Terraform variables ``<name>_pr
 ``<name>_subnet_id``. ``image_family``: Default ``ubuntu22.04-cuda12`` (name unverified).
 ``boot_disk_gb``: Default 200. ``infiniband_fabric``: InfiniBand fabric of a GPU cluster joining
 the instances. Default: none, several instances are independent (name a fabric for multi-node training).
+``ssh_public_key``: OpenSSH key of a ``computeops`` sudo user created by cloud-init. Default: none.
+``public_ip``: give each instance a public address, its egress for the image and the weights. Default:
+False (private only: the subnet must then give egress, and a warning says so).
+``container_image``, ``model_url``, ``port``, ``command``, ``env``, ``user_data``, ``user_data_append``:
+the cloud-init boot script (``_boot``); ``hf_token_secret`` is refused (``NO_SECRET_STORE``).
 """
 
 from __future__ import annotations
@@ -19,10 +24,13 @@ from typing import Any
 from ..engine import Placement
 from ..errors import TargetError
 from ._base import Target, TargetProps
+from ._boot import BOOT_OPTIONS, Rendezvous, boot_script, cloud_config, plan_for
+from ._options import flag_option
 from ._support import require_supported
 
 __all__ = ["CHECKOV_SKIPS", "NebiusTarget", "platform_and_preset"]
 
+NO_SECRET_STORE = "reading a secret at boot from Nebius MysteryBox is not wired by this target"
 CHECKOV_SKIPS: Mapping[str, str] = {}
 """checkov has no checks for nebius resources."""
 
@@ -55,6 +63,10 @@ class NebiusTarget(Target):
         "image_family": "boot image family. Default: ubuntu22.04-cuda12.",
         "boot_disk_gb": "boot disk size in GiB. Default: 200.",
         "infiniband_fabric": "InfiniBand fabric of a GPU cluster joining the instances. Default: none.",
+        "ssh_public_key": "OpenSSH key of a computeops sudo user (cloud-init). Default: none.",
+        "public_ip": "a public address per instance (egress). Default: False, private only.",
+        **BOOT_OPTIONS,
+        "hf_token_secret": f"not supported ({NO_SECRET_STORE}): refused. Default: none.",
     }
     unsupported: Mapping[str, str] = {
         "kubernetes_node_pool": "mk8s node groups (nebius_mk8s_v1_node_group) are not implemented "
@@ -71,6 +83,7 @@ class NebiusTarget(Target):
         from ._generic import NebiusComputeInstance, NebiusGpuCluster, option_or_variable
 
         require_supported(self, placement, props)
+        plan = plan_for(placement, props, target="nebius", store=None, unsupported_secret=NO_SECRET_STORE)
         platform, preset = platform_and_preset(placement.instance_type)
         opts = props.options
         project = option_or_variable(
@@ -94,33 +107,54 @@ class NebiusTarget(Target):
             )
             roles["gpu_cluster"] = cluster
             gpu_cluster = {"id": cluster.attr("id")}
-        instances = [
-            NebiusComputeInstance(
-                scope,
-                f"instance-{i}",
-                provider=provider,
-                parent_id=project,
-                name=f"{props.name}-{i}",
-                resources={"platform": platform, "preset": preset},
-                boot_disk={
-                    "attach_mode": "READ_WRITE",
-                    "managed_disk": {
-                        "name": f"{props.name}-{i}-boot",
-                        "spec": {
-                            "type": "NETWORK_SSD",
-                            "size_gibibytes": int(opts.get("boot_disk_gb", 200)),
-                            "source_image_family": {
-                                "image_family": str(opts.get("image_family", "ubuntu22.04-cuda12"))
+        public = flag_option(props, "public_ip", False, target="nebius")
+        interface: dict[str, Any] = {"name": "eth0", "subnet_id": subnet, "ip_address": {}}
+        if public:
+            interface["public_ip_address"] = {}
+        else:
+            roles["warnings"] = [
+                "nebius: the instances have private addresses only; the boot script needs egress to pull "
+                "the image and the weights. To fix: options={'public_ip': True}, or give the subnet egress."
+            ]
+
+        def user_data(i: int) -> str | None:
+            if plan is None:
+                return None
+            first = instances[0].attr("status.network_interfaces.0.ip_address.address") if i else ""
+            multi = placement.instances > 1 and gpu_cluster is not None and not plan.serves
+            rendezvous = Rendezvous(rank=i, master_addr=first, nodes=placement.instances) if multi else None
+            key = opts.get("ssh_public_key")
+            return cloud_config(boot_script(plan, rendezvous=rendezvous), ssh_key=str(key) if key else None)
+
+        instances: list[Any] = []
+        for i in range(placement.instances):
+            instances.append(
+                NebiusComputeInstance(
+                    scope,
+                    f"instance-{i}",
+                    provider=provider,
+                    parent_id=project,
+                    name=f"{props.name}-{i}",
+                    resources={"platform": platform, "preset": preset},
+                    boot_disk={
+                        "attach_mode": "READ_WRITE",
+                        "managed_disk": {
+                            "name": f"{props.name}-{i}-boot",
+                            "spec": {
+                                "type": "NETWORK_SSD",
+                                "size_gibibytes": int(opts.get("boot_disk_gb", 200)),
+                                "source_image_family": {
+                                    "image_family": str(opts.get("image_family", "ubuntu22.04-cuda12"))
+                                },
                             },
                         },
                     },
-                },
-                # ip_address {} = a private address; no public_ip_address attribute = no public IP.
-                network_interfaces=[{"name": "eth0", "subnet_id": subnet, "ip_address": {}}],
-                gpu_cluster=gpu_cluster,
-                preemptible={"on_preemption": "STOP"} if placement.pricing == "spot" else None,
-                labels={**props.tags, "computeops-gpu": placement.accelerator.lower()},
+                    # ip_address {} = a private address; public_ip_address {} only with public_ip=True.
+                    network_interfaces=[interface],
+                    gpu_cluster=gpu_cluster,
+                    preemptible={"on_preemption": "STOP"} if placement.pricing == "spot" else None,
+                    labels={**props.tags, "computeops-gpu": placement.accelerator.lower()},
+                    cloud_init_user_data=user_data(i),
+                )
             )
-            for i in range(placement.instances)
-        ]
         return {"instance": instances[0], "instances": instances, **roles}

@@ -13,6 +13,7 @@ Default for each: a Terraform variable ``<name>_<option>`` (these ids are accoun
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -20,6 +21,7 @@ from typing import Any
 from ..engine import Placement
 from ..errors import TargetError
 from ._base import Target, TargetProps
+from ._boot import BOOT_OPTIONS, boot_script, cloud_config, plan_for
 from ._support import require_supported
 
 __all__ = ["CHECKOV_SKIPS", "OciTarget"]
@@ -34,6 +36,9 @@ CHECKOV_SKIPS: Mapping[str, str] = {
 _SHAPE = re.compile(r"^(BM|VM)\.GPU[\w.-]*$")
 
 
+NO_SECRET_STORE = "reading a secret at boot from OCI Vault is not wired by this target"
+
+
 class OciTarget(Target):
     """OCI target: one ``oci_core_instance`` per instance, private VNIC, legacy IMDS off."""
 
@@ -46,6 +51,8 @@ class OciTarget(Target):
         "ssh_public_key": "OpenSSH public key. Default: a Terraform variable <name>_ssh_public_key.",
         "availability_domain": "Default: the first one the tenancy lists.",
         "boot_volume_gb": "boot volume size in GB. Default: 200.",
+        **BOOT_OPTIONS,
+        "hf_token_secret": f"not supported ({NO_SECRET_STORE}): refused. Default: none.",
     }
     unsupported: Mapping[str, str] = {
         "multi_node": "RDMA cluster networks (oci_core_cluster_network / compute clusters) are not emitted; "
@@ -90,6 +97,11 @@ class OciTarget(Target):
             )
             availability_domain = domains.attr("availability_domains.0.name")
         spot = placement.pricing == "spot"
+        plan = plan_for(placement, props, target="oci", store=None, unsupported_secret=NO_SECRET_STORE)
+        metadata = {"ssh_authorized_keys": ssh_key}
+        if plan is not None:
+            # OCI takes cloud-init as base64 user_data; the subnet must give egress (a NAT gateway).
+            metadata["user_data"] = base64.b64encode(cloud_config(boot_script(plan)).encode()).decode("ascii")
         instances = [
             OciCoreInstance(
                 scope,
@@ -108,7 +120,7 @@ class OciTarget(Target):
                     "subnet_id": subnet,
                     "assign_public_ip": False,
                 },
-                metadata={"ssh_authorized_keys": ssh_key},
+                metadata=metadata,
                 preemptible_instance_config=(
                     {"preemption_action": {"type": "TERMINATE", "preserve_boot_volume": False}}
                     if spot

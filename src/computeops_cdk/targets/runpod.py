@@ -5,22 +5,39 @@ names (``8x_H100-SXM_SECURE``); the GPU part maps to RunPod's GPU type id (``NVI
 with the table SkyPilot uses to launch pods (``sky/provision/runpod/utils.py`` ``GPU_NAME_MAP``).
 The region is a RunPod data-centre id (``US-TX-3``), passed as ``data_center_ids``.
 
-Options: ``image`` (Default: ``DEFAULT_IMAGE``), ``disk_gb`` (container disk, Default 50),
-``ports`` (Default: none exposed), ``env`` (Default: none).
+Options: ``image`` (Default: ``DEFAULT_VLLM_IMAGE`` serving the model for inference, ``DEFAULT_IMAGE``
+for training), ``disk_gb`` (container disk, Default 50), ``ports`` (Default: the serving port for
+inference, none for training), ``env`` (Default: none), ``model_url``, ``port``, ``command`` (training
+arguments), ``hf_token_secret``: the name of a RunPod secret, passed as ``{{ RUNPOD_SECRET_<name> }}``
+so RunPod resolves it in the pod (never the token itself). RunPod runs the container natively: the
+server arguments (model, ``--tensor-parallel-size``, ``--max-num-seqs``, port) are the pod's ``args``.
+RunPod has no load balancer resource for pods: ``expose`` is not an option (each pod gets RunPod's proxy
+address for its HTTP port).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
+import shlex
 from collections.abc import Mapping
 from typing import Any
 
 from ..engine import Placement
 from ..errors import TargetError, did_you_mean, did_you_mean_text
 from ._base import Target, TargetProps
+from ._boot import BOOT_OPTIONS, DEFAULT_VLLM_IMAGE, plan_for, refuse_script_options, vllm_args
 from ._support import require_supported
 
-__all__ = ["CHECKOV_SKIPS", "DEFAULT_IMAGE", "GPU_TYPE_IDS", "RunPodTarget", "data_center_ids", "pod_shape"]
+__all__ = [
+    "CHECKOV_SKIPS",
+    "DEFAULT_IMAGE",
+    "DEFAULT_VLLM_IMAGE",
+    "GPU_TYPE_IDS",
+    "RunPodTarget",
+    "data_center_ids",
+    "pod_shape",
+]
 
 CHECKOV_SKIPS: Mapping[str, str] = {}
 """checkov has no checks for runpod resources."""
@@ -83,6 +100,9 @@ def data_center_ids(region: str) -> list[str] | None:
     return [region] if _DATA_CENTER.match(region) else None
 
 
+NATIVE = "RunPod runs the pod's container itself; there is no boot script"
+
+
 class RunPodTarget(Target):
     """RunPod target: one ``runpod_pod`` per instance."""
 
@@ -93,6 +113,14 @@ class RunPodTarget(Target):
         "disk_gb": "container disk in GB. Default: 50.",
         "ports": "ports to expose (list). Default: none.",
         "env": "environment variables (mapping). Default: none.",
+        "model_url": "model vLLM serves (a Hugging Face id). Default: the registry's Hugging Face id.",
+        "port": "port vLLM serves on. Default: 8000.",
+        "command": "training arguments (a list) of the container. Default: the image's own command.",
+        **BOOT_OPTIONS,
+        "hf_token_secret": "name of the RunPod secret holding the Hugging Face token. Default: none.",
+        "container_image": "same as image. Default: see image.",
+        "user_data": f"not supported ({NATIVE}): refused. Default: none.",
+        "user_data_append": f"not supported ({NATIVE}): refused. Default: none.",
     }
     unsupported: Mapping[str, str] = {
         "spot": "RunPod retired spot pods; the 2.0 provider has no bid or interruptible arguments",
@@ -114,20 +142,38 @@ class RunPodTarget(Target):
         gpu_type, count, cloud = pod_shape(placement.instance_type)
         opts = props.options
         data_centers = data_center_ids(placement.region)
+        refuse_script_options(props, target="runpod", reason=NATIVE)
+        if opts.get("image") is not None:
+            props = dataclasses.replace(props, options={**opts, "container_image": opts["image"]})
+        plan = plan_for(placement, props, target="runpod", store="runpod_secret")
+        image = str(opts.get("image", DEFAULT_IMAGE))
+        env = dict(opts["env"]) if opts.get("env") else {}
+        ports = list(opts["ports"]) if opts.get("ports") else None
+        args = None
+        if plan is not None:
+            image = plan.image if plan.serves else image
+            if plan.secret is not None:
+                env["HF_TOKEN"] = "{{ RUNPOD_SECRET_" + plan.secret.id + " }}"
+            if plan.serves:
+                args = vllm_args(plan)
+                ports = ports or [f"{plan.port}/http"]
+            elif opts.get("command"):
+                args = " ".join(shlex.quote(part) for part in plan.command)
         pods = [
             RunpodPod(
                 scope,
                 f"pod-{i}",
                 provider=provider,
                 name=f"{props.name}-{i}",
-                image=str(opts.get("image", DEFAULT_IMAGE)),
+                image=image,
                 gpu_type_id=gpu_type,
                 gpu_count=count,
                 cloud=cloud,
                 disk=int(opts.get("disk_gb", 50)),
                 data_center_ids=data_centers,
-                ports=list(opts["ports"]) if opts.get("ports") else None,
-                env=dict(opts["env"]) if opts.get("env") else None,
+                ports=ports,
+                env=env or None,
+                args=args,
             )
             for i in range(placement.instances)
         ]

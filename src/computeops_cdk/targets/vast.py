@@ -12,6 +12,7 @@ between catalog build and apply).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -19,6 +20,7 @@ from typing import Any
 from ..engine import Placement
 from ..errors import TargetError
 from ._base import Target, TargetProps
+from ._boot import BOOT_OPTIONS, DEFAULT_VLLM_IMAGE, plan_for, refuse_script_options, vllm_args
 from ._support import require_supported
 
 __all__ = ["CHECKOV_SKIPS", "DEFAULT_IMAGE", "VastTarget", "vast_gpu_name"]
@@ -48,6 +50,10 @@ def vast_gpu_name(instance_type: str) -> tuple[str, int]:
     return match.group(2).replace("_", " "), int(match.group(1))
 
 
+NATIVE = "this target starts only the vLLM server on Vast.ai (its onstart command)"
+NO_SECRET_STORE = "Vast.ai has no secret store an instance can read at boot (public models only)"
+
+
 class VastTarget(Target):
     """Vast.ai target: offer query + one instance per decided instance."""
 
@@ -57,6 +63,14 @@ class VastTarget(Target):
         "image": "container image. Default: DEFAULT_IMAGE.",
         "disk_gb": "disk in GB. Default: 100.",
         "price_headroom": "fraction added to the decided hourly price for the offer ceiling. Default: 0.10.",
+        "model_url": "model vLLM serves (a Hugging Face id). Default: the registry's Hugging Face id.",
+        "port": "port vLLM serves on. Default: 8000.",
+        **BOOT_OPTIONS,
+        "container_image": "same as image. Default: see image.",
+        "hf_token_secret": f"not supported ({NO_SECRET_STORE}): refused. Default: none.",
+        "command": f"not supported ({NATIVE}): refused. Default: none.",
+        "user_data": f"not supported ({NATIVE}): refused. Default: none.",
+        "user_data_append": f"not supported ({NATIVE}): refused. Default: none.",
     }
     unsupported: Mapping[str, str] = {
         "repeatable_plan": "Vast.ai offers are marketplace listings whose ids change: a re-plan may pick a "
@@ -78,6 +92,12 @@ class VastTarget(Target):
         require_supported(self, placement, props)
         gpu_name, count = vast_gpu_name(placement.instance_type)
         opts = props.options
+        refuse_script_options(props, target="vast", reason=NATIVE)
+        if opts.get("command") is not None:
+            raise TargetError(f"vast option 'command' cannot apply: {NATIVE}. To fix: drop it.")
+        if opts.get("image") is not None:
+            props = dataclasses.replace(props, options={**opts, "container_image": opts["image"]})
+        plan = plan_for(placement, props, target="vast", store=None, unsupported_secret=NO_SECRET_STORE)
         spot = placement.pricing == "spot"
         ceiling = round(placement.hourly_usd * (1.0 + float(opts.get("price_headroom", 0.10))), 4)
         offers = VastaiGpuOffers(
@@ -91,6 +111,15 @@ class VastTarget(Target):
             datacenter_only=True,
             offer_type="bid" if spot else "on-demand",
         )
+        image = str(opts.get("image", DEFAULT_IMAGE))
+        onstart = None
+        if plan is not None and plan.serves:
+            # Vast runs `onstart` in the container (its entrypoint replaced): start the server from it.
+            image = str(opts.get("image", DEFAULT_VLLM_IMAGE))
+            onstart = (
+                f"python3 -m vllm.entrypoints.openai.api_server {vllm_args(plan)} "
+                ">> /var/log/computeops-vllm.log 2>&1 &"
+            )
         instances = [
             VastaiInstance(
                 scope,
@@ -101,7 +130,9 @@ class VastTarget(Target):
                 if i
                 else offers.number_attr("most_affordable.id"),
                 disk_gb=int(opts.get("disk_gb", 100)),
-                image=str(opts.get("image", DEFAULT_IMAGE)),
+                image=image,
+                onstart=onstart,
+                env=dict(plan.env) if plan is not None and plan.env else None,
                 label=f"{props.name}-{i}",
                 # bid_price is per GPU-hour; bid the decided price so the instance is interruptible.
                 bid_price=round(placement.hourly_usd / count, 4) if spot else None,

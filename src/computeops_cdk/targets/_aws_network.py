@@ -1,0 +1,229 @@
+"""AWS networking of standalone instances: egress without public ingress, and the optional load balancer.
+
+Default (no ``vpc_id`` / ``subnet_ids``): a new VPC ``10.80.0.0/16`` with two private subnets in two
+availability zones that offer the instance type (``aws_ec2_instance_type_offerings``; one zone twice
+when only one offers it), two public subnets holding one NAT gateway (and a public load balancer, when
+asked), an internet gateway, and route tables sending the private subnets' default route to the NAT.
+Instances get no public address; image pulls, weight downloads and SSM Session Manager leave through
+the NAT. The default security group of the VPC is emptied.
+
+Given ``subnet_ids`` (and optionally ``vpc_id``): those subnets are used as they are; they must already
+have egress (a NAT gateway, or VPC endpoints for SSM, ECR/S3 and a mirror of the weights).
+
+``expose`` (see ``_expose``): ``internal`` adds an internal network load balancer over the private
+subnets, ``public`` an internet-facing one over the public subnets (TLS on 443 with the
+``certificate_arn`` option, else plain TCP on the serving port, with a warning); both health-check
+vLLM's ``/health`` and register every instance.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..engine import Placement
+from ..errors import TargetError
+from ._base import TargetProps
+
+__all__ = ["VPC_CIDR", "AwsNetwork", "load_balancer", "network"]
+
+VPC_CIDR = "10.80.0.0/16"
+_PRIVATE = ("10.80.0.0/20", "10.80.16.0/20")
+_PUBLIC = ("10.80.128.0/24", "10.80.129.0/24")
+
+
+def _aws(submodule: str) -> Any:
+    from .._compat import import_binding
+
+    return import_binding("aws", submodule, provider="aws")
+
+
+def _fn() -> Any:
+    from .._compat import Fn
+
+    return Fn
+
+
+@dataclass(frozen=True, slots=True)
+class AwsNetwork:
+    """Where the instances go: the VPC, its CIDR (for ingress rules), private and public subnets."""
+
+    vpc_id: Any
+    cidr: Any
+    private: Any
+    public: Any = None
+    created: bool = False
+
+
+def network(scope: Any, placement: Placement, props: TargetProps) -> AwsNetwork:
+    """The given subnets, or a new VPC with private subnets in two zones and a NAT gateway."""
+    given: Any = props.options.get("subnet_ids")
+    if isinstance(given, str):  # list("subnet-1") would be one subnet per character
+        raise TargetError(
+            f"aws option 'subnet_ids' must be a list of subnet ids (got the string {given!r}). "
+            f"To fix: options={{'subnet_ids': [{given!r}]}}"
+        )
+    vpc_given = props.options.get("vpc_id")
+    if given or vpc_given:
+        if vpc_given:
+            vpc = _aws("data_aws_vpc").DataAwsVpc(scope, "vpc", id=vpc_given)
+        else:
+            first = _aws("data_aws_subnet").DataAwsSubnet(scope, "first_subnet", id=next(iter(given)))
+            vpc = _aws("data_aws_vpc").DataAwsVpc(scope, "vpc", id=first.vpc_id)
+        if given:
+            subnets: Any = list(given)
+        else:
+            mod = _aws("data_aws_subnets")
+            subnets = mod.DataAwsSubnets(
+                scope, "subnets", filter=[mod.DataAwsSubnetsFilter(name="vpc-id", values=[vpc_given])]
+            ).ids
+        return AwsNetwork(vpc_id=vpc.id, cidr=vpc.cidr_block, private=subnets)
+    return _new_vpc(scope, placement, props)
+
+
+def _new_vpc(scope: Any, placement: Placement, props: TargetProps) -> AwsNetwork:
+    tags = dict(props.tags)
+    vpc = _aws("vpc").Vpc(
+        scope,
+        "vpc",
+        cidr_block=VPC_CIDR,
+        enable_dns_support=True,
+        enable_dns_hostnames=True,
+        tags={**tags, "Name": f"{props.name}-vpc"},
+    )
+    # The VPC's default security group allows all traffic between its members: empty it.
+    _aws("default_security_group").DefaultSecurityGroup(scope, "default_sg", vpc_id=vpc.id, tags=tags)
+    offers = _aws("data_aws_ec2_instance_type_offerings").DataAwsEc2InstanceTypeOfferings(
+        scope,
+        "zones",
+        location_type="availability-zone",
+        filter=[{"name": "instance-type", "values": [placement.instance_type]}],
+    )
+    zones = _fn().sort(offers.locations)
+    subnet = _aws("subnet").Subnet
+
+    def subnets(kind: str, cidrs: tuple[str, ...]) -> list[Any]:
+        return [
+            subnet(
+                scope,
+                f"{kind}_subnet_{i}",
+                vpc_id=vpc.id,
+                cidr_block=cidr,
+                # element() wraps: a type offered in one zone only gets both subnets in that zone.
+                availability_zone=_fn().element(zones, i),
+                map_public_ip_on_launch=False,
+                tags={**tags, "Name": f"{props.name}-{kind}-{i}"},
+            )
+            for i, cidr in enumerate(cidrs)
+        ]
+
+    private, public = subnets("private", _PRIVATE), subnets("public", _PUBLIC)
+    igw = _aws("internet_gateway").InternetGateway(scope, "igw", vpc_id=vpc.id, tags=tags)
+    eip = _aws("eip").Eip(scope, "nat_ip", domain="vpc", tags=tags)
+    # One NAT gateway (in the first zone): egress for both zones at the price of one (see the stack cost).
+    nat = _aws("nat_gateway").NatGateway(
+        scope, "nat", allocation_id=eip.id, subnet_id=public[0].id, tags=tags, depends_on=[igw]
+    )
+    rt_mod = _aws("route_table")
+    assoc = _aws("route_table_association").RouteTableAssociation
+    routes = {
+        "public": rt_mod.RouteTableRoute(cidr_block="0.0.0.0/0", gateway_id=igw.id),
+        "private": rt_mod.RouteTableRoute(cidr_block="0.0.0.0/0", nat_gateway_id=nat.id),
+    }
+    for kind, members in (("public", public), ("private", private)):
+        table = rt_mod.RouteTable(scope, f"{kind}_routes", vpc_id=vpc.id, route=[routes[kind]], tags=tags)
+        for i, member in enumerate(members):
+            assoc(scope, f"{kind}_routes_{i}", subnet_id=member.id, route_table_id=table.id)
+    return AwsNetwork(
+        vpc_id=vpc.id,
+        cidr=VPC_CIDR,
+        private=[s.id for s in private],
+        public=[s.id for s in public],
+        created=True,
+    )
+
+
+def load_balancer(
+    scope: Any,
+    placement: Placement,
+    props: TargetProps,
+    *,
+    net: AwsNetwork,
+    mode: str,
+    port: int,
+    instance: Any,
+) -> dict[str, Any]:
+    """A network load balancer in front of every instance, health-checked on ``/health``."""
+    public = mode == "public"
+    if public and net.public is None:
+        raise TargetError(
+            "aws cannot expose the service as 'public' in the subnets you gave: the public load balancer "
+            "needs public subnets, which this target creates only in its own VPC. To fix: drop "
+            "'subnet_ids'/'vpc_id' (a new VPC), or use expose='internal'."
+        )
+    certificate = props.options.get("certificate_arn")
+    if certificate is not None and not (isinstance(certificate, str) and certificate.startswith("arn:aws")):
+        raise TargetError(
+            f"aws option 'certificate_arn' must be an ACM certificate ARN (got {certificate!r}). "
+            "To fix: options={'certificate_arn': 'arn:aws:acm:us-east-1:123456789012:certificate/...'}"
+        )
+    base = props.name[:27].rstrip("-")
+    lb = _aws("lb").Lb(
+        scope,
+        "lb",
+        name=f"{base}-lb",
+        internal=not public,
+        load_balancer_type="network",
+        subnets=net.public if public else net.private,
+        enable_cross_zone_load_balancing=True,
+        enable_deletion_protection=False,
+        tags=dict(props.tags),
+    )
+    tg_mod = _aws("lb_target_group")
+    group = tg_mod.LbTargetGroup(
+        scope,
+        "lb_targets",
+        name=f"{base}-tg",
+        port=port,
+        protocol="TCP",
+        vpc_id=net.vpc_id,
+        target_type="instance",
+        health_check=tg_mod.LbTargetGroupHealthCheck(
+            enabled=True, protocol="HTTP", path="/health", port="traffic-port", matcher="200"
+        ),
+        tags=dict(props.tags),
+    )
+    tls = public and certificate is not None
+    listener_mod = _aws("lb_listener")
+    listener = listener_mod.LbListener(
+        scope,
+        "lb_listener",
+        load_balancer_arn=lb.arn,
+        port=443 if tls else port,
+        protocol="TLS" if tls else "TCP",
+        certificate_arn=certificate if tls else None,
+        ssl_policy="ELBSecurityPolicy-TLS13-1-2-2021-06" if tls else None,
+        default_action=[listener_mod.LbListenerDefaultAction(type="forward", target_group_arn=group.arn)],
+        tags=dict(props.tags),
+    )
+    from .._compat import TerraformCount
+
+    count = TerraformCount.of(placement.instances)
+    # Instance i of the counted instances (written out: Fn would escape the splat expression).
+    target_id = (
+        f"${{element({instance.terraform_resource_type}.{instance.friendly_unique_id}[*].id, count.index)}}"
+    )
+    _aws("lb_target_group_attachment").LbTargetGroupAttachment(
+        scope,
+        "lb_attachment",
+        count=count,
+        target_group_arn=group.arn,
+        target_id=target_id,
+        port=port,
+    )
+    scheme = "https" if tls else "http"
+    return {
+        "load_balancer": lb,
+        "listener": listener,
+        "endpoint": f"{scheme}://{lb.dns_name}:{443 if tls else port}",
+    }

@@ -1,0 +1,129 @@
+"""Azure networking of standalone VMs: a NAT gateway for egress, and the internal load balancer.
+
+The subnet the target creates has ``default_outbound_access_enabled = false`` (Azure's implicit outbound
+access is retired), so it gets a Standard NAT gateway with one static public IP: the VMs, which have no
+public IP, pull images and download weights through it. A subnet the user names keeps its own egress.
+
+``expose='internal'``: a Standard internal load balancer in the subnet, an HTTP probe on ``/health``, a
+TCP rule on the serving port and every NIC in its backend pool. The NSG needs no extra rule: Azure's
+default rules admit the virtual network and the load balancer's probes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._base import TargetProps
+
+__all__ = ["internal_load_balancer", "nat_gateway"]
+
+
+def _azurerm(submodule: str) -> Any:
+    from .._compat import import_binding
+
+    return import_binding("azurerm", submodule, provider="azure")
+
+
+def nat_gateway(
+    scope: Any, *, rg: Any, location: str, subnet_id: Any, provider: Any, props: TargetProps
+) -> Any:
+    """A NAT gateway with one static public IP, associated with ``subnet_id``."""
+    tags = dict(props.tags)
+    ip = _azurerm("public_ip").PublicIp(
+        scope,
+        "nat-ip",
+        name=f"{props.name}-nat-ip",
+        resource_group_name=rg,
+        location=location,
+        allocation_method="Static",
+        sku="Standard",
+        tags=tags,
+        provider=provider,
+    )
+    nat = _azurerm("nat_gateway").NatGateway(
+        scope,
+        "nat",
+        name=f"{props.name}-nat",
+        resource_group_name=rg,
+        location=location,
+        sku_name="Standard",
+        tags=tags,
+        provider=provider,
+    )
+    _azurerm("nat_gateway_public_ip_association").NatGatewayPublicIpAssociation(
+        scope, "nat-ip-assoc", nat_gateway_id=nat.id, public_ip_address_id=ip.id, provider=provider
+    )
+    _azurerm("subnet_nat_gateway_association").SubnetNatGatewayAssociation(
+        scope, "subnet-nat", subnet_id=subnet_id, nat_gateway_id=nat.id, provider=provider
+    )
+    return nat
+
+
+def internal_load_balancer(
+    scope: Any,
+    *,
+    rg: Any,
+    location: str,
+    subnet_id: Any,
+    nics: list[Any],
+    port: int,
+    provider: Any,
+    props: TargetProps,
+) -> dict[str, Any]:
+    """A Standard internal load balancer over ``nics`` (ip configuration ``internal``)."""
+    lb_mod = _azurerm("lb")
+    frontend = "internal"
+    lb = lb_mod.Lb(
+        scope,
+        "lb",
+        name=f"{props.name}-lb",
+        resource_group_name=rg,
+        location=location,
+        sku="Standard",
+        frontend_ip_configuration=[
+            lb_mod.LbFrontendIpConfiguration(
+                name=frontend, subnet_id=subnet_id, private_ip_address_allocation="Dynamic"
+            )
+        ],
+        tags=dict(props.tags),
+        provider=provider,
+    )
+    pool = _azurerm("lb_backend_address_pool").LbBackendAddressPool(
+        scope, "lb-pool", name=f"{props.name}-pool", loadbalancer_id=lb.id, provider=provider
+    )
+    probe = _azurerm("lb_probe").LbProbe(
+        scope,
+        "lb-probe",
+        name="vllm-health",
+        loadbalancer_id=lb.id,
+        protocol="Http",
+        port=port,
+        request_path="/health",
+        provider=provider,
+    )
+    _azurerm("lb_rule").LbRule(
+        scope,
+        "lb-rule",
+        name="vllm",
+        loadbalancer_id=lb.id,
+        protocol="Tcp",
+        frontend_port=port,
+        backend_port=port,
+        frontend_ip_configuration_name=frontend,
+        backend_address_pool_ids=[pool.id],
+        probe_id=probe.id,
+        disable_outbound_snat=True,
+        provider=provider,
+    )
+    assoc = _azurerm("network_interface_backend_address_pool_association")
+    for i, nic in enumerate(nics):
+        assoc.NetworkInterfaceBackendAddressPoolAssociation(
+            scope,
+            f"lb-member-{i}",
+            network_interface_id=nic.id,
+            ip_configuration_name="internal",
+            backend_address_pool_id=pool.id,
+            provider=provider,
+        )
+    address = lb.frontend_ip_configuration.get(0).private_ip_address
+    return {"load_balancer": lb, "endpoint": f"http://{address}:{port}"}

@@ -1,0 +1,524 @@
+"""Boot scripts: what makes a standalone machine run the workload the decision sized.
+
+Every VM target (AWS ``user_data``, GCP ``startup-script``, Azure ``custom_data``, Nebius/OCI cloud-init,
+Crusoe ``startup_script``) boots the same bash script, wrapped in a cloud-config where the provider takes
+cloud-init. The script:
+
+- inference: starts vLLM's OpenAI-compatible server in a container (``DEFAULT_VLLM_IMAGE``, a published
+  tag) with the decided model, ``--tensor-parallel-size`` and ``--max-num-seqs`` from the estimate, a
+  container health check on ``/health`` and the port it serves on, then waits until it answers;
+- training / fine-tuning: runs the user's container on every node with the rendezvous wired
+  (``MASTER_ADDR`` = the first node's private address, ``NODE_RANK``, ``NNODES``, ``NPROC_PER_NODE``,
+  ``MASTER_PORT``; EFA devices and ``FI_*`` settings on AWS multi-node).
+
+The Hugging Face token is never in Terraform: the script reads it at boot from the provider's secret store
+(``SecretRef``; the machine's identity is granted read access to that one secret by the target).
+
+The script is built from validated values only, each shell-quoted, and contains no ``${`` / ``%{`` of its
+own: the only Terraform interpolations in it are the references a target substitutes (rank, first node's
+address), so nothing user-given is interpolated by Terraform. Tests run ``shellcheck`` and
+``cloud-init schema`` over every script a target emits.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..engine import Placement
+from ..errors import TargetError, described
+
+__all__ = [
+    "BOOT_OPTIONS",
+    "DEFAULT_PORT",
+    "DEFAULT_TRAINING_IMAGE",
+    "DEFAULT_VLLM_IMAGE",
+    "RENDEZVOUS_PORT",
+    "BootPlan",
+    "Rendezvous",
+    "SecretRef",
+    "boot_plan",
+    "boot_script",
+    "cloud_config",
+    "max_num_seqs",
+    "parse_secret",
+    "tf_escape",
+    "vllm_args",
+]
+
+DEFAULT_VLLM_IMAGE = "vllm/vllm-openai:v0.10.0"
+"""vLLM's published OpenAI-compatible server image (Docker Hub ``vllm/vllm-openai``, tag v0.10.0)."""
+DEFAULT_TRAINING_IMAGE = "nvcr.io/nvidia/pytorch:24.12-py3"
+"""NVIDIA's PyTorch container (NGC ``nvidia/pytorch``, release 24.12)."""
+DEFAULT_PORT = 8000
+RENDEZVOUS_PORT = 29500
+DEFAULT_MAX_NUM_SEQS = 256
+"""vLLM's own default, used only when the estimate states no operating point."""
+_SMOKE = ("python", "-c", "import torch; print(torch.cuda.device_count(), 'GPUs visible')")
+
+BOOT_OPTIONS: Mapping[str, str] = {
+    "container_image": "workload container image. Default: DEFAULT_VLLM_IMAGE (inference), "
+    "DEFAULT_TRAINING_IMAGE (training).",
+    "model_url": "model vLLM serves (a Hugging Face id). Default: the registry's Hugging Face id.",
+    "hf_token_secret": "secret REFERENCE holding the Hugging Face token (AWS Secrets Manager ARN, GCP "
+    "Secret Manager id, Azure Key Vault secret id, RunPod secret name), read at boot. Default: none "
+    "(public models only).",
+    "port": "port vLLM serves on. Default: 8000.",
+    "command": "training entrypoint (a list) run in the container on every node. Default: a GPU smoke check.",
+    "env": "environment variables (mapping) for the workload container. Default: none.",
+    "user_data": "a boot script that REPLACES the generated one. Default: the generated script.",
+    "user_data_append": "shell commands appended to the generated boot script. Default: none.",
+}
+"""Options every VM target reads to build its boot script (standalone only; ``cluster=`` uses the
+Kubernetes layer instead)."""
+
+SecretStore = Literal["aws_secrets_manager", "gcp_secret_manager", "azure_key_vault", "runpod_secret"]
+
+_SECRET_PATTERNS: Mapping[SecretStore, tuple[re.Pattern[str], str]] = {
+    "aws_secrets_manager": (
+        re.compile(r"^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+$"),
+        "arn:aws:secretsmanager:us-east-1:123456789012:secret:hf-token-AbCdEf",
+    ),
+    "gcp_secret_manager": (
+        re.compile(r"^projects/[a-z0-9-]+/secrets/[A-Za-z0-9_-]+(/versions/(latest|\d+))?$"),
+        "projects/my-project/secrets/hf-token",
+    ),
+    "azure_key_vault": (
+        re.compile(r"^https://[a-z0-9-]{3,24}\.vault\.azure\.net/secrets/[A-Za-z0-9-]+(/[0-9a-f]{32})?$"),
+        "https://my-vault.vault.azure.net/secrets/hf-token",
+    ),
+    "runpod_secret": (re.compile(r"^[A-Za-z0-9_-]{1,64}$"), "hf_token"),
+}
+_LITERAL_TOKEN = re.compile(r"^hf_[A-Za-z0-9]{20,}$")
+_MODEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?$")
+_IMAGE = re.compile(
+    r"^[a-z0-9][a-z0-9._-]*(:[0-9]+)?(/[a-z0-9][a-z0-9._-]*)*(:[A-Za-z0-9_][A-Za-z0-9._-]{0,127})?"
+    r"(@sha256:[a-f0-9]{64})?$"
+)
+_ENV_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def tf_escape(text: str) -> str:
+    """``text`` as a Terraform string literal: ``${`` and ``%{`` are escaped so Terraform keeps them."""
+    return text.replace("${", "$${").replace("%{", "%%{")
+
+
+@dataclass(frozen=True, slots=True)
+class SecretRef:
+    """A reference to a secret in a provider's store (never the secret itself)."""
+
+    store: SecretStore
+    id: str
+
+
+def parse_secret(value: object, *, store: SecretStore, target: str) -> SecretRef | None:
+    """The ``hf_token_secret`` option as a ``SecretRef`` for ``store``; None when not given.
+
+    Raises:
+        TargetError: a literal token, or a reference of the wrong shape for the store.
+    """
+    if value is None:
+        return None
+    pattern, example = _SECRET_PATTERNS[store]
+    if isinstance(value, str) and _LITERAL_TOKEN.match(value.strip()):
+        raise TargetError(
+            f"{target} option 'hf_token_secret' looks like a literal Hugging Face token: a token in "
+            "Terraform would land in the state and the plan. To fix: store it in the provider's secret "
+            f"store and pass its reference, e.g. options={{'hf_token_secret': {example!r}}}."
+        )
+    if not isinstance(value, str) or not pattern.match(value):
+        raise TargetError(
+            f"{target} option 'hf_token_secret' must be a {store.replace('_', ' ')} reference "
+            f"(got {described(value)}). To fix: e.g. options={{'hf_token_secret': {example!r}}}."
+        )
+    return SecretRef(store=store, id=value)
+
+
+@dataclass(frozen=True, slots=True)
+class Rendezvous:
+    """How node ``rank`` of a multi-node job finds the first node.
+
+    Attributes:
+        rank: this node's rank: an int, or a Terraform expression string (``count.index``) a target
+            substitutes, already a token string.
+        master_addr: the first node's private address: a Terraform reference (token string), or ""
+            for the first node itself (it then uses its own address).
+        nodes: number of nodes.
+        efa: pass the EFA devices and the ``FI_*`` settings (AWS EFA fabric).
+    """
+
+    rank: int | str
+    master_addr: str
+    nodes: int
+    efa: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BootPlan:
+    """What the boot script runs, from the decision and the options (validated)."""
+
+    kind: str
+    name: str
+    image: str
+    model: str
+    port: int
+    tensor_parallel: int
+    max_num_seqs: int
+    gpus_per_node: int
+    command: tuple[str, ...]
+    env: Mapping[str, str] = field(default_factory=dict)
+    secret: SecretRef | None = None
+    user_data: str | None = None
+    append: str | None = None
+    region: str = ""
+
+    @property
+    def serves(self) -> bool:
+        return self.kind == "inference"
+
+
+def max_num_seqs(placement: Placement) -> int:
+    """Requests in flight per replica at the estimated operating point (the estimate's own statement,
+    ``"... N request(s) in flight per replica ..."``); vLLM's default when the estimate states none."""
+    for line in placement.estimate.assumptions:
+        match = re.search(r"(\d+) request\(s\) in flight per replica", line)
+        if match:
+            return max(1, int(match.group(1)))
+    return DEFAULT_MAX_NUM_SEQS
+
+
+def _str_option(value: Any, key: str, pattern: re.Pattern[str], example: str, target: str) -> Any:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not pattern.match(value):
+        raise TargetError(
+            f"{target} option {key!r} is not valid (got {described(value)}). To fix: e.g. "
+            f"options={{{key!r}: {example!r}}}."
+        )
+    return value
+
+
+def boot_plan(
+    placement: Placement,
+    options: Mapping[str, Any],
+    *,
+    name: str,
+    kind: str,
+    model: str,
+    target: str,
+    store: SecretStore | None,
+    unsupported_secret: str = "",
+) -> BootPlan:
+    """Validate the boot options and size the server from the decision.
+
+    Args:
+        kind: the workload type (``inference``, ``training``, ``fine_tuning``).
+        model: the model id the construct resolved (a Hugging Face id when the registry knows one).
+        store: the provider's secret store; None when the provider has none.
+        unsupported_secret: why the provider has no secret store (the error when a secret is given).
+    """
+    secret_value = options.get("hf_token_secret")
+    if secret_value is not None and store is None:
+        raise TargetError(
+            f"{target} cannot read 'hf_token_secret' at boot: {unsupported_secret}. To fix: drop it "
+            "(public models) or choose a provider with a secret store."
+        )
+    secret = parse_secret(secret_value, store=store, target=target) if store else None
+    model_url = (
+        _str_option(options.get("model_url"), "model_url", _MODEL, "meta-llama/Llama-3.1-8B-Instruct", target)
+        or model
+    )
+    if not _MODEL.match(model_url):
+        raise TargetError(
+            f"{target}: model {model_url!r} is not a Hugging Face id vLLM can load. "
+            "To fix: options={'model_url': 'org/model'}."
+        )
+    default_image = DEFAULT_VLLM_IMAGE if kind == "inference" else DEFAULT_TRAINING_IMAGE
+    image = (
+        _str_option(options.get("container_image"), "container_image", _IMAGE, default_image, target)
+        or default_image
+    )
+    port = options.get("port", DEFAULT_PORT)
+    if isinstance(port, bool) or not isinstance(port, int) or not 1024 <= port <= 65535:
+        raise TargetError(
+            f"{target} option 'port' must be a whole number 1024..65535 (got {described(port)}). "
+            f"To fix: options={{'port': {DEFAULT_PORT}}} (the default)."
+        )
+    command = options.get("command")
+    if command is not None and (
+        isinstance(command, str)
+        or not isinstance(command, Sequence)
+        or not all(isinstance(c, str) for c in command)
+    ):
+        raise TargetError(
+            f"{target} option 'command' must be a list of strings (got {described(command)}). "
+            "To fix: options={'command': ['torchrun', 'train.py']}."
+        )
+    env = options.get("env") or {}
+    if not isinstance(env, Mapping) or not all(
+        isinstance(k, str) and _ENV_KEY.match(k) and isinstance(v, str) for k, v in env.items()
+    ):
+        raise TargetError(
+            f"{target} option 'env' must map variable names (letters, digits, '_') to strings "
+            f"(got {described(env)}). To fix: options={{'env': {{'WANDB_PROJECT': 'llm'}}}}."
+        )
+    replace, append = options.get("user_data"), options.get("user_data_append")
+    for key, value in (("user_data", replace), ("user_data_append", append)):
+        if value is not None and not isinstance(value, str):
+            raise TargetError(
+                f"{target} option {key!r} must be a string (a script; got {described(value)}). "
+                f"To fix: options={{{key!r}: '#!/bin/bash\\n...'}}."
+            )
+    tp = placement.estimate.tensor_parallel or placement.accelerators_per_instance
+    return BootPlan(
+        kind=kind,
+        name=name,
+        image=image,
+        model=model_url,
+        port=port,
+        tensor_parallel=min(tp, placement.accelerators_per_instance),
+        max_num_seqs=max_num_seqs(placement),
+        gpus_per_node=placement.accelerators_per_instance,
+        command=tuple(command) if command else _SMOKE,
+        env=dict(env),
+        secret=secret,
+        user_data=replace,
+        append=append,
+        region=placement.region,
+    )
+
+
+def _q(text: str) -> str:
+    """Shell-quoted and Terraform-escaped: safe in the script and in the Terraform string holding it."""
+    return tf_escape(shlex.quote(text))
+
+
+def _fetch_token(secret: SecretRef, region: str) -> list[str]:
+    """Shell lines that set HF_TOKEN from the secret store, with the machine's own identity."""
+    ref = _q(secret.id)
+    if secret.store == "aws_secrets_manager":
+        return [
+            "HF_TOKEN=$(aws secretsmanager get-secret-value --region "
+            f"{_q(region)} --secret-id {ref} --query SecretString --output text)",
+        ]
+    if secret.store == "gcp_secret_manager":
+        path, _, version = secret.id.partition("/versions/")
+        return [
+            f"HF_TOKEN=$(gcloud secrets versions access {_q(version or 'latest')} "
+            f"--secret={_q(path)} --quiet)",
+        ]
+    # Azure Key Vault: a token for the VM's managed identity from the instance metadata service.
+    return [
+        "AZ_TOKEN=$(curl -fsS -H Metadata:true "
+        "'http://169.254.169.254/metadata/identity/oauth2/token?api-version=2018-02-01"
+        "&resource=https%3A%2F%2Fvault.azure.net' | python3 -c 'import json,sys; print(json.load(sys.stdin)"
+        '["access_token"])\')',
+        f'HF_TOKEN=$(curl -fsS -H "Authorization: Bearer $AZ_TOKEN" {_q(secret.id + "?api-version=7.4")} '
+        "| python3 -c 'import json,sys; print(json.load(sys.stdin)[\"value\"])')",
+        "unset AZ_TOKEN",
+    ]
+
+
+_HEADER = [
+    "#!/bin/bash",
+    "set -euo pipefail",
+    "exec >>/var/log/computeops-boot.log 2>&1",
+    'echo "computeops: boot script started at $(date -u +%FT%TZ)"',
+    "if ! command -v docker >/dev/null 2>&1; then",
+    '  echo "computeops: docker is not installed on this image. To fix: use an image with Docker and the'
+    ' NVIDIA container toolkit (the default images have both), or replace the script with user_data." >&2',
+    "  exit 1",
+    "fi",
+    "mkdir -p /opt/computeops/cache",
+    "chmod 0700 /opt/computeops",
+]
+
+
+def boot_script(plan: BootPlan, *, rendezvous: Rendezvous | None = None) -> str:
+    """The bash script a machine runs at first boot (``plan.user_data`` itself when given)."""
+    if plan.user_data is not None:
+        return tf_escape(plan.user_data)  # the user's script reaches the machine as written
+    lines = [
+        *_HEADER[:2],
+        f"# computeops-cdk boot script for {plan.name} ({plan.kind}); generated from the decision.",
+        "# Replace it with the user_data option, or add to it with user_data_append.",
+        *_HEADER[2:],
+    ]
+    env_file = "/opt/computeops/workload.env"
+    lines += [f": > {env_file}", f"chmod 0600 {env_file}"]
+    if plan.secret is not None:
+        lines += _fetch_token(plan.secret, plan.region)
+        lines += [f'printf "HF_TOKEN=%s\\n" "$HF_TOKEN" >> {env_file}', "unset HF_TOKEN"]
+    if plan.env:
+        lines += [
+            "# The values are literal on purpose (single-quoted: no expansion).",
+            "# shellcheck disable=SC2016",
+            "{",
+        ]
+        lines += [f"  printf '%s\\n' {_q(f'{key}={value}')}" for key, value in sorted(plan.env.items())]
+        lines.append(f"}} >> {env_file}")
+    lines += _serve(plan) if plan.serves else _train(plan, rendezvous)
+    if plan.append:
+        lines += ["# --- user_data_append ---", tf_escape(plan.append.rstrip("\n"))]
+    return "\n".join(lines) + "\n"
+
+
+def _serve(plan: BootPlan) -> list[str]:
+    port = str(plan.port)
+    return [
+        f"IMAGE={_q(plan.image)}",
+        f"MODEL={_q(plan.model)}",
+        "docker rm -f vllm >/dev/null 2>&1 || true",
+        "docker run -d --name vllm --restart unless-stopped --gpus all --ipc host \\",
+        f"  -p {port}:{port} --env-file /opt/computeops/workload.env \\",
+        "  -v /opt/computeops/cache:/root/.cache/huggingface \\",
+        f"  --health-cmd 'curl -fsS http://127.0.0.1:{port}/health || exit 1' \\",
+        "  --health-interval 30s --health-timeout 10s --health-retries 3 --health-start-period 1800s \\",
+        '  "$IMAGE" --model "$MODEL" --host 0.0.0.0 '
+        f"--port {port} --tensor-parallel-size {plan.tensor_parallel} --max-num-seqs {plan.max_num_seqs}",
+        "# Weights download on first start; wait (at most an hour) until the server answers /health.",
+        "for _ in $(seq 1 360); do",
+        f"  if curl -fsS http://127.0.0.1:{port}/health >/dev/null 2>&1; then",
+        f'    echo "computeops: vLLM serves $MODEL on port {port}"',
+        "    break",
+        "  fi",
+        "  sleep 10",
+        "done",
+    ]
+
+
+def _train(plan: BootPlan, rendezvous: Rendezvous | None) -> list[str]:
+    nodes = rendezvous.nodes if rendezvous else 1
+    rank = str(rendezvous.rank) if rendezvous else "0"
+    master = rendezvous.master_addr if rendezvous else ""
+    lines = [
+        f"IMAGE={_q(plan.image)}",
+        f"NNODES={nodes}",
+        f"NODE_RANK={rank}",
+        f'MASTER_ADDR="{master}"',
+        "# The first node rendezvouses on its own address.",
+        'if [ -z "$MASTER_ADDR" ]; then MASTER_ADDR=$(hostname -I | cut -d" " -f1); fi',
+        "{",
+        '  echo "NNODES=$NNODES"',
+        '  echo "NODE_RANK=$NODE_RANK"',
+        '  echo "MASTER_ADDR=$MASTER_ADDR"',
+        f'  echo "MASTER_PORT={RENDEZVOUS_PORT}"',
+        f'  echo "NPROC_PER_NODE={plan.gpus_per_node}"',
+        f'  echo "WORLD_SIZE={nodes * plan.gpus_per_node}"',
+        "} >> /opt/computeops/workload.env",
+        "DEVICES=()",
+    ]
+    if rendezvous and rendezvous.efa:
+        lines += [
+            "# EFA: the fabric's devices in the container, libfabric's EFA provider for NCCL.",
+            "for dev in /dev/infiniband/uverbs*; do",
+            '  if [ -e "$dev" ]; then DEVICES+=(--device "$dev"); fi',
+            "done",
+            "printf '%s\\n' FI_PROVIDER=efa FI_EFA_USE_DEVICE_RDMA=1 NCCL_SOCKET_IFNAME=^lo,docker"
+            " >> /opt/computeops/workload.env",
+        ]
+    command = " ".join(_q(part) for part in plan.command)
+    lines += [
+        "docker rm -f trainer >/dev/null 2>&1 || true",
+        "docker run -d --name trainer --restart on-failure:3 --gpus all --ipc host --network host \\",
+        '  --ulimit memlock=-1 --ulimit stack=67108864 "${DEVICES[@]}" \\'.replace("${", "$${"),
+        "  --env-file /opt/computeops/workload.env -v /opt/computeops/cache:/root/.cache/huggingface \\",
+        f'  "$IMAGE" {command}',
+        f'echo "computeops: node $NODE_RANK of $NNODES started (rendezvous $MASTER_ADDR:{RENDEZVOUS_PORT})"',
+    ]
+    return lines
+
+
+_SSH_KEY = re.compile(
+    r"^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp(256|384|521)) [A-Za-z0-9+/=]+( [^\n'\"$%{}]*)?$"
+)
+
+
+def cloud_config(script: str, *, ssh_key: str | None = None) -> str:
+    """A cloud-config that writes ``script`` to /opt/computeops/boot.sh and runs it once at first boot.
+
+    A user script that is already a cloud-config (``#cloud-config``) is returned as it is.
+
+    Args:
+        ssh_key: an OpenSSH public key for a ``computeops`` sudo user. Default: none, no login user is
+            added (the image's own access applies).
+    """
+    if script.startswith("#cloud-config"):
+        return script
+    body = "".join(f"      {line}\n" if line else "\n" for line in script.splitlines())
+    users = ""
+    if ssh_key is not None:
+        if not _SSH_KEY.match(ssh_key.strip()):
+            raise TargetError(
+                f"option 'ssh_public_key' is not an OpenSSH public key (got {described(ssh_key)}). "
+                "To fix: pass the one line of your ~/.ssh/id_ed25519.pub."
+            )
+        users = (
+            "users:\n"
+            "  - name: computeops\n"
+            "    groups: [sudo]\n"
+            "    shell: /bin/bash\n"
+            "    sudo: ALL=(ALL) NOPASSWD:ALL\n"
+            f"    ssh_authorized_keys: ['{ssh_key.strip()}']\n"
+        )
+    return (
+        "#cloud-config\n"
+        f"{users}"
+        "write_files:\n"
+        "  - path: /opt/computeops/boot.sh\n"
+        "    owner: root:root\n"
+        "    permissions: '0700'\n"
+        "    content: |\n"
+        f"{body}"
+        "runcmd:\n"
+        "  - [bash, /opt/computeops/boot.sh]\n"
+    )
+
+
+def vllm_args(plan: BootPlan) -> str:
+    """The vLLM server arguments (for providers that run the container themselves: RunPod, Vast.ai)."""
+    return (
+        f"--model {_q(plan.model)} --host 0.0.0.0 --port {plan.port} "
+        f"--tensor-parallel-size {plan.tensor_parallel} --max-num-seqs {plan.max_num_seqs}"
+    )
+
+
+def plan_for(
+    placement: Placement,
+    props: Any,
+    *,
+    target: str,
+    store: SecretStore | None,
+    unsupported_secret: str = "",
+) -> BootPlan | None:
+    """The boot plan for a target's ``TargetProps``; None when no model is known and no script given
+    (a hand-built ``TargetProps`` without ``model``: the machines then boot the image only)."""
+    options = props.options
+    if props.model is None and options.get("user_data") is None:
+        return None
+    kind = props.workload_type or (
+        "training" if placement.unit_cost.unit == "usd_per_training_step" else "inference"
+    )
+    return boot_plan(
+        placement,
+        options,
+        name=props.name,
+        kind=kind,
+        model=props.model or "",
+        target=target,
+        store=store,
+        unsupported_secret=unsupported_secret,
+    )
+
+
+def refuse_script_options(props: Any, *, target: str, reason: str) -> None:
+    """Refuse the boot-script options on a provider that runs the container itself (no script to edit)."""
+    given = [k for k in ("user_data", "user_data_append") if props.options.get(k) is not None]
+    if given:
+        raise TargetError(
+            f"{target} option(s) {', '.join(given)} cannot apply: {reason}. To fix: drop them and set the "
+            "container with 'image' / 'command' / 'env'."
+        )

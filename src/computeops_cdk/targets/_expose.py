@@ -1,0 +1,61 @@
+"""``expose``: how an inference service is reached (``none``, ``internal``, ``public``).
+
+- ``none``: no load balancer; the machines are reachable inside their network only (default for
+  training and fine-tuning, which serve nothing).
+- ``internal``: an internal load balancer of the provider in front of the replicas, health-checked on
+  vLLM's ``/health``, its address a ``TerraformOutput`` (default for inference where the target has one).
+- ``public``: explicit opt-in; an internet-facing load balancer (TLS where the provider's load balancer
+  terminates it and a certificate is given) and a warning annotation on the workload.
+
+Each target declares which modes it implements, with the reason for the others; asking for one it does
+not implement is a ``TargetError`` naming the provider and the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..engine import Placement
+from ..errors import TargetError, described, did_you_mean, did_you_mean_text
+
+__all__ = ["EXPOSE_MODES", "EXPOSE_OPTION", "expose_mode"]
+
+EXPOSE_MODES = ("none", "internal", "public")
+EXPOSE_OPTION = (
+    "none | internal | public: how the inference service is reached. Default: internal for inference "
+    "where the target has an internal load balancer, else none; none for training."
+)
+
+
+def expose_mode(
+    placement: Placement, props: Any, *, target: str, unsupported: Mapping[str, str], serves: bool = True
+) -> str:
+    """The validated ``expose`` option (or its default) for this placement.
+
+    Args:
+        unsupported: mode -> reason, for the modes this target does not implement.
+        serves: the machines boot a server (a boot plan for inference). Default: True. Without one the
+            default is ``none``: a load balancer in front of nothing would only cost.
+    """
+    given: Any = props.options.get("expose")
+    training = placement.unit_cost.unit == "usd_per_training_step"
+    if given is None:
+        return "none" if training or not serves or "internal" in unsupported else "internal"
+    if given not in EXPOSE_MODES:
+        hint = did_you_mean_text(did_you_mean(given, EXPOSE_MODES) if isinstance(given, str) else [])
+        raise TargetError(
+            f"{target} option 'expose' must be one of {', '.join(EXPOSE_MODES)} (got {described(given)})"
+            f"{hint}. To fix: options={{'expose': 'internal'}}."
+        )
+    if given != "none" and training:
+        raise TargetError(
+            f"{target} option 'expose'={given!r} applies to inference only: a training job serves nothing. "
+            "To fix: drop 'expose'."
+        )
+    if given in unsupported:
+        raise TargetError(
+            f"{target} cannot expose the service as {given!r}: {unsupported[given]}. "
+            "To fix: options={'expose': 'none'}, or choose a provider that implements it."
+        )
+    return str(given)
