@@ -163,3 +163,17 @@ def test_the_command_table_gives_each_subcommand_its_own_help() -> None:
         None,
         "catalog",
     )
+
+
+@pytest.mark.parametrize("columns", ["50", "80", "132"])
+def test_the_top_help_is_argparses_own_layout(columns: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # _TopFormatter only finds the width without shutil; the text must be what argparse prints.
+    import argparse
+
+    from computeops_cdk.cli._parser import build_parser
+
+    monkeypatch.setenv("COLUMNS", columns)
+    parser = build_parser("")
+    ours = parser.format_help()
+    parser.formatter_class = argparse.HelpFormatter
+    assert ours == parser.format_help()

@@ -14,10 +14,7 @@ misses and the fix; ``--format csv`` the listed rejections).
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
-import shutil
 import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -318,7 +315,9 @@ def render_table(decision: Decision) -> None:
     The width is the terminal's (or ``COLUMNS``); when the table does not fit, the least needed
     columns go first, then cells wrap: a cell is never cut to ``nebi...``.
     """
-    # rich is imported here: the JSON, CSV and markdown paths (and the engine) never need it.
+    # rich and shutil are imported here: the JSON, CSV and markdown paths never need them.
+    import shutil
+
     from rich.console import Console
     from rich.table import Table
 
@@ -376,6 +375,9 @@ CSV_COLUMNS = (
 
 def render_csv(decision: Decision, *, rejections: str = DEFAULT_REJECTIONS) -> str:
     """The ranked placements, then the listed rejections, as CSV with a header row."""
+    import csv
+    import io
+
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n", extrasaction="raise")
     writer.writeheader()
