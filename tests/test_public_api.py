@@ -65,3 +65,14 @@ def test_importing_the_package_loads_no_cdk_runtime() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_the_engine_imports_none_of_the_clis_dependencies() -> None:
+    # The Terraform provider imports the engine on every plan: it must not pay for the CLI's libraries.
+    code = (
+        "import sys, computeops_cdk.engine\n"
+        "print(' '.join(m for m in ('rich', 'jsonschema', 'httpx', 'cdktn', 'jsii', 'argparse', 'shtab',"
+        " 'matplotlib') if m in sys.modules))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == ""
