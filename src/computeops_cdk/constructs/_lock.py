@@ -7,8 +7,9 @@ or a relock asked for (``COMPUTEOPS_RELOCK=1``) decides afresh and writes the en
 the stack says which happened (``Decision.lock``).
 
 Where the lockfile is (``lock`` prop, default): ``COMPUTEOPS_LOCKFILE`` when set (``off`` disables it),
-else ``computeops.lock.json`` in the app directory (the current directory when it holds ``cdktf.json``,
-as under ``cdktn synth``), else none: an app run outside a CDK project decides afresh every time.
+else ``computeops.lock.json`` in the app directory (``app_directory()``: beside the running ``main.py``
+and its ``cdktf.json``, as under ``cdktn synth``; else the current directory) when that directory holds
+``cdktf.json``, else none: an app run outside a CDK project decides afresh every time.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from ..engine._explain import compare
 from ..errors import LockedPlacementError, PinnedPlacementError, TargetError, described
 from ..intent import WorkloadIntent
 from ..lockfile import LOCKFILE_NAME, LockEntry, Lockfile, Pins, estimate_of
+from ._app import app_directory
 
 __all__ = [
     "LOCKFILE_ENV",
@@ -64,7 +66,7 @@ def lockfile_path(prop: str | os.PathLike[str] | bool | None, where: str) -> Pat
     env = os.environ.get(LOCKFILE_ENV)
     if env is not None:
         return None if env.strip().lower() in _OFF else Path(env)
-    here = Path.cwd()
+    here = app_directory()
     if prop is True or (here / "cdktf.json").is_file():
         return here / LOCKFILE_NAME
     return None

@@ -29,6 +29,7 @@ from ..lockfile import Pins
 from ..perf import resolve_model
 from ..targets import TARGETS, Target, TargetProps, get_target, placement_pin, supported_providers
 from ..targets.k8s import KubeConnection, KubernetesLayer, WorkloadSpec
+from ._app import app_directory
 from ._lock import apply_lock, emitted_placement, lockfile_path, report_stale_entries
 from ._props import check_options, check_types
 from ._record import record_decision, single_default_provider
@@ -357,23 +358,6 @@ def at_construct(path: str, err: IntentError) -> IntentError:
     located = IntentError(f"[{path}] {text}")
     located.path, located.suggestions = err.path, list(err.suggestions)
     return located
-
-
-def app_directory() -> Path:
-    """The cdktn app's directory: where the running ``main.py`` sits next to its ``cdktf.json``.
-
-    ``cdktn synth`` runs the app from there, but ``python stacks/x/main.py`` or an IDE may run it
-    from anywhere; a relative intent path means the same file either way. Without such a main
-    script (a notebook, a test runner) it is the current directory.
-    """
-    import sys
-
-    main = getattr(sys.modules.get("__main__"), "__file__", None)
-    if isinstance(main, str):
-        folder = Path(main).resolve().parent
-        if (folder / "cdktf.json").is_file():
-            return folder
-    return Path.cwd()
 
 
 def app_relative(path: str | Path) -> Path:
