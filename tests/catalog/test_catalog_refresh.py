@@ -49,7 +49,13 @@ def _snapshot(folder: Path) -> dict[str, bytes]:
 
 
 def _run(server: HTTPServer, data: Path, **kwargs: object) -> RefreshResult:
-    args: dict[str, object] = {"data_dir": data, "now": NOW, "base_url": server.url_for("/sky")}
+    args: dict[str, object] = {
+        "data_dir": data,
+        "now": NOW,
+        "base_url": server.url_for("/sky"),
+        "providers": ["lambda", "nebius"],
+        "env": {},  # no API key: lambda reads the SkyPilot feed
+    }
     args.update(kwargs)
     return refresh_catalog(MARKET, **args)  # type: ignore[arg-type]
 
@@ -312,7 +318,7 @@ def test_unknown_provider_suggests_a_refreshable_one(tmp_path: Path) -> None:
     with pytest.raises(
         CatalogRefreshError, match=r"provider 'lamda' has no refreshable price feed.*did you mean 'lambda'"
     ):
-        refresh_catalog(MARKET, providers=["lamda"], data_dir=tmp_path)
+        refresh_catalog(MARKET, providers=["lamda"], data_dir=tmp_path, env={})
 
 
 def test_a_missing_source_folder_says_where_market_data_comes_from(tmp_path: Path) -> None:

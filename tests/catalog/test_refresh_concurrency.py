@@ -10,6 +10,7 @@ import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from catalog_testdata import MARKET, RECORDED
@@ -24,10 +25,13 @@ from computeops_cdk.errors import CatalogRefreshError
 LAMBDA = (RECORDED / "lambda-vms.csv").read_bytes()
 NEBIUS = (RECORDED / "nebius-vms.csv").read_bytes()
 
+_ONLY: dict[str, Any] = {"providers": ["lambda", "nebius"], "env": {}}
 _CHILD = """
 import sys
 from computeops_cdk.catalog._refresh import refresh_catalog
-refresh_catalog(sys.argv[1], data_dir=sys.argv[2], base_url=sys.argv[3])
+refresh_catalog(
+    sys.argv[1], data_dir=sys.argv[2], base_url=sys.argv[3], providers=["lambda", "nebius"], env={}
+)
 """
 
 
@@ -67,7 +71,7 @@ def _snapshot(folder: Path) -> dict[str, bytes]:
 
 def _first_generation(server: HTTPServer, gate: _Gate, data: Path) -> Path:
     gate.release.set()
-    result = refresh_catalog(MARKET, data_dir=data, base_url=server.url_for("/sky"),
+    result = refresh_catalog(MARKET, data_dir=data, base_url=server.url_for("/sky"), **_ONLY,
                              now=datetime(2026, 11, 30, tzinfo=UTC))  # fmt: skip
     gate.release.clear()
     gate.reached.clear()
@@ -102,7 +106,7 @@ def test_a_killed_refresh_leaves_the_previous_catalog_intact_and_is_cleaned_up(
     assert _snapshot(data / "generations") == before  # byte for byte
     assert Store(data).current() == first
     gate.release.set()
-    again = refresh_catalog(MARKET, data_dir=data, base_url=server.url_for("/sky"))
+    again = refresh_catalog(MARKET, data_dir=data, base_url=server.url_for("/sky"), **_ONLY)
     assert len(again.cleaned) == 1  # the killed run's staging folder
     assert list((data / "staging").iterdir()) == []
 
@@ -117,7 +121,7 @@ def test_two_refreshes_at_once_the_second_is_refused(
     try:
         assert gate.reached.wait(60)
         with pytest.raises(CatalogRefreshError) as info:
-            refresh_catalog(MARKET, data_dir=data, base_url=server.url_for("/sky"))
+            refresh_catalog(MARKET, data_dir=data, base_url=server.url_for("/sky"), **_ONLY)
         assert str(info.value) == (
             f"another catalog refresh is running on {data} (pid {child.pid}). Nothing was changed. "
             "To fix: wait for it to finish, then run this one again."

@@ -15,6 +15,7 @@ from computeops_cdk.cli import main
 ROOT = Path(__file__).resolve().parents[2]
 MARKET = ROOT / "data" / "market"
 RECORDED = ROOT / "tests" / "catalog" / "recorded"
+ONLY = ("--provider", "lambda", "--provider", "nebius")
 
 
 @pytest.fixture(scope="session")
@@ -27,6 +28,7 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "user-data"
     monkeypatch.setenv("COMPUTEOPS_DATA_DIR", str(folder))
     monkeypatch.delenv("COMPUTEOPS_CATALOG", raising=False)
+    monkeypatch.delenv("LAMBDA_API_KEY", raising=False)
     return folder
 
 
@@ -51,7 +53,7 @@ def test_refresh_then_a_refused_feed_exits_4_and_status_lists_the_refusal(
 ) -> None:
     lambda_body = (RECORDED / "lambda-vms.csv").read_bytes()
     _serve(httpserver, lambda_body)
-    base = ["--source", str(MARKET), "--base-url", httpserver.url_for("/sky")]
+    base = [*ONLY, "--source", str(MARKET), "--base-url", httpserver.url_for("/sky")]
     code, out, _ = run(capsys, "refresh", *base)
     current = data_dir / "current" / "catalog.json"
     assert code == 0
@@ -115,7 +117,9 @@ def test_a_refreshed_catalog_is_used_only_when_pointed_at(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     _serve(httpserver, (RECORDED / "lambda-vms.csv").read_bytes())
-    code, _, _ = run(capsys, "refresh", "--source", str(MARKET), "--base-url", httpserver.url_for("/sky"))
+    code, _, _ = run(
+        capsys, "refresh", *ONLY, "--source", str(MARKET), "--base-url", httpserver.url_for("/sky")
+    )
     assert code == 0
     refreshed = load_catalog(data_dir / "current" / "catalog.json")
     assert refreshed.sha256 != load_catalog().sha256

@@ -34,7 +34,8 @@ from ._sanity import Refusal, check_rows
 from ._sources import Feed, MarketData, Row, read_csv
 from ._store import Store, os_error_text
 from ._transport import FeedFetchError, HttpxTransport, Transport
-from .feeds import Adapter, FeedContext, FeedResult, Unmapped
+from .feeds import Adapter, FeedContext, FeedResult, Unmapped, gpuhunt, lambda_api
+from .feeds.skypilot import DEFAULT_URL as SKYPILOT_URL
 from .feeds.skypilot import SkyPilotFeed, parse_skypilot_vms
 
 __all__ = [
@@ -45,10 +46,21 @@ __all__ = [
     "refresh_catalog",
 ]
 
-DEFAULT_BASE_URL = "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master"
-"""Feed paths of feeds.csv are appended to this (``.../catalogs/v8/lambda/vms.csv``)."""
+DEFAULT_BASE_URL = SKYPILOT_URL
+"""SkyPilot feed paths of feeds.csv are appended to this (``.../catalogs/v8/lambda/vms.csv``)."""
 
-_ADAPTERS: dict[str, Adapter] = {"skypilot": SkyPilotFeed()}
+ADAPTERS: dict[str, Adapter] = {
+    "skypilot": SkyPilotFeed(),
+    "gpuhunt": gpuhunt.GpuhuntFeed(),
+    "lambda-api": lambda_api.LambdaApiFeed(),
+}
+"""Every feed adapter by the name feeds.csv's ``feed`` column and ``--feed P=NAME`` use."""
+DEFAULT_URLS = {
+    "skypilot": SKYPILOT_URL,
+    "gpuhunt": gpuhunt.DEFAULT_URL,
+    "lambda-api": lambda_api.DEFAULT_URL,
+}
+_COVERS = {"gpuhunt": tuple(gpuhunt.FILES), "lambda-api": ("lambda",)}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -118,6 +130,8 @@ def refresh_catalog(
     as_of: str | None = None,
     now: datetime | None = None,
     env: Mapping[str, str] | None = None,
+    feeds: Mapping[str, str] | None = None,
+    urls: Mapping[str, str] | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> RefreshResult:
     """Fetch the refreshable feeds and commit a new catalog generation in the user data directory.
@@ -134,6 +148,9 @@ def refresh_catalog(
         as_of: the date recorded for refreshed prices. Default: the UTC date of ``now``.
         now: the refresh time recorded in the status. Default: the machine's clock (UTC).
         env: where adapters read API keys. Default: os.environ.
+        feeds: provider -> adapter name, overriding feeds.csv's ``feed`` order (e.g. ``{"lambda":
+            "gpuhunt"}``). Default: feeds.csv (the first adapter whose API key is set).
+        urls: adapter name -> base URL, overriding the adapter's default. Default: none.
         progress: called with one human-readable line per step. Default: silent.
 
     Raises:
@@ -143,18 +160,21 @@ def refresh_catalog(
     """
     say = progress or (lambda _line: None)
     root = Path(source_dir)
-    feeds = MarketData(_require_market(root)).feeds()
-    chosen = _choose(feeds, providers)
+    known = MarketData(_require_market(root)).feeds()
+    chosen = _choose(known, providers)
     accepted = _accepted(accept, chosen)
+    overrides = _overrides(feeds or {}, chosen)
     moment = now or datetime.now(UTC)
     stamp = as_of or moment.date().isoformat()
     store = Store(data_dir)
     ctx = _Context(
         transport=transport or HttpxTransport(),
-        base_url=base_url,
+        urls={**DEFAULT_URLS, "skypilot": base_url, **_known_urls(urls or {})},
+        overrides=overrides,
         ref=ref,
         env=os.environ if env is None else env,
         say=say,
+        cache={},
     )
     with store.locked():
         cleaned = tuple(store.clean_staging())
@@ -162,7 +182,7 @@ def refresh_catalog(
             say(f"removed {len(cleaned)} leftover(s) of an interrupted refresh from {store.root / 'staging'}")
         name = moment.strftime("%Y%m%dT%H%M%S%fZ")
         try:
-            return _run(store, root, name, feeds, chosen, accepted, ctx, stamp, moment, output, cleaned)
+            return _run(store, root, name, known, chosen, accepted, ctx, stamp, moment, output, cleaned)
         except OSError as err:
             raise CatalogRefreshError(
                 f"could not write the refreshed catalog: {os_error_text(err)}. Nothing was changed: "
@@ -175,10 +195,12 @@ def refresh_catalog(
 @dataclass(frozen=True, slots=True, kw_only=True)
 class _Context:
     transport: Transport
-    base_url: str
+    urls: Mapping[str, str]
+    overrides: Mapping[str, str]
     ref: str
     env: Mapping[str, str]
     say: Callable[[str], None]
+    cache: dict[str, bytes]
 
 
 def _run(
@@ -261,6 +283,38 @@ def _choose(feeds: dict[str, Feed], providers: Iterable[str] | None) -> list[str
     return chosen
 
 
+def _overrides(feeds: Mapping[str, str], chosen: list[str]) -> dict[str, str]:
+    for provider, name in feeds.items():
+        if provider not in chosen:
+            raise CatalogRefreshError(
+                f"--feed {provider}={name}: {provider!r} is not refreshed here ({', '.join(chosen)}). "
+                f"To fix: name one of those{did_you_mean_text(did_you_mean(provider, chosen))}"
+            )
+        if name not in ADAPTERS:
+            raise CatalogRefreshError(
+                f"--feed {provider}={name}: no feed adapter {name!r}; adapters: "
+                f"{', '.join(sorted(ADAPTERS))}. To fix: use one of those"
+                f"{did_you_mean_text(did_you_mean(name, list(ADAPTERS)))}"
+            )
+        covers = _COVERS.get(name)
+        if covers is not None and provider not in covers:
+            raise CatalogRefreshError(
+                f"--feed {provider}={name}: the {name} feed has no {provider} prices (it covers "
+                f"{', '.join(covers)}). To fix: choose another feed for {provider}"
+            )
+    return dict(feeds)
+
+
+def _known_urls(urls: Mapping[str, str]) -> dict[str, str]:
+    for name in urls:
+        if name not in ADAPTERS:
+            raise CatalogRefreshError(
+                f"--feed-url {name}=...: no feed adapter {name!r}; adapters: {', '.join(sorted(ADAPTERS))}"
+                f"{did_you_mean_text(did_you_mean(name, list(ADAPTERS)))}"
+            )
+    return dict(urls)
+
+
 def _accepted(accept: Iterable[str], chosen: list[str]) -> set[str]:
     out = set()
     for name in accept:
@@ -296,10 +350,21 @@ def _carry_over(current: Path | None, market: Path, state: dict[str, Any], feeds
 def _refresh_one(
     provider: str, feed: Feed, market: Path, ctx: _Context, accepted: bool
 ) -> tuple[ProviderOutcome, FeedResult | None]:
-    adapter = _ADAPTERS["skypilot"]
     old = read_csv(market / feed.raw_file)
+    adapter, lacking = _adapter(provider, feed, ctx)
+    if adapter is None:
+        refusal = Refusal(provider=provider, check="fetch", detail=f"no usable feed: {lacking}")
+        return _kept(provider, len(old), (refusal,), None), None
     feed_ctx = FeedContext(
-        transport=ctx.transport, feed=feed, base_url=ctx.base_url, ref=ctx.ref, env=ctx.env, say=ctx.say
+        transport=ctx.transport,
+        feed=feed,
+        url=ctx.urls[adapter.name],
+        ref=ctx.ref,
+        last_good=old,
+        columns=_header(market / feed.raw_file),
+        env=ctx.env,
+        cache=ctx.cache,
+        say=ctx.say,
     )
     try:
         result = adapter.fetch(feed_ctx)
@@ -309,8 +374,10 @@ def _refresh_one(
     except CatalogRefreshError as err:
         refusal = Refusal(provider=provider, check="format", detail=str(err))
         return _kept(provider, len(old), (refusal,), None), None
+    for note in result.notes:
+        ctx.say(f"{provider}: {note}")
     refusals = tuple(check_rows(provider, result.rows, old))
-    source = f"{result.repo} {result.path}@{result.ref}"
+    source = f"{adapter.name}: {result.repo} {result.path}@{result.ref}"
     if refusals and not accepted:
         return _kept(provider, len(old), refusals, len(result.rows), result.unmapped, source), result
     outcome = ProviderOutcome(
@@ -324,6 +391,27 @@ def _refresh_one(
         source=source,
     )
     return outcome, result
+
+
+def _adapter(provider: str, feed: Feed, ctx: _Context) -> tuple[Adapter | None, str]:
+    """The first adapter of the provider's list whose API keys are set, or why there is none."""
+    names = (ctx.overrides[provider],) if provider in ctx.overrides else feed.adapters
+    lacking = []
+    for name in names:
+        adapter = ADAPTERS.get(name)
+        if adapter is None:
+            lacking.append(f"feeds.csv names an unknown feed {name!r}")
+            continue
+        missing = [var for var in adapter.needs if not ctx.env.get(var)]
+        if not missing:
+            return adapter, ""
+        lacking.append(f"{name} needs ${', $'.join(missing)} (To fix: set it in the environment)")
+    return None, "; ".join(lacking) or "feeds.csv lists no feed for it"
+
+
+def _header(path: Path) -> tuple[str, ...]:
+    with path.open(newline="", encoding="utf-8") as handle:
+        return tuple(next(csv.reader(handle), []))
 
 
 def _kept(

@@ -36,7 +36,8 @@ _RANGES: dict[str, tuple[float, float]] = {
 }
 _PRICE_PER_ACCELERATOR = (0.005, 1000.0)
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,127}")
-_NAME_COLUMNS = ("InstanceType", "AcceleratorName")
+_ACCELERATOR = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+ -]{0,63}")  # Azure's 'Radeon MI25' has a space
+_ROUNDING = 1.001  # AWS lists spot capped at on-demand, rounded to 4 decimals (8.22609 vs 8.2261)
 _REGION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 _KEY_COLUMNS = (
     "RowType",
@@ -113,8 +114,8 @@ def _row_problems(provider: str, row: Row, n: int) -> list[tuple[str, str]]:
             problems.append(("value.text", f"{where}: {column} holds a control character (e.g. NUL)"))
     if problems:
         return problems
-    for column in _NAME_COLUMNS:
-        if row.get(column) and not _NAME.fullmatch(row[column]):
+    for column, pattern in (("InstanceType", _NAME), ("AcceleratorName", _ACCELERATOR)):
+        if row.get(column) and not pattern.fullmatch(row[column]):
             problems.append(("value.text", f"{where}: {column} {row[column]!r} is not a plain name"))
     region = row.get("AvailabilityZone") if provider == "runpod" else row.get("Region")
     if region and provider != "vast" and not _REGION.fullmatch(region):
@@ -175,7 +176,7 @@ def _price_problems(row: Row, where: str) -> list[tuple[str, str]]:
                     )
                 )
     on_demand, spot = prices.get("Price"), prices.get("SpotPrice")
-    if on_demand and spot and math.isfinite(spot) and 0 < on_demand < spot:
+    if on_demand and spot and math.isfinite(spot) and 0 < on_demand * _ROUNDING < spot:
         problems.append(("price.spot_above_on_demand", f"{where}: on-demand {on_demand:g} < spot {spot:g}"))
     return problems
 

@@ -42,6 +42,9 @@ class Feed:
     commit: str
     as_of: str
     refreshable: bool
+    adapters: tuple[str, ...] = ("skypilot",)
+    """Feed adapters to try, in order (feeds.csv ``feed``: ``lambda-api|skypilot``); the first whose
+    API key is set is used."""
 
     @property
     def source(self) -> str:
@@ -81,6 +84,7 @@ class MarketData:
                 commit=row["commit"],
                 as_of=row["as_of"],
                 refreshable=row["refreshable"] == "yes",
+                adapters=tuple(a for a in row.get("feed", "skypilot").split("|") if a),
             )
             for row in self.rows("feeds.csv")
         }

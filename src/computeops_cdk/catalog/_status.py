@@ -18,14 +18,14 @@ FRESH_HOURS = 24.0
 AGING_HOURS = 7 * 24.0
 
 FEED_KIND: dict[str, str] = {
-    "aws": "snapshot: SkyPilot catalog transcription (no live adapter yet)",
-    "azure": "snapshot: SkyPilot catalog v6 transcription (no live adapter yet)",
-    "gcp": "snapshot: SkyPilot catalog transcription (no live adapter yet)",
-    "oci": "snapshot: SkyPilot catalog transcription (no live adapter yet)",
-    "lambda": "live: SkyPilot catalog feed (catalog refresh)",
+    "aws": "live via gpuhunt's published catalog (aggregated; the Price List bulk CSV adapter is not built)",
+    "gcp": "snapshot: SkyPilot catalog transcription (Cloud Billing adapter not built; needs an API key)",
+    "azure": "live via gpuhunt's published catalog (aggregated; Retail Prices adapter not built)",
+    "oci": "live via gpuhunt's published catalog (aggregated; price-list adapter not built)",
+    "lambda": "live: Lambda instance-types API with $LAMBDA_API_KEY, else the SkyPilot catalog feed",
     "nebius": "live via SkyPilot catalog (Nebius itself has only a gRPC SDK with a service account)",
-    "runpod": "snapshot: SkyPilot catalog v7 transcription (no live adapter yet)",
-    "vast": "snapshot: SkyPilot catalog transcription (no live adapter yet)",
+    "runpod": "snapshot: SkyPilot catalog v7 transcription (GraphQL adapter not built)",
+    "vast": "snapshot: SkyPilot catalog transcription (offer-search adapter not built)",
     "crusoe": "hand-kept: no price feed; Shadeform marketplace listing snapshot",
     "coreweave": "hand-kept: no price feed; public pricing page, dated (data/market/coreweave.csv)",
 }

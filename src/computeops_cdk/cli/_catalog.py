@@ -197,7 +197,24 @@ def _register_refresh(sub: Any) -> None:
         "--output", metavar="FILE", help="also write the catalog here (atomically; keeps FILE.previous)"
     )
     p.add_argument(
-        "--base-url", metavar="URL", help="feed base URL. Default: skypilot-catalog on GitHub (master)"
+        "--base-url",
+        metavar="URL",
+        help="SkyPilot feed base URL. Default: skypilot-catalog on GitHub (master)",
+    )
+    p.add_argument(
+        "--feed",
+        action="append",
+        default=[],
+        metavar="P=NAME",
+        help="use this feed adapter for provider P (skypilot, gpuhunt, lambda-api); repeatable. "
+        "Default: data/market/feeds.csv's order, the first whose API key is set",
+    )
+    p.add_argument(
+        "--feed-url",
+        action="append",
+        default=[],
+        metavar="NAME=URL",
+        help="base URL of a feed adapter (a mirror, a local server); repeatable",
     )
     p.add_argument("--json", action="store_true", help="print the refresh report as JSON on stdout")
     p.set_defaults(handler=_cmd_refresh)
@@ -417,9 +434,23 @@ def _cmd_build(args: argparse.Namespace) -> int:
 _EXIT_REFUSED = 4
 
 
+def _pairs(values: list[str], flag: str, shape: str, example: str) -> dict[str, str] | int:
+    out = {}
+    for value in values:
+        key, sep, rest = value.partition("=")
+        if not sep or not key or not rest:
+            return _error(f"{flag} {value[:80]!r} is not {shape}. To fix: e.g. {flag} {example}")
+        out[key] = rest
+    return out
+
+
 def _cmd_refresh(args: argparse.Namespace) -> int:
     from ..catalog._refresh import DEFAULT_BASE_URL, refresh_catalog
 
+    feeds = _pairs(args.feed, "--feed", "P=NAME", "lambda=skypilot")
+    urls = _pairs(args.feed_url, "--feed-url", "NAME=URL", "gpuhunt=http://127.0.0.1:8000/v2")
+    if isinstance(feeds, int) or isinstance(urls, int):
+        return _EXIT_INVALID
     result = refresh_catalog(
         args.source,
         providers=args.provider,
@@ -427,6 +458,8 @@ def _cmd_refresh(args: argparse.Namespace) -> int:
         data_dir=args.data_dir,
         base_url=args.base_url or DEFAULT_BASE_URL,
         output=args.output,
+        feeds=feeds,
+        urls=urls,
         progress=lambda line: print(line, file=sys.stderr),
     )
     if args.json:

@@ -34,8 +34,9 @@ class FeedResult:
     Attributes:
         rows: rows in the provider's raw-file columns.
         columns: the raw file's header, in order.
-        source: the provenance written to feeds.csv (``repo``, ``path``, ``ref`` become the offer source).
+        repo / path / ref: the provenance written to feeds.csv (they become the offers' source).
         unmapped: rows not mapped, by reason.
+        notes: other facts worth a line in the report (e.g. availability signals).
     """
 
     rows: list[Row]
@@ -44,17 +45,34 @@ class FeedResult:
     path: str
     ref: str
     unmapped: tuple[Unmapped, ...] = ()
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class FeedContext:
-    """Everything an adapter may use: the network seam, where to fetch, the environment (keys)."""
+    """Everything an adapter may use.
+
+    Attributes:
+        transport: the network seam.
+        feed: the provider's feeds.csv row.
+        url: this adapter's base URL (its default, or the user's ``--feed-url``).
+        ref: the upstream revision to record where the source has none of its own.
+        last_good: the provider's last good raw rows (adapters that map prices onto the catalog's
+            instance types take the specs from here).
+        columns: the provider's raw-file header.
+        env: where API keys are read.
+        cache: bodies already fetched in this refresh (one aggregated download serves several providers).
+        say: progress lines.
+    """
 
     transport: Transport
     feed: Feed
-    base_url: str
+    url: str
     ref: str
+    last_good: list[Row] = field(default_factory=list)
+    columns: tuple[str, ...] = ()
     env: Mapping[str, str] = field(default_factory=dict)
+    cache: dict[str, bytes] = field(default_factory=dict)
     say: Callable[[str], None] = lambda _line: None
 
 
@@ -62,8 +80,43 @@ class Adapter(Protocol):
     """One source of prices for one provider."""
 
     name: str
+    needs: tuple[str, ...]
+    """Environment variables (API keys) the adapter cannot work without."""
 
     def fetch(self, ctx: FeedContext) -> FeedResult: ...
+
+
+def map_prices(
+    last_good: list[Row],
+    prices: Mapping[tuple[str, str], Mapping[str, str]],
+    *,
+    region_column: str = "Region",
+) -> tuple[list[Row], tuple[Unmapped, ...]]:
+    """The last good rows whose (instance type, region) the feed prices, with the feed's prices.
+
+    ``prices`` maps ``(instance type, region)`` to ``{"Price": ..., "SpotPrice": ...}`` (text; a
+    missing key means the feed has no such price). Feed keys the catalog has no row for, and last
+    good rows the feed no longer lists, are reported (never dropped silently).
+    """
+    rows: list[Row] = []
+    used: set[tuple[str, str]] = set()
+    reasons: dict[str, list[str]] = {}
+    for row in last_good:
+        key = (row.get("InstanceType", ""), row.get(region_column, ""))
+        got = prices.get(key)
+        if got is None:
+            reasons.setdefault("last good rows the feed no longer lists (dropped)", []).append(" ".join(key))
+            continue
+        used.add(key)
+        new = dict(row)
+        new["Price"] = got.get("Price", "")
+        if "SpotPrice" in row:
+            new["SpotPrice"] = got.get("SpotPrice", "")
+        rows.append(new)
+    extra = sorted(" ".join(k) for k in prices if k not in used)
+    if extra:
+        reasons["instance type or region not in the catalog"] = extra
+    return rows, group_unmapped(reasons)
 
 
 def group_unmapped(reasons: Mapping[str, list[str]], *, examples: int = 3) -> tuple[Unmapped, ...]:

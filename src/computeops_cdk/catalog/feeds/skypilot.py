@@ -50,20 +50,32 @@ class SkyPilotFeed:
     """Adapter for one provider's SkyPilot ``vms.csv`` (the path comes from feeds.csv)."""
 
     name = "skypilot"
+    needs: tuple[str, ...] = ()
 
     def fetch(self, ctx: FeedContext) -> FeedResult:
-        url = f"{ctx.base_url.rstrip('/')}/{ctx.feed.path}"
+        url = f"{ctx.url.rstrip('/')}/{_skypilot_path(ctx.feed)}"
         ctx.say(f"fetching {ctx.feed.provider}: {url}")
         chunks = ctx.transport.fetch(Request(url=url, accept=_ACCEPT))
         rows, unmapped = parse_skypilot_lines(iter_lines(chunks, what=ctx.feed.provider), ctx.feed.provider)
         return FeedResult(
             rows=rows,
             columns=RAW_COLUMNS,
-            repo=ctx.feed.repo,
-            path=ctx.feed.path,
+            repo=SKYPILOT_REPO,
+            path=_skypilot_path(ctx.feed),
             ref=ctx.ref,
             unmapped=unmapped,
         )
+
+
+SKYPILOT_REPO = "skypilot-org/skypilot-catalog"
+DEFAULT_URL = "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master"
+
+
+def _skypilot_path(feed: Any) -> str:
+    """The vms.csv path: feeds.csv's own when it names the SkyPilot catalog, else the v8 default."""
+    if feed.repo == SKYPILOT_REPO and str(feed.path).endswith("vms.csv"):
+        return str(feed.path)
+    return f"catalogs/v8/{feed.provider}/vms.csv"
 
 
 def parse_skypilot_vms(body: bytes, *, provider: str) -> list[Row]:
