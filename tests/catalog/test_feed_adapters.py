@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from catalog_offline import no_internet  # noqa: F401  (autouse: no test leaves 127.0.0.1)
 from catalog_testdata import MARKET, RECORDED
 from pytest_httpserver import HTTPServer
 

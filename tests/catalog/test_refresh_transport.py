@@ -8,6 +8,7 @@ import time
 from collections.abc import Iterator
 
 import pytest
+from catalog_offline import no_internet  # noqa: F401  (autouse: no test leaves 127.0.0.1)
 from pytest_httpserver import HTTPServer
 from werkzeug import Request as WRequest
 from werkzeug import Response
@@ -133,3 +134,8 @@ def test_iter_lines_detects_a_cut_body_and_long_lines() -> None:
         list(iter_lines([b"z" * (2 * 1024 * 1024)], what="x"))
     with pytest.raises(CatalogRefreshError, match=r"not UTF-8"):
         list(iter_lines([b"\xff\xfe\n"], what="x"))
+
+
+def test_the_offline_guard_refuses_any_address_but_the_loopback() -> None:
+    with pytest.raises(AssertionError, match=r"tried to reach \('192\.0\.2\.1', 80\)"):
+        _get(HttpxTransport(timeout_s=2), "http://192.0.2.1/feed")

@@ -1,4 +1,8 @@
-"""Catalog tests never leave the machine: a connection to anything but the loopback fails loudly."""
+"""Feed tests never leave the machine: a connection to anything but the loopback fails loudly.
+
+A plain module (the suite imports helpers by name, so a second conftest.py would shadow the root
+one); test modules that fetch import ``no_internet`` and it applies to each of their tests.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +16,7 @@ _LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
 
 @pytest.fixture(autouse=True)
-def _no_internet(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def no_internet(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     real = socket.socket.connect
 
     def connect(self: socket.socket, address: Any) -> Any:
