@@ -22,6 +22,7 @@ def no_internet(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     def connect(self: socket.socket, address: Any) -> Any:
         host = address[0] if isinstance(address, tuple) else address
         if self.family in (socket.AF_INET, socket.AF_INET6) and host not in _LOOPBACK:
+            self.close()
             raise AssertionError(
                 f"a catalog test tried to reach {address!r}: tests must not touch the internet"
             )
