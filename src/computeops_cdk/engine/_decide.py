@@ -26,6 +26,7 @@ from ._index import catalog_index
 from ._margin import billing_line, margin_lines
 from ._misses import nearest_misses, unsupported_fix
 from ._pin import Pin
+from ._price_age import age_days
 from ._rank import distinct, rank_key, score_all
 from ._resolve import Resolved, resolve
 from ._scores import compliance_credit
@@ -54,7 +55,7 @@ def _significant(value: float) -> float:
     return round(value, max(UNIT_COST_DIGITS, UNIT_COST_DIGITS - 1 - leading))
 
 
-def _placement(c: Candidate, intent: WorkloadIntent) -> Placement:
+def _placement(c: Candidate, intent: WorkloadIntent, catalog_as_of: str = "") -> Placement:
     row, s = c.row, c.sizing
     assert row.itype is not None and c.hourly is not None
     unit = "usd_per_million_output_tokens" if intent.workload.type == "inference" else "usd_per_training_step"
@@ -98,6 +99,7 @@ def _placement(c: Candidate, intent: WorkloadIntent) -> Placement:
         score=c.score,
         price_source=row.offer.source,
         price_as_of=row.offer.as_of,
+        price_age_days=age_days(row.offer.as_of, catalog_as_of) if catalog_as_of else None,
     )
 
 
@@ -319,7 +321,7 @@ class Ranked:
 
     def placement(self, candidate: Candidate) -> Placement:
         """A scored feasible candidate as the Decision's record."""
-        return _placement(candidate, self.header.intent)
+        return _placement(candidate, self.header.intent, self.header.catalog.as_of)
 
 
 def ranked(
@@ -344,9 +346,9 @@ def _decide(run: Ranked, alternatives: int) -> Decision:
     if not result.feasible:
         raise _infeasible(header)
     best = distinct(result.feasible, alternatives + 1)
-    top = [_placement(c, intent) for c in best]
+    top = [_placement(c, intent, catalog.as_of) for c in best]
     chosen, runner_up = top[0], (top[1] if len(top) > 1 else None)
-    compared = _compared(result.feasible, best, intent)
+    compared = _compared(result.feasible, best, intent, catalog.as_of)
     draft = header.decision()
     pinned = "".join(f"; {n:,} outside the pin ({rule})" for rule, n in draft.pinned_out.items())
     lines = explanation(
@@ -386,15 +388,15 @@ def _same_machine(a: Candidate, b: Candidate) -> bool:
 
 
 def _compared(
-    ranked: list[Candidate], best: list[Candidate], intent: WorkloadIntent
+    ranked: list[Candidate], best: list[Candidate], intent: WorkloadIntent, as_of: str = ""
 ) -> tuple[Placement | None, str]:
     """What the trade-off compares the chosen placement with: the cheapest feasible alternative when
     the chosen one is not the cheapest, else the best-ranked alternative that is not a duplicate."""
     chosen = ranked[0]
     cheapest = min(ranked, key=lambda c: (round(c.unit_cost, 9), rank_key(c)))
     if round(cheapest.unit_cost, 9) < round(chosen.unit_cost, 9):
-        return _placement(cheapest, intent), "the cheapest feasible alternative"
+        return _placement(cheapest, intent, as_of), "the cheapest feasible alternative"
     for c in best[1:]:
         if not _same_machine(chosen, c):
-            return _placement(c, intent), "runner-up"
+            return _placement(c, intent, as_of), "runner-up"
     return None, "runner-up"

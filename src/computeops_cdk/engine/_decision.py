@@ -135,6 +135,8 @@ class Placement:
     score: float
     price_source: str = ""
     price_as_of: str = ""
+    price_age_days: int | None = None
+    """Days the price is older than the catalog's as_of (None when a date does not parse)."""
 
     def to_dict(self) -> dict[str, Any]:
         """This record as its part of the ``decide --format json`` document."""
@@ -159,6 +161,7 @@ class Placement:
             "score": self.score,
             "price_source": self.price_source,
             "price_as_of": self.price_as_of,
+            "price_age_days": self.price_age_days,
         }
 
 

@@ -17,6 +17,7 @@ from ._billing import billed_hours
 from ._decision import Reason, Rejection
 from ._index import CatalogIndex, Row
 from ._pin import Pin
+from ._price_age import stale_rule
 from ._resolve import Resolved
 from ._retired import retired_rule
 from ._rules import (
@@ -103,6 +104,7 @@ class _Evaluator:
         # price.suspect: the catalog's contradicted prices, unless the intent accepts them
         self.suspects = {} if intent.constraints.accept_suspect_prices else suspects
         self.as_of = as_of
+        self.max_age = intent.constraints.max_price_age_days  # price.stale (engine/_price_age.py)
         self.resolved = resolved
         self.pin = pin
         self.sizer = sizer
@@ -177,6 +179,8 @@ class _Evaluator:
             if region is None:
                 region = self._region(row)
             reasons = shared + pricing_reasons[offer.pricing] + region + target + sizing.reasons
+            if self.max_age is not None:
+                reasons += stale_rule(offer.as_of, self.as_of, self.max_age)
             if suspects:
                 suspect = suspects.get((offer.provider, offer.instance_type, offer.region, offer.pricing))
                 if suspect is not None:

@@ -13,6 +13,7 @@ from ..catalog import Catalog
 from ..intent import WorkloadIntent
 from ._billing import STARTUP_HOURS
 from ._decision import SCORE_DIMENSIONS, EstimateSummary, Placement
+from ._price_age import stale_warning
 
 __all__ = ["compare", "explanation", "price_age_days", "trade_off", "unit_label", "workload_line"]
 
@@ -168,6 +169,9 @@ def explanation(
         f"{chosen.unit_cost.value:g} {unit_label(chosen)}; price as of {chosen.price_as_of}{age_text} "
         f"(source: {chosen.price_source or 'catalog'})."
     )
+    warning = stale_warning(chosen, catalog.as_of)
+    if warning:
+        lines.append(warning)
     lines.append(_sizing_line(chosen))
     lines.extend(margin)
     if chosen.estimate.assumptions:

@@ -149,6 +149,8 @@ class Constraints(StrictModel):
         max_hourly_usd: cap on the deployment's hourly price (all instances). Default: no cap.
         max_monthly_usd: cap on hourly x 730. Default: no cap.
         max_total_usd: cap on the whole job's cost (training and fine_tuning only). Default: no cap.
+        max_price_age_days: reject offers whose price is more than this many days older than the
+            catalog's as_of (rule ``price.stale``). Default: no limit (a stale chosen price is warned about).
         accept_suspect_prices: admit offers whose price contradicts the rest of the market data
             (rule ``price.suspect``). Default: false (they are rejected with the numbers).
     """
@@ -161,6 +163,7 @@ class Constraints(StrictModel):
     max_hourly_usd: float | None = Field(default=None, gt=0)
     max_monthly_usd: float | None = Field(default=None, gt=0)
     max_total_usd: float | None = Field(default=None, gt=0)
+    max_price_age_days: int | None = Field(default=None, ge=0, le=3650)
     accept_suspect_prices: bool = Field(default=False, strict=True)
 
     @field_validator("compliance")
