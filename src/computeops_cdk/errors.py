@@ -2,6 +2,7 @@
 
     ComputeOpsError                 catch-all; `str(err)` is a complete, user-facing message
     ├── IntentError                 the workload intent is invalid (carries `.path`, `.suggestions`)
+    │   └── AccountsError           the accounts file is missing or malformed
     ├── CatalogError                the catalog is missing, corrupt or fails its schema (carries `.path`)
     │   └── CatalogRefreshError     a public price feed could not be read or parsed
     ├── EstimateError               the performance model cannot estimate this combination
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 __all__ = [
+    "AccountsError",
     "CatalogError",
     "CatalogRefreshError",
     "ComputeOpsError",
@@ -105,6 +107,10 @@ class CatalogError(ComputeOpsError, ValueError):
     def __init__(self, message: str, *, path: str = "") -> None:
         self.path = path
         super().__init__(f"{path}: {message}" if path else message)
+
+
+class AccountsError(IntentError):
+    """The accounts file (computeops.accounts.yaml) is missing or not its documented shape."""
 
 
 class CatalogRefreshError(CatalogError):

@@ -258,3 +258,20 @@ def test_coreweave_node_pool_shares_the_workload_layers_kubernetes_provider(tmp_
     assert len(pools) == 1 and pools[0].get("provider", "kubernetes") == "kubernetes"
     assert pools[0]["manifest"]["spec"]["targetNodes"] == stack.workload.placement.instances
     assert "helm_release" in doc["resource"]
+
+
+def test_the_accounts_prop_reaches_the_engine(tmp_path: Path) -> None:
+    from computeops_cdk._compat import App, TerraformStack
+    from computeops_cdk.constructs import ComputeWorkload
+
+    accounts = tmp_path / "computeops.accounts.yaml"
+    accounts.write_text("providers:\n  aws:\n    discounts: [{percent: 10}]\n", encoding="utf-8")
+    stack = TerraformStack(App(outdir=str(tmp_path / "out")), "acct")
+    workload = ComputeWorkload(
+        stack, "w", intent=EXAMPLES / "support-chat.yaml", accounts=accounts, lock=False
+    )
+    assert workload.placement.provider == "aws"  # the only provider with an account
+    assert workload.decision.accounts is not None and len(workload.decision.accounts["sha256"]) == 64
+    assert workload.placement.account_terms == "10 % negotiated discount on aws"
+    with pytest.raises(TargetError, match=r"'accounts' must be a path or None \(got int 42\)"):
+        ComputeWorkload(stack, "bad", intent=EXAMPLES / "support-chat.yaml", accounts=42)  # type: ignore[arg-type]

@@ -136,7 +136,14 @@ def register(commands: Any) -> None:
         "--catalog",
         metavar="FILE",
         default=None,
-        help="market catalog JSON to decide over (default: the embedded catalog)",
+        help="market catalog JSON to decide over (default: $COMPUTEOPS_CATALOG, else the embedded catalog)",
+    )
+    parser.add_argument(
+        "--accounts",
+        metavar="FILE",
+        default=None,
+        help="the team's accounts (computeops.accounts.yaml: enabled providers, quotas, negotiated "
+        "discounts, owned capacity). Default: $COMPUTEOPS_ACCOUNTS, else every provider at list price",
     )
     parser.add_argument(
         "--provider",
@@ -172,7 +179,7 @@ def run(args: argparse.Namespace) -> int:
         # The same pin as the constructs: only what a Terraform target can express is a candidate,
         # so this answer and a construct's computeops-decision.json are the same bytes.
         pin = placement_pin(provider=args.provider, region=args.region, cluster=args.cluster)
-        decision = decide(intent, catalog=catalog, pin=pin, alternatives=args.top)
+        decision = decide(intent, catalog=catalog, pin=pin, alternatives=args.top, accounts=args.accounts)
     except IntentError as err:
         if err.path.startswith("pin."):
             raise _flag_error(err) from None

@@ -12,6 +12,7 @@ from typing import Any
 from constructs import Construct
 
 from .._compat import Annotations, TerraformOutput, TerraformStack
+from ..accounts import load_accounts
 from ..catalog import PROVIDER_IDS, Catalog, load_catalog
 from ..engine import Calibration, Decision, Pin, Placement, decide
 from ..engine._decision import DEFAULT_REJECTIONS
@@ -21,6 +22,7 @@ from ..errors import (
     NoFeasiblePlacementError,
     PinnedPlacementError,
     TargetError,
+    described,
     did_you_mean,
     did_you_mean_text,
 )
@@ -76,6 +78,9 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
         rejections: which rejected candidates ``computeops-decision.json`` lists: ``"summary"``, the
             first one per rule (``rejections_by_rule`` counts them all), or ``"all"``. Default:
             ``"summary"``, as ``computeops decide --rejections``, so the two stay the same bytes.
+        accounts: the team's accounts file (``computeops.accounts.yaml``: enabled providers, quotas,
+            negotiated discounts, owned capacity). Default: ``$COMPUTEOPS_ACCOUNTS``, else list prices
+            at every provider. The decision record carries its sha256.
     """
 
     def __init__(
@@ -96,8 +101,16 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
         configure_provider: bool = True,
         lock: str | Path | bool | None = None,
         rejections: str = DEFAULT_REJECTIONS,
+        accounts: str | Path | None = None,
     ) -> None:
         super().__init__(scope, id)
+        if accounts is not None and not isinstance(accounts, str | Path):
+            raise TargetError(
+                f"[{self.node.path}] 'accounts' must be a path or None (got {described(accounts)}). To "
+                "fix: pass accounts='computeops.accounts.yaml', or leave it out ($COMPUTEOPS_ACCOUNTS, "
+                "else list prices)."
+            )
+        self._accounts = load_accounts(accounts)
         check_types(
             self.node.path,
             {
@@ -229,7 +242,9 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
         calibrations: tuple[Calibration, ...] = (),
     ) -> Decision:
         try:
-            decision: Decision = decide(self._intent, catalog=catalog, pin=pin, calibrations=calibrations)
+            decision: Decision = decide(
+                self._intent, catalog=catalog, pin=pin, calibrations=calibrations, accounts=self._accounts
+            )
             return decision
         except IntentError as err:
             if err.path.startswith("pin."):

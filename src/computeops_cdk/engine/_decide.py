@@ -16,9 +16,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from ..accounts import Accounts, load_accounts
 from ..catalog import HOURS_PER_MONTH, Catalog, load_catalog
 from ..errors import CatalogError, IntentError, NoFeasiblePlacementError
 from ..intent import WorkloadIntent
+from ._accounts import accounts_line
 from ._decision import SCORE_DIMENSIONS, Decision, EstimateSummary, Placement, UnitCost
 from ._evaluate import Candidate, Evaluation, evaluate
 from ._explain import explanation, trade_off
@@ -100,6 +102,8 @@ def _placement(c: Candidate, intent: WorkloadIntent, catalog_as_of: str = "") ->
         price_source=row.offer.source,
         price_as_of=row.offer.as_of,
         price_age_days=age_days(row.offer.as_of, catalog_as_of) if catalog_as_of else None,
+        list_hourly_usd=_r(c.list_hourly, 4),
+        account_terms=c.terms,
     )
 
 
@@ -134,6 +138,7 @@ class _Header:
     catalog: Catalog
     result: Evaluation
     pin: Pin
+    accounts: Accounts | None = None
 
     def decision(
         self,
@@ -165,6 +170,11 @@ class _Header:
                 "region": self.pin.region,
                 "require": tuple(self.pin.require),
             },
+            accounts=(
+                None
+                if self.accounts is None
+                else {"path": self.accounts.path or None, "sha256": self.accounts.sha256}
+            ),
         )
 
 
@@ -228,6 +238,7 @@ def decide(
     pin: Pin | None = None,
     alternatives: int = DEFAULT_ALTERNATIVES,
     calibrations: Sequence[Calibration] = (),
+    accounts: Accounts | str | os.PathLike[str] | None = None,
 ) -> Decision:
     """Choose where ``intent`` runs: the best feasible placement, ranked alternatives and rejections.
 
@@ -240,6 +251,9 @@ def decide(
         calibrations: serving efficiencies measured in production (``computeops observe``); those
             of the intent's model and precision replace the datasheet extrapolation on their
             accelerator, labelled so in the estimate's assumptions. Default: none.
+        accounts: the team's accounts (``computeops.accounts.yaml``: enabled providers, quotas,
+            negotiated discounts, owned capacity), or its path. Default: the file named by
+            ``$COMPUTEOPS_ACCOUNTS``, else none (every provider at list price).
 
     Raises:
         IntentError: the intent is invalid or not an intent at all, or it (or the pin) names an
@@ -257,7 +271,10 @@ def decide(
             path="alternatives",
         )
     with _collector_paused():
-        run = ranked(as_intent(intent), as_catalog(catalog), pin if pin is not None else Pin(), calibrations)
+        team = accounts if isinstance(accounts, Accounts) else load_accounts(accounts)
+        run = ranked(
+            as_intent(intent), as_catalog(catalog), pin if pin is not None else Pin(), calibrations, team
+        )
         return _decide(run, alternatives)
 
 
@@ -325,7 +342,11 @@ class Ranked:
 
 
 def ranked(
-    intent: WorkloadIntent, catalog: Catalog, pin: Pin, calibrations: Sequence[Calibration] = ()
+    intent: WorkloadIntent,
+    catalog: Catalog,
+    pin: Pin,
+    calibrations: Sequence[Calibration] = (),
+    accounts: Accounts | None = None,
 ) -> Ranked:
     """Evaluate, score and rank every offer of ``catalog`` for ``intent`` inside ``pin``."""
     if not all(isinstance(c, Calibration) for c in calibrations):
@@ -333,11 +354,12 @@ def ranked(
     index = catalog_index(catalog)
     resolved = resolve(intent, catalog, pin)
     sizer = sizer_for(intent.workload, intent.preferences.capacity_headroom, tuple(calibrations))
-    result = evaluate(intent, index, resolved, pin, sizer, suspect_prices(catalog), catalog.as_of)
+    result = evaluate(intent, index, resolved, pin, sizer, suspect_prices(catalog), catalog.as_of, accounts)
     if result.feasible:
         score_all(result.feasible, intent, index.regions_per_itype, resolved, catalog)
         result.feasible.sort(key=rank_key)
-    return Ranked(header=_Header(intent=intent, catalog=catalog, result=result, pin=pin), resolved=resolved)
+    header = _Header(intent=intent, catalog=catalog, result=result, pin=pin, accounts=accounts)
+    return Ranked(header=header, resolved=resolved)
 
 
 def _decide(run: Ranked, alternatives: int) -> Decision:
@@ -364,6 +386,10 @@ def _decide(run: Ranked, alternatives: int) -> Decision:
         margin=_margin(result.feasible, intent),
         compared=compared,
     )
+    terms = accounts_line(chosen, header.accounts)
+    if terms:  # right after the "Chosen:" line
+        at = next((i + 1 for i, line in enumerate(lines) if line.startswith("Chosen:")), len(lines))
+        lines = (*lines[:at], terms, *lines[at:])
     return header.decision(
         chosen=chosen, alternatives=tuple(top[1:]), explanation=lines, trade_off=trade_off(chosen, *compared)
     )

@@ -137,6 +137,10 @@ class Placement:
     price_as_of: str = ""
     price_age_days: int | None = None
     """Days the price is older than the catalog's as_of (None when a date does not parse)."""
+    list_hourly_usd: float | None = None
+    """The deployment's hourly list price when the team's accounts changed it (else None)."""
+    account_terms: str = ""
+    """The account terms applied (negotiated discount, owned instances), in words."""
 
     def to_dict(self) -> dict[str, Any]:
         """This record as its part of the ``decide --format json`` document."""
@@ -162,6 +166,8 @@ class Placement:
             "price_source": self.price_source,
             "price_as_of": self.price_as_of,
             "price_age_days": self.price_age_days,
+            "list_hourly_usd": self.list_hourly_usd,
+            "account_terms": self.account_terms,
         }
 
 
@@ -244,6 +250,8 @@ class Decision:
     """The intent as decided (canonical, defaults filled), so a record can be re-evaluated on its own."""
     pin: Mapping[str, Any] = field(default_factory=dict)
     """The pin it was decided inside: ``provider``, ``region`` (None when free) and ``require``."""
+    accounts: Mapping[str, Any] | None = None
+    """The accounts file decided with (``path``, ``sha256``), None without one."""
     lock: Mapping[str, Any] | None = None
     """Where the placement came from when a lockfile was used (``status`` locked / written /
     relocked, the file, the workload path, ``locked_at``); None for a plain decision."""
@@ -310,6 +318,7 @@ class Decision:
             "nearest_misses": list(self.nearest_misses),
             "explanation": list(self.explanation),
             "lock": dict(self.lock) if self.lock is not None else None,
+            "accounts": dict(self.accounts) if self.accounts is not None else None,
         }
 
     def to_json(self, *, indent: int | None = 2, rejections: RejectionListing = DEFAULT_REJECTIONS) -> str:

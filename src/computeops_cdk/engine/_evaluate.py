@@ -11,8 +11,10 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from ..accounts import Accounts
 from ..catalog import HOURS_PER_MONTH, PRICE_MODELS
 from ..intent import WorkloadIntent
+from ._accounts import account_price, account_rules
 from ._billing import billed_hours
 from ._decision import Reason, Rejection
 from ._index import CatalogIndex, Row
@@ -52,6 +54,10 @@ class Candidate:
     parts: tuple[float, ...] = ()
     """The six scores in SCORE_DIMENSIONS order (feasible candidates only)."""
     score: float = 0.0
+    list_hourly: float | None = None
+    """The deployment's hourly list price when the team's accounts changed it (discount, owned)."""
+    terms: str = ""
+    """The account terms that did, in words ("12 % negotiated discount on aws p5")."""
 
     @property
     def monthly(self) -> float | None:
@@ -99,12 +105,14 @@ class _Evaluator:
         sizer: Sizer,
         suspects: Mapping[tuple[str, str, str, str], Reason],
         as_of: str,
+        accounts: Accounts | None = None,
     ) -> None:
         self.constraints = intent.constraints
         # price.suspect: the catalog's contradicted prices, unless the intent accepts them
         self.suspects = {} if intent.constraints.accept_suspect_prices else suspects
         self.as_of = as_of
         self.max_age = intent.constraints.max_price_age_days  # price.stale (engine/_price_age.py)
+        self.accounts = accounts
         self.resolved = resolved
         self.pin = pin
         self.sizer = sizer
@@ -160,6 +168,7 @@ class _Evaluator:
         first = run[0]
         sizing = self._sizing(first)
         accelerator = first.itype.accelerator if first.itype is not None else ""
+        per_instance = first.itype.accelerator_count if first.itype is not None else 0
         shared = (
             provider_rule(first.offer.provider, self.constraints)
             + accelerator_rule(accelerator, self.resolved)
@@ -189,7 +198,20 @@ class _Evaluator:
             if price is None:
                 rejected.append((row, sizing, None, None, (*reasons, _UNKNOWN_PRICE)))
                 continue
-            hourly = price * instances
+            hourly, terms = price * instances, ""
+            if self.accounts is not None:  # engine/_accounts.py: enabled, quota, the team's price
+                reasons += account_rules(
+                    self.accounts, offer.provider, offer.region, per_instance * instances
+                )
+                hourly, terms = account_price(
+                    self.accounts,
+                    offer.provider,
+                    offer.instance_type,
+                    offer.region,
+                    offer.pricing,
+                    price,
+                    instances,
+                )
             # A job pays its start-up and the provider's billing increments; the budget cap is
             # checked at the estimate's conservative (p10) point, like the deadline.
             total = hourly * billed_hours(offer.provider, hours) if hours is not None else None
@@ -204,7 +226,12 @@ class _Evaluator:
             if reasons:
                 rejected.append((row, sizing, hourly, total, reasons))
             else:
-                feasible.append(Candidate(row=row, sizing=sizing, hourly=hourly, total=total))
+                listed = price * instances if terms else None
+                feasible.append(
+                    Candidate(
+                        row=row, sizing=sizing, hourly=hourly, total=total, list_hourly=listed, terms=terms
+                    )
+                )
 
     def pin_rule(self, row: Row) -> str | None:
         if self.resolved.pin_provider is not None and row.offer.provider != self.resolved.pin_provider:
@@ -228,6 +255,7 @@ def evaluate(
     sizer: Sizer,
     suspects: Mapping[tuple[str, str, str, str], Reason] | None = None,
     as_of: str = "",
+    accounts: Accounts | None = None,
 ) -> Evaluation:
     """Every offer as a candidate: feasible ones, rejected ones with all their reasons.
 
@@ -236,7 +264,7 @@ def evaluate(
     ``suspects`` (``_suspect.suspect_prices``) and the catalog's ``as_of`` (for ``offer.retired``)
     add those two rules; without them neither applies.
     """
-    evaluator = _Evaluator(intent, resolved, pin, sizer, suspects or {}, as_of or "0000")
+    evaluator = _Evaluator(intent, resolved, pin, sizer, suspects or {}, as_of or "0000", accounts)
     result = Evaluation(feasible=[], rejected=[], pinned_out={}, pinned_out_feasible=[])
     if resolved.pin_provider is None and resolved.pin_region is None:
         for run in index.by_itype:

@@ -5,7 +5,8 @@
     'https://computeops.dev/schemas/intent.schema.json'
 
 ``intent`` is generated from the intent models (``intent._schema``); ``decision``, ``catalog`` and
-``lock`` (computeops.lock.json) are written by hand in the repository's ``schemas/``. This package
+``lock`` (computeops.lock.json) and ``accounts``
+(computeops.accounts.yaml) are written by hand in the repository's ``schemas/``. This package
 holds copies (the catalog's lives beside the embedded catalog, which ``catalog validate`` checks
 with it). ``make schemas``
 (``python -m computeops_cdk.schemas``) regenerates the intent schema and refreshes every copy;
@@ -21,14 +22,15 @@ from typing import Any, Literal
 
 __all__ = ["SCHEMA_NAMES", "SchemaName", "load_schema", "main", "regenerated", "schema_path"]
 
-SchemaName = Literal["intent", "decision", "catalog", "lock"]
-SCHEMA_NAMES: tuple[SchemaName, ...] = ("intent", "decision", "catalog", "lock")
+SchemaName = Literal["intent", "decision", "catalog", "lock", "accounts"]
+SCHEMA_NAMES: tuple[SchemaName, ...] = ("intent", "decision", "catalog", "lock", "accounts")
 
 _HERE = Path(__file__).parent
 _PACKAGED = {
     "intent": _HERE / "intent.schema.json",
     "decision": _HERE / "decision.schema.json",
     "lock": _HERE / "lock.schema.json",
+    "accounts": _HERE / "accounts.schema.json",
     "catalog": _HERE.parent / "catalog" / "data" / "catalog.schema.json",
 }
 

@@ -1,0 +1,81 @@
+"""The team's accounts in a decision: enabled providers, quotas, negotiated rates, owned capacity.
+
+Rules (stable ids): ``account.not_enabled`` (the accounts file lists no account at the provider),
+``account.quota`` (the deployment's accelerators, instances x per instance, exceed the account's
+quota in that region). Prices: a negotiated discount applies to the list price (the most specific
+match: family + price model, then family, then price model, then the provider's); owned capacity
+(reservations, committed nodes) of the same instance type in the same region costs nothing at the
+margin up to its size, as SkyPilot counts reservations. The decision shows list -> your rate.
+"""
+
+from __future__ import annotations
+
+from ..accounts import Accounts
+from ._decision import Placement, Reason
+
+__all__ = ["account_price", "account_rules", "accounts_line"]
+
+
+def account_rules(accounts: Accounts, provider: str, region: str, accelerators: int) -> tuple[Reason, ...]:
+    """``account.not_enabled`` / ``account.quota`` for a deployment of ``accelerators`` in ``region``."""
+    account = accounts.account(provider)
+    if account is None:
+        enabled = ", ".join(sorted(accounts.providers)) or "none"
+        return (
+            Reason(
+                rule="account.not_enabled",
+                message=f"the team has no {provider} account in its accounts file (enabled: {enabled})",
+            ),
+        )
+    quota = account.quota(region)
+    if quota is not None and accelerators > quota:
+        where = f"{region}" if region in account.quotas else f"{region} (the '*' quota)"
+        return (
+            Reason(
+                rule="account.quota",
+                message=(
+                    f"the deployment needs {accelerators} accelerators at {provider} {where}; the "
+                    f"account's quota there is {quota}"
+                ),
+            ),
+        )
+    return ()
+
+
+def account_price(
+    accounts: Accounts,
+    provider: str,
+    instance_type: str,
+    region: str,
+    pricing: str,
+    price: float,
+    instances: int,
+) -> tuple[float, str]:
+    """``(hourly USD of the deployment at the team's terms, the terms in words or "")``."""
+    account = accounts.account(provider)
+    if account is None:
+        return price * instances, ""
+    terms = []
+    rate = price
+    discount = account.discount(instance_type, pricing)
+    if discount is not None and discount.percent:
+        rate = price * (1 - discount.percent / 100)
+        terms.append(discount.label(provider))
+    owned = min(account.owned_instances(instance_type, region), instances)
+    if owned:
+        terms.append(f"{owned} of {instances} instance(s) already owned, at zero marginal cost")
+    return rate * (instances - owned), "; ".join(terms)
+
+
+def accounts_line(chosen: Placement, accounts: Accounts | None) -> str:
+    """The explanation line: the accounts file and, when they differ, list -> your rate."""
+    if accounts is None:
+        return ""
+    where = f"{accounts.path} " if accounts.path else ""
+    head = f"Accounts: {where}(sha256 {accounts.sha256[:12]})"
+    if chosen.list_hourly_usd is None or not chosen.account_terms:
+        return f"{head}: list prices apply to {chosen.provider} {chosen.instance_type}."
+    return (
+        f"{head}: list {chosen.list_hourly_usd:,.2f} -> your rate {chosen.hourly_usd:,.2f} USD/h "
+        f"({chosen.account_terms})."
+    )
