@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import email.utils
 import time
+import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -36,6 +37,7 @@ __all__ = [
 DEFAULT_MAX_BYTES = 512 * 1024 * 1024
 """Largest body (decompressed) one request may deliver; an AWS region's EC2 price CSV is far below."""
 
+_STEP = 1024 * 1024  # largest piece inflated at once
 _MAX_LINE = 1024 * 1024  # one CSV line; a longer one is not a price row
 _RETRY_STATUSES = (429, 503)
 
@@ -171,13 +173,33 @@ class HttpxTransport:
         if declared and declared.isdigit() and int(declared) > self.max_bytes:
             raise self._error(request, f"body of {int(declared):,} bytes exceeds the {self.max_bytes:,} cap")
         total = 0
-        for chunk in response.iter_bytes():  # decoded (gunzipped) chunk by chunk: the cap bounds a bomb
+        for chunk in self._decoded(request, response):
             total += len(chunk)
             if total > self.max_bytes:
                 raise self._error(request, f"body exceeds the {self.max_bytes:,}-byte cap (decompressed)")
             if time.monotonic() > deadline:
                 raise self._error(request, f"body not complete within the {self.deadline_s:g} s deadline")
             yield chunk
+
+    def _decoded(self, request: Request, response: httpx.Response) -> Iterator[bytes]:
+        """The body decoded in steps of at most 1 MiB: a gzip bomb never inflates more than a step
+        past the cap (httpx's own decoder inflates each network chunk whole, ~1000x for zeros)."""
+        encoding = response.headers.get("Content-Encoding", "").strip().lower()
+        if encoding in ("", "identity"):
+            yield from response.iter_raw()
+            return
+        if encoding not in ("gzip", "x-gzip", "deflate"):
+            raise self._error(request, f"Content-Encoding {encoding[:20]!r} is not gzip or deflate")
+        inflater = zlib.decompressobj(47 if "gzip" in encoding else 15)  # 47: gzip or zlib header
+        try:
+            for raw in response.iter_raw():
+                pending = raw
+                while pending:
+                    yield inflater.decompress(pending, _STEP)
+                    pending = inflater.unconsumed_tail
+            yield inflater.flush()
+        except zlib.error as err:
+            raise self._error(request, f"the {encoding} body is corrupt ({err})") from None
 
     @staticmethod
     def _error(request: Request, detail: str) -> FeedFetchError:
