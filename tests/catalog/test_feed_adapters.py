@@ -60,7 +60,11 @@ def _refresh(server: HTTPServer, data: Path, providers: list[str], **kwargs: Any
         "data_dir": data,
         "now": NOW,
         "env": {},
-        "urls": {"gpuhunt": server.url_for("/gh/v2"), "lambda-api": server.url_for("/lambda/api/v1")},
+        "urls": {
+            "gpuhunt": server.url_for("/gh/v2"),
+            "lambda-api": server.url_for("/lambda/api/v1"),
+            "azure-retail": server.url_for("/").rstrip("/"),
+        },
         "base_url": server.url_for("/sky"),
     }
     args.update(kwargs)
@@ -87,7 +91,13 @@ def _embedded(provider: str) -> dict[tuple[str, str, str], float | None]:
 def test_gpuhunt_refreshes_aws_azure_oci_from_one_download(httpserver: HTTPServer, tmp_path: Path) -> None:
     _serve_gpuhunt(httpserver, _zip())
     lines: list[str] = []
-    result = _refresh(httpserver, tmp_path / "data", ["aws", "azure", "oci"], progress=lines.append)
+    result = _refresh(
+        httpserver,
+        tmp_path / "data",
+        ["aws", "azure", "oci"],
+        feeds={"azure": "gpuhunt"},
+        progress=lines.append,
+    )
     assert result.providers == ("aws", "azure", "oci") and not result.refused
     zips = [r for r, _ in httpserver.log if r.path.endswith("catalog.zip")]
     assert len(zips) == 1  # cached for the three providers
@@ -116,7 +126,7 @@ def test_gpuhunt_price_swing_refuses_that_provider_only(httpserver: HTTPServer, 
             cells[2] = str(float(cells[2]) * 100).encode()
         swung.append(b",".join(cells))
     _serve_gpuhunt(httpserver, _zip(azure=b"\r\n".join(swung)))
-    result = _refresh(httpserver, tmp_path / "data", ["azure", "oci"])
+    result = _refresh(httpserver, tmp_path / "data", ["azure", "oci"], feeds={"azure": "gpuhunt"})
     assert result.providers == ("oci",)
     [refusal] = [r for r in result.refused["azure"] if r.check == "price.swing"]
     assert refusal.detail.startswith(
@@ -235,3 +245,60 @@ def test_forcing_the_lambda_api_without_a_key_is_a_refusal_naming_the_variable(
 def test_bad_feed_overrides_are_errors(tmp_path: Path, feeds: dict[str, str], message: str) -> None:
     with pytest.raises(CatalogRefreshError, match=message):
         refresh_catalog(MARKET, providers=["lambda", "aws"], feeds=feeds, data_dir=tmp_path, env={})
+
+
+AZURE = RECORDED / "azure-retail"
+
+
+def _serve_azure(server: HTTPServer, page_size: int = 40, next_host: str | None = None) -> None:
+    """Azure's Retail Prices API: each region's recorded items in pages, NextPageLink with $skip."""
+    from urllib.parse import parse_qs, urlencode
+
+    from werkzeug import Request as WRequest
+    from werkzeug import Response
+
+    def handler(request: WRequest) -> Response:
+        query = parse_qs(request.query_string.decode())
+        region = query["$filter"][0].split("armRegionName eq '")[1].rstrip("'")
+        doc = json.loads((AZURE / f"{region}.json").read_text(encoding="utf-8"))
+        skip = int(query.get("$skip", ["0"])[0])
+        items = doc["Items"][skip : skip + page_size]
+        more = skip + page_size < len(doc["Items"])
+        host = next_host or f"127.0.0.1:{server.port}"
+        link = f"http://{host}/api/retail/prices?" + urlencode(
+            {"$filter": query["$filter"][0], "$skip": skip + page_size}
+        )
+        page = {**doc, "Items": items, "Count": len(items), "NextPageLink": link if more else None}
+        return Response(json.dumps(page), mimetype="application/json")
+
+    server.expect_request("/api/retail/prices").respond_with_handler(handler)
+
+
+def test_azure_retail_follows_every_page_and_maps_linux_on_demand_and_spot(
+    httpserver: HTTPServer, tmp_path: Path
+) -> None:
+    _serve_azure(httpserver)
+    lines: list[str] = []
+    result = _refresh(httpserver, tmp_path / "data", ["azure"], progress=lines.append)
+    assert result.providers == ("azure",), result.refused
+    pages = [r for r, _ in httpserver.log]
+    assert len(pages) > 8 and any("%24skip=" in r.url or "$skip=" in r.url for r in pages)  # paging followed
+    refreshed = _offers(result.catalog_path, "azure")
+    embedded = _embedded("azure")
+    assert {k: v for k, v in refreshed.items() if v is not None} == {
+        k: v for k, v in embedded.items() if v is not None
+    }
+    [outcome] = result.outcomes
+    reasons = {u.reason: u.count for u in outcome.unmapped}
+    assert reasons["reservation prices (the catalog has no reserved offers yet)"] > 0
+    assert reasons["Windows, Low Priority or DevTest prices (not comparable)"] > 0
+    assert any(line.startswith("azure: ") and "page(s) read for 8 region(s)" in line for line in lines)
+
+
+def test_azure_retail_refuses_a_next_page_link_to_another_host(
+    httpserver: HTTPServer, tmp_path: Path
+) -> None:
+    _serve_azure(httpserver, next_host="prices.example.invalid")
+    result = _refresh(httpserver, tmp_path / "data", ["azure"])
+    [refusal] = result.refused["azure"]
+    assert refusal.check == "format" and "NextPageLink points away from 127.0.0.1" in refusal.detail

@@ -34,7 +34,7 @@ from ._sanity import Refusal, check_rows
 from ._sources import Feed, MarketData, Row, read_csv
 from ._store import Store, os_error_text
 from ._transport import FeedFetchError, HttpxTransport, Transport
-from .feeds import Adapter, FeedContext, FeedResult, Unmapped, gpuhunt, lambda_api
+from .feeds import Adapter, FeedContext, FeedResult, Unmapped, azure_retail, gpuhunt, lambda_api
 from .feeds.skypilot import DEFAULT_URL as SKYPILOT_URL
 from .feeds.skypilot import SkyPilotFeed, parse_skypilot_vms
 
@@ -53,14 +53,16 @@ ADAPTERS: dict[str, Adapter] = {
     "skypilot": SkyPilotFeed(),
     "gpuhunt": gpuhunt.GpuhuntFeed(),
     "lambda-api": lambda_api.LambdaApiFeed(),
+    "azure-retail": azure_retail.AzureRetailFeed(),
 }
 """Every feed adapter by the name feeds.csv's ``feed`` column and ``--feed P=NAME`` use."""
 DEFAULT_URLS = {
     "skypilot": SKYPILOT_URL,
     "gpuhunt": gpuhunt.DEFAULT_URL,
     "lambda-api": lambda_api.DEFAULT_URL,
+    "azure-retail": azure_retail.DEFAULT_URL,
 }
-_COVERS = {"gpuhunt": tuple(gpuhunt.FILES), "lambda-api": ("lambda",)}
+_COVERS = {"gpuhunt": tuple(gpuhunt.FILES), "lambda-api": ("lambda",), "azure-retail": ("azure",)}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

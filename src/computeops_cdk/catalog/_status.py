@@ -20,7 +20,7 @@ AGING_HOURS = 7 * 24.0
 FEED_KIND: dict[str, str] = {
     "aws": "live via gpuhunt's published catalog (aggregated; the Price List bulk CSV adapter is not built)",
     "gcp": "snapshot: SkyPilot catalog transcription (Cloud Billing adapter not built; needs an API key)",
-    "azure": "live via gpuhunt's published catalog (aggregated; Retail Prices adapter not built)",
+    "azure": "live: Azure Retail Prices API (paged; no key), gpuhunt's published catalog as fallback",
     "oci": "live via gpuhunt's published catalog (aggregated; price-list adapter not built)",
     "lambda": "live: Lambda instance-types API with $LAMBDA_API_KEY, else the SkyPilot catalog feed",
     "nebius": "live via SkyPilot catalog (Nebius itself has only a gRPC SDK with a service account)",

@@ -206,7 +206,8 @@ def _register_refresh(sub: Any) -> None:
         action="append",
         default=[],
         metavar="P=NAME",
-        help="use this feed adapter for provider P (skypilot, gpuhunt, lambda-api); repeatable. "
+        help="use this feed adapter for provider P (skypilot, gpuhunt, lambda-api, azure-retail); "
+        "repeatable. "
         "Default: data/market/feeds.csv's order, the first whose API key is set",
     )
     p.add_argument(

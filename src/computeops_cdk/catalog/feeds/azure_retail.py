@@ -1,0 +1,133 @@
+"""Azure's Retail Prices API (``GET <base>/api/retail/prices?$filter=...``, no key).
+
+The answer is JSON pages: ``{"BillingCurrency": "USD", "Items": [...], "NextPageLink": <url or null>,
+"Count": n}``; an item has ``armSkuName`` (``Standard_NC24ads_A100_v4``), ``armRegionName``
+(``eastus``), ``retailPrice``, ``currencyCode``, ``unitOfMeasure`` (``1 Hour``), ``type``
+(``Consumption``, ``DevTestConsumption``, ``Reservation``), ``reservationTerm``, ``meterName`` /
+``skuName`` (a ``Spot`` or ``Low Priority`` suffix marks those price models) and ``productName``
+(``... Windows`` for Windows licences). One query per region of the last good data, every page
+followed (bounded: 200 pages, and only links on the same host as the base URL).
+
+Linux Consumption prices become on-demand (no suffix) and spot (``Spot``); Windows, Low Priority,
+DevTest and non-USD items are skipped as not comparable, and Reservation items are reported as not
+mapped (the catalog has no reserved offers yet). Prices are mapped onto the instance types and
+regions of the last good data; others are reported.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import urllib.parse
+from collections import defaultdict
+from typing import Any
+
+from ...errors import CatalogRefreshError
+from .._transport import Request, read_body
+from . import FeedContext, FeedResult, map_prices
+
+__all__ = ["DEFAULT_URL", "AzureRetailFeed"]
+
+DEFAULT_URL = "https://prices.azure.com"
+_MAX_PAGES = 200
+_MAX_PAGE = 16 * 1024 * 1024
+
+
+class AzureRetailFeed:
+    """Adapter for Azure's Retail Prices API."""
+
+    name = "azure-retail"
+    needs: tuple[str, ...] = ()
+
+    def fetch(self, ctx: FeedContext) -> FeedResult:
+        base = ctx.url.rstrip("/")
+        regions = sorted({row["Region"] for row in ctx.last_good if row.get("Region")})
+        prices: dict[tuple[str, str], dict[str, str]] = {}
+        skipped: dict[str, list[str]] = defaultdict(list)
+        pages = 0
+        for region in regions:
+            query = f"serviceName eq 'Virtual Machines' and armRegionName eq '{region}'"
+            url: str | None = f"{base}/api/retail/prices?{urllib.parse.urlencode({'$filter': query})}"
+            while url is not None:
+                pages += 1
+                if pages > _MAX_PAGES:
+                    raise CatalogRefreshError(f"azure: more than {_MAX_PAGES} pages; refused as unbounded")
+                ctx.say(f"fetching azure: {url}")
+                page = _page(
+                    read_body(
+                        ctx.transport.fetch(Request(url=url, accept=("application/json",))), limit=_MAX_PAGE
+                    )
+                )
+                for item in page["Items"]:
+                    _take(item, prices, skipped)
+                url = _next(page.get("NextPageLink"), base)
+        rows, unmapped = map_prices(ctx.last_good, prices, region_column="Region")
+        extra = tuple(u for u in _grouped(skipped))
+        return FeedResult(
+            rows=rows,
+            columns=ctx.columns,
+            repo="Azure Retail Prices API",
+            path=f"{base}/api/retail/prices",
+            ref="live",
+            unmapped=unmapped + extra,
+            notes=(f"{pages} page(s) read for {len(regions)} region(s)",),
+        )
+
+
+def _page(body: bytes) -> dict[str, Any]:
+    try:
+        doc = json.loads(body)
+    except (ValueError, RecursionError) as err:
+        raise CatalogRefreshError(f"azure: a Retail Prices page is not JSON ({str(err)[:80]})") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("Items"), list):
+        raise CatalogRefreshError("azure: a Retail Prices page has no 'Items' list")
+    return doc
+
+
+def _next(link: Any, base: str) -> str | None:
+    if link in (None, ""):
+        return None
+    if not isinstance(link, str):
+        raise CatalogRefreshError(f"azure: NextPageLink is not a URL ({str(link)[:60]!r})")
+    # Follow only the API's own host (the answer chooses the next URL; never let it send us elsewhere).
+    ours, theirs = urllib.parse.urlsplit(base), urllib.parse.urlsplit(link)
+    if (theirs.scheme, theirs.hostname) != (ours.scheme, ours.hostname):
+        raise CatalogRefreshError(f"azure: NextPageLink points away from {ours.hostname} ({link[:80]!r})")
+    if theirs.port != ours.port:  # the public API writes :443 explicitly; keep the base's own port
+        return str(urllib.parse.urlunsplit(theirs._replace(netloc=ours.netloc)))
+    return str(link)
+
+
+def _take(item: Any, prices: dict[tuple[str, str], dict[str, str]], skipped: dict[str, list[str]]) -> None:
+    if not isinstance(item, dict):
+        raise CatalogRefreshError("azure: a Retail Prices item is not an object")
+    sku, region = item.get("armSkuName"), item.get("armRegionName")
+    meter = str(item.get("meterName") or item.get("skuName") or "")
+    product = str(item.get("productName") or "")
+    kind = item.get("type")
+    where = f"{sku} {region} {meter}"[:100]
+    if not isinstance(sku, str) or not isinstance(region, str) or not sku:
+        skipped["items without an armSkuName/armRegionName"].append(where)
+        return
+    if kind == "Reservation":
+        skipped["reservation prices (the catalog has no reserved offers yet)"].append(where)
+        return
+    if kind != "Consumption" or product.endswith("Windows") or "Low Priority" in meter:
+        skipped["Windows, Low Priority or DevTest prices (not comparable)"].append(where)
+        return
+    if item.get("currencyCode") != "USD" or item.get("unitOfMeasure") != "1 Hour":
+        skipped["not USD per hour"].append(where)
+        return
+    price = item.get("retailPrice")
+    if isinstance(price, bool) or not isinstance(price, int | float) or not math.isfinite(price):
+        raise CatalogRefreshError(f"azure: {where}: retailPrice {str(price)[:30]!r} is not a number")
+    column = "SpotPrice" if meter.endswith("Spot") else "Price"
+    entry = prices.setdefault((sku, region), {})
+    if column not in entry or price < float(entry[column]):
+        entry[column] = repr(round(float(price), 6))
+
+
+def _grouped(skipped: dict[str, list[str]]) -> tuple[Any, ...]:
+    from . import group_unmapped
+
+    return group_unmapped(skipped)
