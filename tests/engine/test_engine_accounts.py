@@ -193,3 +193,30 @@ def test_a_missing_or_huge_file_is_an_error(tmp_path: Path) -> None:
         load_accounts(big)
     with pytest.raises(AccountsError, match=r"does not exist or is not a regular file"):
         load_accounts(tmp_path)  # a directory
+
+
+def test_nearest_misses_name_the_accounts_file_and_the_price_age() -> None:
+    only_aws = {**INTENT, "constraints": {"providers": {"allow": ["lambda"]}}}
+    with pytest.raises(NoFeasiblePlacementError) as info:
+        decide(only_aws, accounts=_accounts("providers:\n  aws: {}\n"))
+    assert any(
+        m.startswith("adding a lambda account to the accounts file would admit lambda")
+        for m in info.value.nearest_misses
+    )
+    with pytest.raises(NoFeasiblePlacementError) as info:
+        decide(only_aws, accounts=_accounts("providers:\n  lambda:\n    quotas: {'*': 0}\n"))
+    assert any(m.startswith("raising the lambda quota for ") for m in info.value.nearest_misses)
+    # CoreWeave's hand-kept prices (2026-09-20) are 70 days older than the snapshot
+    from computeops_cdk.catalog import load_catalog
+    from computeops_cdk.engine._decide import ranked
+    from computeops_cdk.engine._misses import nearest_misses
+    from computeops_cdk.engine._pin import Pin
+    from computeops_cdk.intent import WorkloadIntent
+
+    stale = WorkloadIntent.from_dict({**INTENT, "constraints": {"max_price_age_days": 10}})
+    run = ranked(stale, load_catalog(), Pin())
+    coreweave = [r for r in run.header.result.rejected if r[0].offer.provider == "coreweave"]
+    misses = nearest_misses(coreweave, {})
+    assert misses and misses[0].startswith(
+        "raising constraints.max_price_age_days (the price is of 2026-09-20) would admit coreweave"
+    )

@@ -90,6 +90,12 @@ def _categorical(rule: str, c: Candidate) -> str:
         return f"allowing {offer.pricing} in constraints.pricing"
     if rule == "price.suspect":
         return "setting constraints.accept_suspect_prices: true"
+    if rule == "price.stale":
+        return f"raising constraints.max_price_age_days (the price is of {offer.as_of})"
+    if rule == "account.not_enabled":
+        return f"adding a {offer.provider} account to the accounts file"
+    if rule == "account.quota":
+        return f"raising the {offer.provider} quota for {offer.region} in the accounts file"
     if rule.startswith("residency."):
         country = c.row.region.country if c.row.region else None
         where = country or "unknown country"
