@@ -66,7 +66,7 @@ else:
     from computeops_cdk.catalog._refresh import refresh_catalog
     providers, feeds = {
         "skypilot": (["lambda", "nebius"], {"lambda": "skypilot"}),
-        "gpuhunt": (["aws", "azure", "oci"], {}),
+        "gpuhunt": (["aws", "azure", "oci"], {"azure": "gpuhunt"}),
         "lambda-api": (["lambda"], {"lambda": "lambda-api"}),
     }[case]
     result = refresh_catalog(
