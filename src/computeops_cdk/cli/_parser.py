@@ -40,6 +40,11 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
         "_observe",
         "measure a running vLLM deployment (/metrics) and record it against its locked estimate",
     ),
+    (
+        "provider",
+        "_provider",
+        "install the Terraform/OpenTofu provider 'computeops' as a local filesystem mirror",
+    ),
     ("completion", "_completion", "print a shell completion script (bash or zsh)"),
 )
 """(subcommand, module in this package, the help its ``register`` gives): the table ``--help``

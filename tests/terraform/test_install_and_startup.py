@@ -1,0 +1,105 @@
+"""``computeops provider install`` and the plugin's start-up path (what Terraform pays per process)."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from computeops_cdk.cli import main as cli_main
+from computeops_cdk.terraform import ADDRESS
+from computeops_cdk.terraform._install import install_mirror, package_version, terraform_platform
+
+
+def test_install_writes_the_packed_layout_and_prints_what_to_paste(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rc = tmp_path / "cfg" / "terraformrc"
+    assert cli_main(["provider", "install", "--dir", str(tmp_path / "m"), "--cli-config", str(rc)]) == 0
+    out = capsys.readouterr().out
+    version = package_version()
+    archive = tmp_path / "m" / ADDRESS / f"terraform-provider-computeops_{version}_{terraform_platform()}.zip"
+    with zipfile.ZipFile(archive) as zf:
+        (entry,) = zf.infolist()
+        assert entry.filename == f"terraform-provider-computeops_v{version}"
+        assert stat.S_IMODE(entry.external_attr >> 16) == 0o755
+        script = zf.read(entry).decode()
+    assert script.startswith("#!/bin/sh\n") and f"{sys.executable} -P -m computeops_cdk.terraform" in script
+    text = rc.read_text()
+    assert f'path    = "{tmp_path / "m"}"' in text
+    assert (
+        'include = ["terraform.local/computeops/*"]' in text
+        and 'exclude = ["terraform.local/computeops/*"]' in text
+    )
+    assert text in out and f'source  = "{ADDRESS}"' in out and f'version = "{version}"' in out
+    assert "TOFU_CLI_CONFIG_FILE" in out
+
+
+def test_installing_again_gives_the_same_bytes(tmp_path: Path) -> None:
+    # .terraform.lock.hcl records the archive's hash: a reinstall must not invalidate it.
+    first = install_mirror(tmp_path).archive.read_bytes()
+    assert install_mirror(tmp_path).archive.read_bytes() == first
+    assert [p.name for p in install_mirror(tmp_path).archive.parent.iterdir()] == [
+        install_mirror(tmp_path).archive.name
+    ]
+
+
+def test_an_unwritable_directory_is_exit_2_with_a_fix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert cli_main(["provider", "install", "--dir", str(blocker / "m")]) == 2
+    err = capsys.readouterr().err
+    assert "cannot write the mirror" in err and "To fix" in err and "Traceback" not in err
+
+
+def test_the_plugin_run_by_hand_explains_itself() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "TF_PLUGIN_MAGIC_COOKIE"}
+    done = subprocess.run(
+        [sys.executable, "-m", "computeops_cdk.terraform"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 1 and "computeops provider install" in done.stderr
+
+
+def test_start_up_loads_neither_the_engine_nor_the_catalog_nor_pydantic() -> None:
+    # Terraform starts the provider 3-5 times per plan: the handshake, the schema and validation must
+    # not pay for the engine. The handlers import it when first called.
+    code = (
+        "import sys\n"
+        "from computeops_cdk.terraform import _framework\n"
+        "from computeops_cdk.terraform._provider import provider_spec\n"
+        "spec = provider_spec()\n"
+        "for block in [*spec.data_sources, *spec.resources]:\n"
+        "    _framework._schema(block.attributes, block.description).to_pb()\n"
+        "    block.validate(_framework.Diagnostics(), {'intent': 'x'})\n"
+        "heavy = ('computeops_cdk.engine', 'computeops_cdk.catalog', 'computeops_cdk.intent',\n"
+        "         'computeops_cdk.targets', 'pydantic', 'yaml', 'cryptography')\n"
+        "print(sorted(m for m in sys.modules if m.startswith(heavy)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_the_handshake_line_is_printed(tmp_path: Path) -> None:
+    env = {**os.environ, "TF_PLUGIN_MAGIC_COOKIE": "x", "HOME": str(tmp_path)}
+    env.pop("XDG_CACHE_HOME", None)
+    command = [sys.executable, "-m", "computeops_cdk.terraform"]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env) as proc:
+        try:
+            assert proc.stdout is not None
+            line = proc.stdout.readline().decode()
+        finally:
+            proc.kill()
+    core, protocol, network, address, kind, cert = line.strip().split("|")
+    assert (core, protocol, network, kind) == ("1", "6", "unix", "grpc") and address and cert
+    assert (tmp_path / ".cache" / "computeops" / "terraform-provider" / "tls-cert.json").exists()
