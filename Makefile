@@ -52,10 +52,11 @@ typecheck: $(PY_STAMP)
 unit: $(PY_STAMP) $(NODE_STAMP) tools
 	$(PY) -m pytest -q
 
-bench: $(PY_STAMP) $(NODE_STAMP)  ## speed and memory benchmarks (decide, synth)
+bench: $(PY_STAMP) $(NODE_STAMP)  ## speed and memory benchmarks (decide, synth, terraform provider)
 	$(PY) benchmarks/bench_decide.py
 	$(PY) benchmarks/bench_startup.py
 	$(PY) benchmarks/bench_synth.py
+	$(PY) benchmarks/bench_terraform.py --write benchmarks/TERRAFORM.md
 
 accuracy: $(PY_STAMP)  ## performance model vs published measurements
 	$(PY) benchmarks/accuracy.py

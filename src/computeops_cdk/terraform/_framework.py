@@ -40,6 +40,7 @@ import math
 import os
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -381,10 +382,16 @@ def encode(attributes: Sequence[Attr], values: Mapping[str, Any]) -> dict[str, A
     return {a.name: _encode_in(a.type, values.get(a.name)) for a in attributes}
 
 
+_ONE_AT_A_TIME = threading.RLock()
+"""gRPC serves calls on a thread pool; the handlers run one at a time (the engine's caches are not
+shared-state safe, and the gain of parallel decisions inside one plan is nil)."""
+
+
 def _guarded(diags: Diagnostics, what: str, call: Callable[[], Any]) -> Any:
     """Run a handler; an exception becomes an error diagnostic, never a traceback in Terraform."""
     try:
-        return call()
+        with _ONE_AT_A_TIME:
+            return call()
     except ComputeOpsError as err:
         diags.error(f"{what}: {type(err).__name__}", str(err))
     except Exception as err:  # a bug of ours: say so plainly, keep the process serving
