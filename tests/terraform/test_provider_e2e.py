@@ -171,7 +171,8 @@ output "usd_per_million_tokens" {
 
     plan = w.tf("plan").stdout
     # The lock shows the placement it will lock at plan time (the framework plans creates unknown).
-    assert 'instance_type             = "gpu_1x_gh200"' in plan, plan
+    chosen, _ = chosen_and_runner_up()
+    assert f'instance_type             = "{chosen.instance_type}"' in plan, plan
     assert "locked_at                 = (known after apply)" in plan
     assert "Plan: 1 to add, 0 to change, 0 to destroy." in plan
 

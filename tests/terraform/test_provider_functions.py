@@ -27,7 +27,10 @@ def test_usd_per_training_step_is_the_engines_unit_cost() -> None:
     value = usd_per_training_step(
         chosen.hourly_usd, chosen.estimate.tokens_per_s, intent.workload.training.global_batch_tokens
     )
-    assert value == pytest.approx(chosen.unit_cost.value, rel=1e-3)
+    # The engine also spreads the job's start-up and billing increments over its steps (a few tenths
+    # of a percent here); the function prices the step alone.
+    assert value <= chosen.unit_cost.value
+    assert value == pytest.approx(chosen.unit_cost.value, rel=1e-2)
 
 
 def test_known_values() -> None:
