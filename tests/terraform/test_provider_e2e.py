@@ -13,6 +13,8 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -88,6 +90,26 @@ def mirror(tmp_path_factory: pytest.TempPathFactory) -> Mirror:
     return Mirror(cli_config=rc, base=base)
 
 
+_SCENARIOS: dict[str, Callable[[Mirror, Path], None]] = {}
+
+
+def _scenario(fn: Callable[[Mirror, Path], None]) -> Callable[[Mirror, Path], None]:
+    _SCENARIOS[fn.__name__.removeprefix("_")] = fn
+    return fn
+
+
+@pytest.fixture(scope="module")
+def outcomes(mirror: Mirror, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Future[None]]]:
+    """Every scenario, started at once: each drives its own terraform processes in its own
+    directories, and most of their time is waiting on process start-up, so running them side by side
+    keeps the suite short. Each test then reports its scenario's outcome (its assertion, if any)."""
+    chosen_and_runner_up()  # decided once, here, before the threads read it
+    with ThreadPoolExecutor(max_workers=len(_SCENARIOS)) as pool:
+        yield {
+            name: pool.submit(fn, mirror, tmp_path_factory.mktemp(name)) for name, fn in _SCENARIOS.items()
+        }
+
+
 def workdir(mirror: Mirror, tmp_path: Path, name: str) -> Workdir:
     path = tmp_path / name
     home = tmp_path / f"{name}-home"  # a fresh HOME: nothing cached, no ~/.terraformrc
@@ -127,7 +149,8 @@ def cli_decision(*args: str) -> str:
     return done.stdout
 
 
-def test_lifecycle_with_the_data_source_and_the_lock(mirror: Mirror, tmp_path: Path) -> None:
+@_scenario
+def _lifecycle_with_the_data_source_and_the_lock(mirror: Mirror, tmp_path: Path) -> None:
     w = workdir(mirror, tmp_path, "lifecycle")
     w.write("intent.yaml", SUPPORT_CHAT.read_text(encoding="utf-8"))
     w.write(
@@ -208,7 +231,8 @@ output "usd_per_million_tokens" {
     assert json.loads((w.path / "terraform.tfstate").read_text())["resources"] == []
 
 
-def test_drift_hysteresis_relock_and_a_vanished_offer(mirror: Mirror, tmp_path: Path) -> None:
+@_scenario
+def _drift_hysteresis_relock_and_a_vanished_offer(mirror: Mirror, tmp_path: Path) -> None:
     w = workdir(mirror, tmp_path, "drift")
     chosen, runner_up = chosen_and_runner_up()
     below = write_catalog(tmp_path / "below.json", runner_up_cheaper_by(5))
@@ -282,7 +306,8 @@ output "locked" {
     assert f'~ instance_type             = "{runner_up.instance_type}" -> "{chosen.instance_type}"' in text
 
 
-def test_diagnostics_name_the_attribute_the_rule_and_the_fix(mirror: Mirror, tmp_path: Path) -> None:
+@_scenario
+def _diagnostics_name_the_attribute_the_rule_and_the_fix(mirror: Mirror, tmp_path: Path) -> None:
     w = workdir(mirror, tmp_path, "diagnostics")
     w.write("main.tf", REQUIRED)
     w.tf("init")
@@ -324,7 +349,8 @@ def test_diagnostics_name_the_attribute_the_rule_and_the_fix(mirror: Mirror, tmp
     assert "usd_per_million_tokens: argument tokens_per_s: must be a finite number > 0" in text
 
 
-def test_import_locks_an_offer_as_it_is(mirror: Mirror, tmp_path: Path) -> None:
+@_scenario
+def _import_locks_an_offer_as_it_is(mirror: Mirror, tmp_path: Path) -> None:
     w = workdir(mirror, tmp_path, "import")
     _, runner_up = chosen_and_runner_up()
     offer = f"{runner_up.provider}/{runner_up.instance_type}/{runner_up.region}/{runner_up.pricing}"
@@ -361,7 +387,8 @@ resource "computeops_placement_lock" "chat" {{
     assert again.returncode == 0 and "No changes." in again.stdout, again.stdout
 
 
-def test_the_example_child_module_initialises_and_plans_alone(mirror: Mirror, tmp_path: Path) -> None:
+@_scenario
+def _the_example_child_module_initialises_and_plans_alone(mirror: Mirror, tmp_path: Path) -> None:
     # The README's example: its root module also needs hashicorp/aws (no registry here), so the
     # computeops part is the child module, which declares only computeops.
     w = workdir(mirror, tmp_path, "example")
@@ -375,3 +402,23 @@ def test_the_example_child_module_initialises_and_plans_alone(mirror: Mirror, tm
     expected = json.loads(cli_decision("--provider", "aws"))["decision"]
     assert f'instance_type = "{expected["instance_type"]}"' in plan, plan
     assert f"instances     = {expected['instances']}" in plan
+
+
+def test_lifecycle_with_the_data_source_and_the_lock(outcomes: dict[str, Future[None]]) -> None:
+    outcomes["lifecycle_with_the_data_source_and_the_lock"].result()
+
+
+def test_drift_hysteresis_relock_and_a_vanished_offer(outcomes: dict[str, Future[None]]) -> None:
+    outcomes["drift_hysteresis_relock_and_a_vanished_offer"].result()
+
+
+def test_diagnostics_name_the_attribute_the_rule_and_the_fix(outcomes: dict[str, Future[None]]) -> None:
+    outcomes["diagnostics_name_the_attribute_the_rule_and_the_fix"].result()
+
+
+def test_import_locks_an_offer_as_it_is(outcomes: dict[str, Future[None]]) -> None:
+    outcomes["import_locks_an_offer_as_it_is"].result()
+
+
+def test_the_example_child_module_initialises_and_plans_alone(outcomes: dict[str, Future[None]]) -> None:
+    outcomes["the_example_child_module_initialises_and_plans_alone"].result()

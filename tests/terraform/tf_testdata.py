@@ -3,6 +3,7 @@ embedded one in one price or one offer, with a valid digest (a user catalog is a
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -37,6 +38,7 @@ def offer_key(offer: dict[str, Any]) -> Key:
     return (offer["provider"], offer["instance_type"], offer["region"], offer["pricing"])
 
 
+@functools.cache
 def chosen_and_runner_up() -> tuple[Any, Any]:
     """The support-chat decision's chosen placement and its runner-up on the embedded catalog."""
     decision = decide(WorkloadIntent.from_file(SUPPORT_CHAT), pin=placement_pin())
