@@ -287,3 +287,17 @@ def test_lock_update_relocks_and_remove_drops(
     assert "did you mean 'chat/workload'" in capsys.readouterr().err
     assert main(["lock", "remove", str(path), "--workload", "chat/workload"]) == 0
     assert json.loads(path.read_text())["workloads"] == {}
+
+
+def test_locks_are_rechecked_under_the_teams_accounts(
+    lock: tuple[Path, LockedPlacement], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, locked = lock
+    accounts = tmp_path / "computeops.accounts.yaml"
+    others = sorted({"aws", "gcp", "azure", "lambda", "runpod", "nebius"} - {locked.provider})
+    accounts.write_text("version: 1\nproviders:\n" + "".join(f"  {p}: {{}}\n" for p in others))
+    code, out, _ = _run(capsys, str(path), "--format", "json", "--accounts", str(accounts))
+    report = json.loads(out)["workloads"][0]
+    assert (code, report["status"]) == (4, "infeasible")
+    assert "account.not_enabled" in [r["rule"] for r in report["reasons"]]
+    assert report["proposed"]["provider"] in others

@@ -230,7 +230,10 @@ def test_reevaluate_shows_estimate_vs_observed(lockfile: Path, capsys: pytest.Ca
     )
     capsys.readouterr()
     assert main(["reevaluate", str(lockfile), "--format", "json", "--now", "2026-12-01T12:00:00Z"]) in (0, 4)
-    notes: list[Any] = json.loads(capsys.readouterr().out)["workloads"][0]["notes"]
+    report = json.loads(capsys.readouterr().out)["workloads"][0]
+    notes: list[Any] = report["notes"]
+    # The re-evaluation sizes the locked offer at the measured efficiency, not the prior band.
+    assert any("today's sizing gives" in line for line in report["detail"]), report["detail"]
     assert any("observed 530 tok/s" in n for n in notes)
     assert any("does not meet its intent" in n.lower() for n in notes)
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from ..accounts import load_accounts
 from ..catalog import load_catalog
 from ..engine import LockedPlacement, decide
 from ..errors import LockError, did_you_mean
@@ -68,6 +69,11 @@ def register(commands: Any) -> None:
             sub.add_argument(
                 "--catalog", metavar="FILE", help="catalog JSON to decide on (default: embedded)"
             )
+            sub.add_argument(
+                "--accounts",
+                metavar="FILE",
+                help="the team's accounts file (default: $COMPUTEOPS_ACCOUNTS, else none)",
+            )
         sub.set_defaults(handler=_HANDLERS[verb])
 
 
@@ -103,12 +109,16 @@ def _update(args: argparse.Namespace) -> int:
     names = [args.workload] if args.workload else list(lockfile.workloads)
     catalog = load_catalog(args.catalog) if args.catalog else load_catalog()
     locked_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    accounts = load_accounts(args.accounts)
+    calibrations = lockfile.calibrations()
     for name in names:
         entry = _entry(lockfile, name)
         pin = placement_pin(
             provider=entry.pins.provider, region=entry.pins.region, cluster=bool(entry.pins.cluster)
         )
-        decision = decide(entry.intent, catalog=catalog, pin=pin)
+        decision = decide(
+            entry.intent, catalog=catalog, pin=pin, accounts=accounts, calibrations=calibrations
+        )
         chosen = decision.chosen
         assert chosen is not None
         new = LockedPlacement.from_placement(

@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ..accounts import Accounts, load_accounts
 from ..catalog import Catalog, load_catalog
 from ..engine import (
     DEFAULT_HYSTERESIS_PERCENT,
@@ -114,6 +115,12 @@ def register(commands: Any) -> None:
         default=DEFAULT_MIN_HOLD_HOURS,
         metavar="H",
         help=f"never propose moving a lock younger than H hours (default: {DEFAULT_MIN_HOLD_HOURS:g})",
+    )
+    parser.add_argument(
+        "--accounts",
+        metavar="FILE",
+        help="the team's accounts (computeops.accounts.yaml): locks are re-checked under them "
+        "(default: $COMPUTEOPS_ACCOUNTS, else none)",
     )
     parser.add_argument("--format", choices=("table", "json", "markdown"), default="table")
     parser.add_argument(
@@ -222,7 +229,8 @@ def run(args: argparse.Namespace) -> int:
     catalog = load_catalog(args.catalog) if args.catalog else load_catalog()
     now = args.now or datetime.now(UTC).replace(microsecond=0)
     policy = DriftPolicy(hysteresis_percent=args.hysteresis_percent, min_hold_hours=args.min_hold_hours)
-    rows = [_evaluate(s, catalog, now, policy) for s in subjects]
+    accounts = load_accounts(args.accounts)
+    rows = [_evaluate(s, catalog, now, policy, accounts) for s in subjects]
     if args.format == "json":
         sys.stdout.write(
             json.dumps(_document(rows, catalog, now, policy), indent=2, ensure_ascii=False) + "\n"
@@ -236,9 +244,18 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_DRIFT if any(r.drift.actionable for r in rows) else EXIT_OK
 
 
-def _evaluate(subject: Subject, catalog: Catalog, now: datetime, policy: DriftPolicy) -> _Row:
+def _evaluate(
+    subject: Subject, catalog: Catalog, now: datetime, policy: DriftPolicy, accounts: Accounts | None
+) -> _Row:
     drift = evaluate_drift(
-        subject.locked, subject.intent, now=now, catalog=catalog, pin=subject.pin, policy=policy
+        subject.locked,
+        subject.intent,
+        now=now,
+        catalog=catalog,
+        pin=subject.pin,
+        policy=policy,
+        calibrations=subject.calibrations,
+        accounts=accounts,
     )
     notes: list[str] = []
     if subject.locked.locked_at == _NO_TIME:

@@ -26,6 +26,7 @@ from constructs import IValidation
 
 from .. import __version__
 from .._compat import Annotations
+from ..accounts import Accounts
 from ..catalog import HOURS_PER_MONTH, Catalog
 from ..engine import Calibration, Decision, LockedPlacement, Pin, Placement, placement_of
 from ..engine._explain import compare
@@ -130,6 +131,7 @@ def apply_lock(
     pin: Pin,
     catalog: Catalog,
     fresh: Callable[[tuple[Calibration, ...]], Decision],
+    accounts: Accounts | None = None,
 ) -> Decision:
     """The workload's decision under ``path``'s lock: the locked placement, or a fresh one written to it.
 
@@ -141,7 +143,14 @@ def apply_lock(
     assert decision.chosen is not None
     if entry is not None and entry.matches(intent, pins) and not _relock_requested(workload):
         return _locked(
-            decision, entry, path=path, workload=workload, pin=pin, catalog=catalog, calibrations=calibrations
+            decision,
+            entry,
+            path=path,
+            workload=workload,
+            pin=pin,
+            catalog=catalog,
+            calibrations=calibrations,
+            accounts=accounts,
         )
     status = "written" if entry is None else "relocked"
     chosen = decision.chosen
@@ -177,6 +186,7 @@ def _locked(
     pin: Pin,
     catalog: Catalog,
     calibrations: tuple[Calibration, ...],
+    accounts: Accounts | None,
 ) -> Decision:
     locked = entry.placement
     try:
@@ -189,6 +199,7 @@ def _locked(
             catalog=catalog,
             pin=pin,
             calibrations=calibrations,
+            accounts=accounts,
         )
     except PinnedPlacementError as err:
         why = "; ".join(f"{rule}: {message}" for rule, message in err.reasons) or str(err)

@@ -231,6 +231,7 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
             pin=pin,
             catalog=catalog,
             fresh=lambda calibrations: self._decide(catalog, pin, provider, region, calibrations),
+            accounts=self._accounts,
         )
 
     def _decide(

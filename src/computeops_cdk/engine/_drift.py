@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
+from ..accounts import Accounts
 from ..catalog import Catalog
 from ..errors import LockError, PinnedPlacementError, described
 from ..intent import WorkloadIntent
@@ -336,6 +337,7 @@ def evaluate_drift(
     pin: Pin | None = None,
     policy: DriftPolicy | None = None,
     calibrations: Sequence[Calibration] = (),
+    accounts: Accounts | None = None,
 ) -> Drift:
     """Apply the drift rules (module docstring) to ``locked`` for ``intent`` on ``catalog`` at ``now``.
 
@@ -347,6 +349,8 @@ def evaluate_drift(
         pin: the pin the lock was decided with. Default: no pin.
         policy: hysteresis and minimum hold. Default: ``DriftPolicy()`` (10 %, 24 h).
         calibrations: production-measured efficiencies, as ``decide`` takes them. Default: none.
+        accounts: the team's accounts (enabled providers, quotas, rates, owned capacity), as
+            ``decide`` takes them: the lock is re-checked under today's. Default: none.
 
     Raises:
         LockError: ``now`` is naive or ``locked.locked_at`` does not parse.
@@ -356,7 +360,9 @@ def evaluate_drift(
     if not isinstance(locked, LockedPlacement):
         raise LockError(f"locked must be a LockedPlacement (got {described(locked)})")
     age = _age_hours(locked, now)
-    run = ranked(as_intent(intent), as_catalog(catalog), pin if pin is not None else Pin(), calibrations)
+    run = ranked(
+        as_intent(intent), as_catalog(catalog), pin if pin is not None else Pin(), calibrations, accounts
+    )
     feasible = run.feasible
     mine = next((c for c in feasible if _key(c) == locked.key), None)
     if mine is None:
@@ -479,6 +485,7 @@ def placement_of(
     catalog: Catalog | str | os.PathLike[str] | None = None,
     pin: Pin | None = None,
     calibrations: Sequence[Calibration] = (),
+    accounts: Accounts | None = None,
 ) -> Placement:
     """The engine's sized and scored placement of one given offer (``terraform import``, a relock check).
 
@@ -498,7 +505,9 @@ def placement_of(
             raise PinnedPlacementError(
                 f"{name} must be a non-empty string (got {described(value)})", rule="input"
             )
-    run = ranked(as_intent(intent), as_catalog(catalog), pin if pin is not None else Pin(), calibrations)
+    run = ranked(
+        as_intent(intent), as_catalog(catalog), pin if pin is not None else Pin(), calibrations, accounts
+    )
     key = (provider, instance_type, region, pricing)
     found = next((c for c in run.feasible if _key(c) == key), None)
     if found is not None:
