@@ -87,8 +87,9 @@ class Observation:
         ttft_ms_p50, ttft_ms_p90, tpot_ms_p50, tpot_ms_p90: latency percentiles over the interval.
         kv_cache_usage: KV-cache usage fraction (gauge), None when not served.
         gpu_utilization: mean DCGM GPU utilisation in percent, None when not served.
-        efficiency: measured tokens/s per request in flight divided by the estimate's, the factor the
-            next decision applies to the estimate for the same model on the same accelerator.
+        efficiency: measured tokens/s per scraped replica divided by the performance model's estimate
+            for one replica at the measured concurrency and prompt/completion ratio: the factor the next
+            decision sizes at for the same model on the same accelerator (None when idle).
     """
 
     observed_at: str
@@ -144,7 +145,7 @@ class Observation:
                 f" at {self.requests_running / self.estimated_batch:.0%} of the batch the estimate assumed"
             )
         if self.efficiency is not None:
-            text += f" (efficiency {self.efficiency:.2f} of the estimate per request in flight)"
+            text += f" (efficiency {self.efficiency:.2f}: measured / estimated tokens/s at the measured load)"
         return text
 
 
