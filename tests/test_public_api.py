@@ -8,6 +8,7 @@ import sys
 import computeops_cdk
 
 EXPECTED = [
+    "BudgetGuard",
     "Catalog",
     "CatalogError",
     "CatalogRefreshError",

@@ -32,12 +32,13 @@ if TYPE_CHECKING:
     from typing import Any
 
     from .catalog import Catalog, load_catalog
-    from .constructs import ComputeWorkload, WorkloadStack
+    from .constructs import BudgetGuard, ComputeWorkload, WorkloadStack
     from .engine import Decision, Pin, Placement, Rejection, decide
     from .intent import WorkloadIntent
 
 
 __all__ = [
+    "BudgetGuard",
     "Catalog",
     "CatalogError",
     "CatalogRefreshError",
@@ -72,6 +73,7 @@ _LAZY = {
     "Rejection": "engine",
     "decide": "engine",
     "WorkloadIntent": "intent",
+    "BudgetGuard": "constructs",
     "ComputeWorkload": "constructs",
     "WorkloadStack": "constructs",
 }

@@ -1,8 +1,14 @@
 """The one module that imports a CDK-for-Terraform core: CDK Terrain (``cdktn``), else ``cdktf`` 0.21.
 
 Everything else (targets, constructs, stacks, tests) takes the core classes from here, so a
-platform team still on cdktf can use the constructs unchanged. Set ``COMPUTEOPS_CDK_FRAMEWORK``
-to ``cdktf`` (or ``cdktn``) to choose when both are installed; default: cdktn when importable.
+platform team still on cdktf can use the constructs unchanged. The framework is the one the app
+already imported (``import cdktf`` before the constructs: cdktf), else cdktn when importable; set
+``COMPUTEOPS_CDK_FRAMEWORK`` to ``cdktf`` or ``cdktn`` to force one. A construct given a scope of the
+other framework fails at once with the fix (``check_scope``), before anything is written.
+
+Importing this module checks, once, that the ``node`` jsii will start is Node.js >= 22 (cdktn's
+requirement): an older one fails with one message saying how to get Node 22, instead of jsii's
+``markAsUncloneable is not a function`` crash and its end-of-life warnings.
 
 Prebuilt provider bindings are imported through :func:`import_binding` only, which maps a binding
 to the package of the active framework and turns a missing package into a ``MissingExtraError``.
@@ -12,10 +18,14 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
+import shutil
+import subprocess
+import sys
 from types import ModuleType
 from typing import Any
 
-from .errors import MissingExtraError
+from .errors import MissingExtraError, TargetError
 
 __all__ = [
     "FRAMEWORK",
@@ -33,13 +43,47 @@ __all__ = [
     "TerraformStack",
     "Testing",
     "Token",
+    "check_scope",
     "core",
     "import_binding",
 ]
 
+NODE_MAJOR = 22
+"""The oldest Node.js major version cdktn 0.24 runs on."""
+
+
+def _check_node() -> None:
+    """Fail once, clearly, when the Node.js jsii would start is missing or older than ``NODE_MAJOR``."""
+    node = os.environ.get("JSII_NODE") or shutil.which("node")
+    fix = (
+        f"To fix: install Node.js >= {NODE_MAJOR}, e.g. `npm install node@{NODE_MAJOR}` (what the Makefile "
+        "does, pinned in package.json) and put node_modules/.bin first on PATH, or set JSII_NODE to a Node "
+        f"{NODE_MAJOR} binary."
+    )
+    if node is None:
+        raise MissingExtraError(
+            f"the CDK runtime needs Node.js >= {NODE_MAJOR} and no `node` is on PATH. {fix}", extra=""
+        )
+    try:
+        version = subprocess.run(
+            [node, "--version"], capture_output=True, text=True, timeout=30
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        version = ""
+    match = re.match(r"v(\d+)\.", version)
+    if match is None or int(match.group(1)) < NODE_MAJOR:
+        found = version or "a node that does not run"
+        raise MissingExtraError(
+            f"the CDK runtime needs Node.js >= {NODE_MAJOR}; {node} is {found} "
+            f"(older ones crash in jsii with 'markAsUncloneable is not a function'). {fix}",
+            extra="",
+        )
+
 
 def _load_core() -> tuple[str, ModuleType]:
     wanted = os.environ.get("COMPUTEOPS_CDK_FRAMEWORK", "").strip().lower()
+    if not wanted and "cdktf" in sys.modules and "cdktn" not in sys.modules:
+        wanted = "cdktf"  # the app is built on cdktf (imported before the constructs)
     order = ["cdktf", "cdktn"] if wanted == "cdktf" else ["cdktn", "cdktf"]
     if wanted not in ("", "cdktn", "cdktf"):
         raise MissingExtraError(
@@ -58,7 +102,26 @@ def _load_core() -> tuple[str, ModuleType]:
     )
 
 
+_check_node()
 FRAMEWORK, core = _load_core()
+
+
+def check_scope(scope: Any, what: str) -> None:
+    """Raise ``TargetError`` when ``scope`` belongs to an app of the other CDK framework.
+
+    Args:
+        what: the construct being built, for the message (e.g. ``WorkloadStack 'serve'``).
+    """
+    node = getattr(scope, "node", None)
+    root = getattr(node, "root", None)
+    module = type(root).__module__.split(".")[0] if root is not None else ""
+    if module in ("cdktn", "cdktf") and module != FRAMEWORK:
+        raise TargetError(
+            f"{what}: its scope belongs to a {module} App, but computeops_cdk loaded {FRAMEWORK} (the two "
+            f"cores cannot share a tree). To fix: import {module} before computeops_cdk's constructs, or set "
+            f"COMPUTEOPS_CDK_FRAMEWORK={module}."
+        )
+
 
 App: Any = core.App
 TerraformStack: Any = core.TerraformStack

@@ -68,3 +68,85 @@ def test_a_missing_cdktf_binding_names_the_cdktf_package(smoke: tuple[Path, dict
     assert extra == "aws"
     assert message.startswith("your pin chose aws; install cdktf-cdktf-provider-aws")
     assert message.endswith("To fix: pip install cdktf-cdktf-provider-aws.")
+
+
+_AUTO = """
+import json, sys
+import cdktf
+from computeops_cdk import WorkloadStack
+from computeops_cdk._compat import FRAMEWORK
+from computeops_cdk.errors import MissingExtraError
+app = cdktf.App(outdir=sys.argv[1])
+WorkloadStack(app, "auto", intent={intent!r})
+app.synth()
+try:
+    WorkloadStack(app, "pinned", intent={intent!r}, provider="aws")
+    missing = None
+except MissingExtraError as err:
+    missing = str(err)
+print(json.dumps({{"framework": FRAMEWORK, "missing": missing}}))
+"""
+
+_MISMATCH = """
+import json, pathlib, sys
+from computeops_cdk.constructs import WorkloadStack  # loads cdktn first
+import cdktf
+from computeops_cdk.errors import TargetError
+app = cdktf.App(outdir=sys.argv[1])
+try:
+    WorkloadStack(app, "x", intent={intent!r})
+    error = None
+except TargetError as err:
+    error = str(err)
+files = [str(p) for p in pathlib.Path(sys.argv[1]).rglob("*") if p.is_file()]
+print(json.dumps({{"error": error, "files": files}}))
+"""
+
+
+def _run(code: str, outdir: Path) -> dict[str, object]:
+    env = {k: v for k, v in os.environ.items() if k != "COMPUTEOPS_CDK_FRAMEWORK"}
+    intent = str(ROOT / "examples" / "support-chat.yaml")
+    result = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code.format(intent=intent)), str(outdir)],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def test_a_cdktf_app_works_without_the_environment_variable(tmp_path: Path) -> None:
+    # Regression: without COMPUTEOPS_CDK_FRAMEWORK=cdktf a cdktf.App failed at synth ("type of argument
+    # stack must be cdktf.TerraformStack"), and a pin to aws asked for the cdktn binding.
+    report = _run(_AUTO, tmp_path)
+    assert report["framework"] == "cdktf"
+    assert (tmp_path / "stacks" / "auto" / "cdk.tf.json").is_file()
+    assert str(report["missing"]).startswith("your pin chose aws; install cdktf-cdktf-provider-aws")
+
+
+def test_a_scope_of_the_other_framework_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    report = _run(_MISMATCH, tmp_path)
+    assert report["error"] == (
+        "WorkloadStack 'x': its scope belongs to a cdktf App, but computeops_cdk loaded cdktn (the two cores "
+        "cannot share a tree). To fix: import cdktf before computeops_cdk's constructs, or set "
+        "COMPUTEOPS_CDK_FRAMEWORK=cdktf."
+    )
+    assert report["files"] == []
+
+
+def test_an_old_node_is_one_clear_error_naming_node_22(tmp_path: Path) -> None:
+    # Under Node 20 jsii crashed (markAsUncloneable) after 11 end-of-life warnings.
+    fake = tmp_path / "node"
+    fake.write_text("#!/bin/sh\necho v20.20.2\n")
+    fake.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if k != "JSII_NODE"}
+    env["PATH"] = f"{tmp_path}{os.pathsep}{env.get('PATH', '')}"
+    result = subprocess.run(
+        [sys.executable, "-c", "import computeops_cdk._compat"], env=env, capture_output=True, text=True
+    )
+    assert result.returncode == 1
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("computeops_cdk.errors.MissingExtraError: the CDK runtime needs Node.js >= 22; ")
+    assert f"{fake} is v20.20.2" in last and "npm install node@22" in last
+    assert "end-of-life" not in result.stderr

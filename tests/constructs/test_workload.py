@@ -275,3 +275,53 @@ def test_the_accounts_prop_reaches_the_engine(tmp_path: Path) -> None:
     assert workload.placement.account_terms == "10 % negotiated discount on aws"
     with pytest.raises(TargetError, match=r"'accounts' must be a path or None \(got int 42\)"):
         ComputeWorkload(stack, "bad", intent=EXAMPLES / "support-chat.yaml", accounts=42)  # type: ignore[arg-type]
+
+
+def test_budget_guard_on_the_app_guards_every_stack_once(tmp_path: Path) -> None:
+    # Regression: Aspects.of(app).add(BudgetGuard(...)) visited no stack (cdktn starts aspects at stacks).
+    from computeops_cdk import BudgetGuard
+    from computeops_cdk._compat import App, Aspects
+    from computeops_cdk.constructs import WorkloadStack
+
+    app = App(outdir=str(tmp_path / "error"))
+    WorkloadStack(app, "over", intent=EXAMPLES / "support-chat.yaml", provider="runpod")
+    Aspects.of(app).add(BudgetGuard(max_hourly_usd=1))
+    with pytest.raises(RuntimeError, match=r"\[over\] workloads cost [\d,.]+ USD/h, over the budget of 1.00"):
+        app.synth()
+    app = App(outdir=str(tmp_path / "warn"))
+    stack = WorkloadStack(app, "twice", intent=EXAMPLES / "support-chat.yaml", provider="runpod")
+    guard = BudgetGuard(max_hourly_usd=1, warn_only=True)
+    Aspects.of(app).add(guard)
+    Aspects.of(stack).add(guard)  # on both: one visit, one warning
+    app.synth()
+    warnings = [m.data for m in stack.node.metadata if "warn" in m.type]
+    assert len(warnings) == 1 and "over the budget of 1.00 USD/h" in warnings[0]
+
+
+def test_stack_cost_record_shows_the_billed_extras_beside_the_instances(
+    app_dir: tuple[Path, dict[str, Any]],
+) -> None:
+    outdir, built = app_dir
+    workload = built["single"].workload
+    record = json.loads((outdir / "serve" / "computeops-stack-cost.json").read_text())
+    assert record["instances"]["hourly_usd"] == workload.placement.hourly_usd
+    parts = {p["part"].split(" (")[0]: p for p in record["billed_extras"]}
+    volumes = parts["root volumes"]
+    gib = workload.placement.instances * 500
+    assert volumes["quantity"] == gib and volumes["hourly_usd"] == round(gib * 0.08 / 730, 4)
+    assert volumes["source"].startswith("https://") and "aws.amazon.com/ebs/pricing" in volumes["note"]
+    assert parts["NAT gateway"]["hourly_usd"] == 0.045
+    assert parts["network load balancer"]["hourly_usd"] == 0.0225
+    # Traffic-billed parts have no price: null with the reason, never 0.
+    assert parts["NAT data processing"]["hourly_usd"] is None and parts["NAT data processing"]["note"]
+    assert record["unpriced_parts"] == ["NAT data processing", "load balancer capacity units"]
+    sourced = sum(p["hourly_usd"] for p in record["billed_extras"] if p["hourly_usd"] is not None)
+    assert record["billed_extras_hourly_usd"] == round(sourced, 4)
+    # The decision (what the engine ranks and the budgets limit) is the instances' cost only.
+    decision = json.loads((outdir / "serve" / "computeops-decision.json").read_text())
+    assert decision["decision"]["hourly_usd"] == workload.placement.hourly_usd
+    # A region without a sourced price: null parts with the note.
+    west = json.loads((outdir / "both" / "computeops-stack-cost.west.json").read_text())
+    assert all(p["hourly_usd"] is None for p in west["billed_extras"])
+    assert west["billed_extras_hourly_usd"] is None
+    assert "no sourced aws price for eu-west-1" in west["billed_extras"][0]["note"]

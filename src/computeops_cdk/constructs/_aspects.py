@@ -18,7 +18,9 @@ __all__ = ["BudgetGuard"]
 class BudgetGuard:
     """Fail synth when the workloads of a stack would cost more per hour than a budget.
 
-    ``Aspects.of(app).add(BudgetGuard(max_hourly_usd=500))``. Each stack's workloads are summed
+    ``Aspects.of(app).add(BudgetGuard(max_hourly_usd=500))`` guards every stack of the app (cdktn itself
+    invokes aspects from each stack down, so the workloads' stacks apply the App's guards at synth);
+    ``Aspects.of(stack).add(...)`` guards that stack. Each stack's workloads are summed
     (the engine already keeps each one within its own intent's limits; this guards the sum, which
     no single intent sees). An error annotation names the stack, the total and every workload.
 

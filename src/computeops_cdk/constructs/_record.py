@@ -8,19 +8,28 @@ synthesized in memory (``Testing.synth``) never call it, so tests stay free of f
 
 from __future__ import annotations
 
+import json
 import os
+from collections.abc import Mapping
 from typing import Any, cast
 
 import jsii
 from constructs import IValidation
 
-from .._compat import IStackSynthesizer, TerraformProvider, TerraformStack
+from .._compat import Aspects, IStackSynthesizer, TerraformProvider, TerraformStack
 from ..engine import Decision
 from ..engine._decision import DEFAULT_REJECTIONS, RejectionListing
 
-__all__ = ["DECISION_FILE", "record_decision", "single_default_provider"]
+__all__ = [
+    "DECISION_FILE",
+    "STACK_COST_FILE",
+    "record_decision",
+    "record_stack_cost",
+    "single_default_provider",
+]
 
 DECISION_FILE = "computeops-decision.json"
+STACK_COST_FILE = "computeops-stack-cost.json"
 
 
 @jsii.implements(IStackSynthesizer)
@@ -31,14 +40,32 @@ class _DecisionRecordSynthesizer:
         self._stack = stack
         self._inner = inner
         self.records: dict[str, tuple[Decision, RejectionListing]] = {}
+        self.texts: dict[str, str] = {}
 
     def synthesize(self, session: Any) -> None:
+        _apply_inherited_guards(self._stack)
         self._inner.synthesize(session)
         manifest = session.manifest.for_stack(self._stack)
         directory = os.path.join(session.outdir, manifest.working_directory)
-        for filename, (decision, rejections) in self.records.items():
+        files = {name: d.to_json(rejections=r) for name, (d, r) in self.records.items()}
+        for filename, text in {**files, **self.texts}.items():
             with open(os.path.join(directory, filename), "w", encoding="utf-8") as handle:
-                handle.write(decision.to_json(rejections=rejections))
+                handle.write(text)
+
+
+def _apply_inherited_guards(stack: Any) -> None:
+    """Visit ``stack`` with the ``BudgetGuard`` aspects added to its ancestors (the App).
+
+    cdktn invokes aspects from each stack down, so an aspect added with ``Aspects.of(app)`` never visits
+    a stack; a guard added on the stack itself is left to cdktn (visited once, not twice).
+    """
+    from ._aspects import BudgetGuard
+
+    own = list(Aspects.of(stack).all)
+    for scope in stack.node.scopes[:-1]:
+        for aspect in Aspects.of(scope).all:
+            if isinstance(aspect, BudgetGuard) and aspect not in own:
+                aspect.visit(stack)
 
 
 def record_decision(workload: Any, decision: Decision, *, rejections: str = DEFAULT_REJECTIONS) -> str:
@@ -57,6 +84,20 @@ def record_decision(workload: Any, decision: Decision, *, rejections: str = DEFA
         stack.synthesizer = synthesizer
     name = DECISION_FILE if not synthesizer.records else f"computeops-decision.{workload.node.id}.json"
     synthesizer.records[name] = (decision, cast(RejectionListing, rejections))
+    return name
+
+
+def record_stack_cost(workload: Any, decision_file: str, document: Mapping[str, Any]) -> str:
+    """Have ``workload``'s stack write its stack-cost ``document`` beside its decision record at synth.
+
+    Named like the decision record: ``computeops-stack-cost.json``, or ``computeops-stack-cost.<id>.json``
+    for a further workload. Returns the file name.
+    """
+    stack = TerraformStack.of(workload)
+    synthesizer = stack.synthesizer
+    assert isinstance(synthesizer, _DecisionRecordSynthesizer)  # record_decision ran first
+    name = decision_file.replace("computeops-decision", "computeops-stack-cost")
+    synthesizer.texts[name] = json.dumps(document, indent=2, sort_keys=True) + "\n"
     return name
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from constructs import Construct
 
-from .._compat import TerraformStack
+from .._compat import TerraformStack, check_scope
 from ..catalog import Catalog
 from ..engine._decision import DEFAULT_REJECTIONS
 from ..intent import WorkloadIntent
@@ -46,6 +46,7 @@ class WorkloadStack(TerraformStack):  # type: ignore[misc]  # the base class com
         lock: str | Path | bool | None = None,
         rejections: str = DEFAULT_REJECTIONS,
     ) -> None:
+        check_scope(scope, f"WorkloadStack {id!r}")
         super().__init__(scope, id)
         self.workload = ComputeWorkload(
             self,

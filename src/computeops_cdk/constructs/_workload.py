@@ -11,7 +11,7 @@ from typing import Any
 
 from constructs import Construct
 
-from .._compat import Annotations, TerraformOutput, TerraformStack
+from .._compat import Annotations, TerraformOutput, TerraformStack, check_scope
 from ..accounts import load_accounts
 from ..catalog import PROVIDER_IDS, Catalog, load_catalog
 from ..engine import Calibration, Decision, Pin, Placement, decide
@@ -30,11 +30,12 @@ from ..intent import WorkloadIntent
 from ..lockfile import Pins
 from ..perf import resolve_model
 from ..targets import TARGETS, Target, TargetProps, get_target, placement_pin, supported_providers
+from ..targets._billed import BilledPart
 from ..targets.k8s import KubeConnection, KubernetesLayer, WorkloadSpec
 from ._app import app_directory
 from ._lock import apply_lock, emitted_placement, lockfile_path, report_stale_entries
 from ._props import check_options, check_types
-from ._record import record_decision, single_default_provider
+from ._record import record_decision, record_stack_cost, single_default_provider
 
 __all__ = ["ComputeWorkload"]
 
@@ -103,6 +104,7 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
         rejections: str = DEFAULT_REJECTIONS,
         accounts: str | Path | None = None,
     ) -> None:
+        check_scope(scope, f"ComputeWorkload {id!r}")
         super().__init__(scope, id)
         if accounts is not None and not isinstance(accounts, str | Path):
             raise TargetError(
@@ -170,10 +172,33 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
             """Main resources by role (``instance``, ``launch_template``, ``node_group``, ``release``...)."""
             if cluster and deploy_workload:
                 self.resources.update(KubernetesLayer().emit(self, chosen, self._workload_spec()))
+        self.billed: tuple[BilledPart, ...] = tuple(self.resources.get("billed", ()))
+        """The billed parts the stack creates besides the instances (root volumes, NAT, load balancer),
+        each with its sourced hourly price or None; the decision's prices are the instances' only."""
         self._outputs(chosen)
         self._annotate(chosen)
         self.decision_file = record_decision(self, self.decision, rejections=rejections)
         """File name of the decision record in the stack's output directory."""
+        self.stack_cost_file = record_stack_cost(self, self.decision_file, self.stack_cost())
+        """File name of the stack-cost record (instances and billed extras) beside the decision record."""
+
+    def stack_cost(self) -> dict[str, Any]:
+        """The instances' cost (the decision's) and, separately, the other billed parts the stack creates."""
+        priced = [p.hourly_usd for p in self.billed if p.hourly_usd is not None]
+        return {
+            "workload": self.node.path,
+            "instances": {
+                "hourly_usd": self.placement.hourly_usd,
+                "monthly_usd": self.placement.monthly_usd,
+                "note": "from the decision: what the engine ranks and max_hourly_usd / max_monthly_usd limit",
+            },
+            "billed_extras": [p.to_dict() for p in self.billed],
+            "billed_extras_hourly_usd": round(sum(priced), 4) if priced else None,
+            "unpriced_parts": [p.part for p in self.billed if p.hourly_usd is None],
+            "note": "billed extras are shown beside the instances' cost and do not change the ranking; "
+            "a part without a sourced price is null with a note, never 0; traffic-billed parts are "
+            "listed unpriced",
+        }
 
     # -- construction steps -------------------------------------------------------------------
 
@@ -333,7 +358,7 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
             f"computeops placement: {chosen.provider} {count} ({chosen.accelerators_per_instance} x "
             f"{chosen.accelerator} each) in {chosen.region}, {chosen.pricing}, "
             f"{chosen.hourly_usd:,.2f} USD/h, "
-            f"{chosen.unit_cost.value:g} {chosen.unit_cost.unit} (estimate)"
+            f"{chosen.unit_cost.value:g} {chosen.unit_cost.unit} (estimate){self._extras_text()}"
         )
         if self.resources.get("expose") == "public":
             notes.add_warning(
@@ -346,6 +371,15 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
             )
         for warning in self.resources.get("warnings", ()):
             notes.add_warning(f"computeops: {warning}")
+
+    def _extras_text(self) -> str:
+        if not self.billed:
+            return ""
+        priced = [p.hourly_usd for p in self.billed if p.hourly_usd is not None]
+        unknown = [p.part for p in self.billed if p.hourly_usd is None]
+        known = f"+{sum(priced):,.4f} USD/h sourced" if priced else "no sourced price"
+        missing = f"; without a sourced price: {', '.join(unknown)}" if unknown else ""
+        return f"; billed extras besides the instances: {known}{missing}"
 
 
 def _load_intent(intent: object, path: str) -> WorkloadIntent:

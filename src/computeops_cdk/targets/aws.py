@@ -43,6 +43,7 @@ from ..engine import Placement
 from ..errors import TargetError
 from ._aws_network import AwsNetwork, load_balancer, network
 from ._base import Target, TargetProps
+from ._billed import BilledPart, priced, unpriced
 from ._boot import BOOT_OPTIONS, BootPlan, Rendezvous, boot_script, cloud_config, plan_for
 from ._expose import EXPOSE_OPTION, expose_mode
 from ._options import chosen_by, require_applicable, whole_option
@@ -163,6 +164,7 @@ class AwsTarget(Target):
         )
         resources = _instances(scope, placement, props, net=net, security_group=group, plan=plan)
         resources["network"] = net
+        resources["billed"] = _billed(placement, props, nat=net.created, load_balancer=mode != "none")
         if mode != "none":
             resources.update(
                 load_balancer(
@@ -207,6 +209,42 @@ class AwsTarget(Target):
             ],
         )
         return subnets.ids
+
+
+def _billed(placement: Placement, props: TargetProps, *, nat: bool, load_balancer: bool) -> list[BilledPart]:
+    """The stack's billed parts besides the instances: root volumes, the NAT gateway, the load balancer."""
+    region = placement.region
+    parts = [
+        priced(
+            "aws",
+            "ebs_gp3_gb_month",
+            region,
+            part=f"root volumes (gp3, {placement.instances} x {_root_gib(props)} GiB)",
+            quantity=placement.instances * _root_gib(props),
+        )
+    ]
+    if nat:
+        parts.append(priced("aws", "nat_gateway_hour", region, part="NAT gateway", quantity=1))
+        parts.append(
+            unpriced(
+                "NAT data processing",
+                quantity=0,
+                unit="GB",
+                why="billed per GB through the NAT (images, weights): depends on traffic the stack "
+                "cannot know",
+            )
+        )
+    if load_balancer:
+        parts.append(priced("aws", "nlb_hour", region, part="network load balancer", quantity=1))
+        parts.append(
+            unpriced(
+                "load balancer capacity units",
+                quantity=0,
+                unit="NLCU-hour",
+                why="billed per capacity unit used: depends on traffic the stack cannot know",
+            )
+        )
+    return parts
 
 
 def _multi_node(placement: Placement) -> bool:

@@ -36,6 +36,7 @@ from ..engine import Placement
 from ..errors import TargetError
 from ._azure_network import internal_load_balancer, nat_gateway
 from ._base import Target, TargetProps
+from ._billed import unpriced
 from ._boot import BOOT_OPTIONS, BootPlan, boot_script, cloud_config, plan_for
 from ._expose import EXPOSE_OPTION, expose_mode
 from ._options import chosen_by, require_applicable, whole_option
@@ -144,6 +145,26 @@ class AzureTarget(Target):
         resources = self._vms(scope, placement, size, rg_name, location, subnet_id, provider, props, plan)
         if plan is not None and plan.secret is not None:
             resources.update(_grant_secret(scope, resources["instances"], provider, props))
+        disk = whole_option(props, "os_disk_gb", 256, target="azure", unit="GB")
+        why = "no sourced Azure price in the data (data/billed_extras.json)"
+        resources["billed"] = [
+            unpriced(
+                f"OS disks (Premium SSD, {placement.instances} x {disk} GB)",
+                quantity=placement.instances * disk,
+                unit="GB-month",
+                why=why,
+            ),
+            *(
+                [unpriced("NAT gateway and its public IP", quantity=1, unit="gateway-hour", why=why)]
+                if not props.options.get("subnet_id")
+                else []
+            ),
+            *(
+                [unpriced("Standard load balancer", quantity=1, unit="rule-hour", why=why)]
+                if mode == "internal"
+                else []
+            ),
+        ]
         if mode == "internal":
             resources.update(
                 internal_load_balancer(

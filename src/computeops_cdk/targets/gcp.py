@@ -47,6 +47,7 @@ from typing import Any
 from ..engine import Placement
 from ..errors import TargetError
 from ._base import Target, TargetProps
+from ._billed import unpriced
 from ._boot import BOOT_OPTIONS, BootPlan, Rendezvous, boot_script, plan_for, tf_escape
 from ._expose import EXPOSE_OPTION, expose_mode
 from ._gcp_machines import GpuMachine, TpuSlice, default_zone, map_instance_type
@@ -171,6 +172,26 @@ class GcpTarget(Target):
         if plan is not None and plan.secret is not None:
             _grant_secret(scope, plan, email, provider, props)
         resources = self._vms(scope, placement, machine, zone, subnetwork, email, provider, props, plan)
+        size = whole_option(props, "boot_disk_gb", 200, target="gcp", unit="GB")
+        why = "no sourced GCP price in the data (data/billed_extras.json)"
+        resources["billed"] = [
+            unpriced(
+                f"boot disks ({placement.instances} x {size} GB)",
+                quantity=placement.instances * size,
+                unit="GB-month",
+                why=why,
+            ),
+            *(
+                [unpriced("Cloud NAT", quantity=1, unit="gateway-hour", why=why)]
+                if not props.options.get("network") and not props.options.get("subnetwork")
+                else []
+            ),
+            *(
+                [unpriced("internal load balancer forwarding rule", quantity=1, unit="rule-hour", why=why)]
+                if mode == "internal"
+                else []
+            ),
+        ]
         if mode == "internal":
             resources.update(
                 internal_load_balancer(

@@ -1,0 +1,78 @@
+"""The billed parts a stack creates besides the accelerator instances (root volumes, NAT, load balancer).
+
+The engine prices and ranks the instances only (``max_hourly_usd`` / ``max_monthly_usd`` apply to them);
+a target lists the other billed resources it emits as ``BilledPart`` s so the construct can show their
+cost separately. A price comes from ``data/billed_extras.json`` (each entry cites its source and date);
+a part without a sourced price for the region has ``hourly_usd = None`` and says so in ``note``, never 0.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+__all__ = ["HOURS_PER_MONTH", "BilledPart", "priced", "unpriced"]
+
+HOURS_PER_MONTH = 730
+"""The engine's month (``monthly_usd = hourly_usd x 730``), used to turn GB-month prices into hours."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BilledPart:
+    """One billed resource of the stack (besides the instances), with its hourly cost when sourced.
+
+    Attributes:
+        part: what it is (``root volumes``, ``NAT gateway``, ...).
+        quantity: how much of ``unit`` the stack creates (e.g. 1,000 GB, 1 gateway).
+        unit: the unit the price is quoted in.
+        hourly_usd: USD per hour for the whole quantity; None when no sourced price covers it.
+        source: where the price comes from (URL), None without a price.
+        note: how it was computed, or why there is no price.
+    """
+
+    part: str
+    quantity: float
+    unit: str
+    hourly_usd: float | None
+    source: str | None
+    note: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """This part as its entry of the stack-cost record."""
+        return {
+            "part": self.part,
+            "quantity": self.quantity,
+            "unit": self.unit,
+            "hourly_usd": self.hourly_usd,
+            "source": self.source,
+            "note": self.note,
+        }
+
+
+@cache
+def _prices() -> dict[str, Any]:
+    text = resources.files("computeops_cdk.targets").joinpath("data/billed_extras.json").read_text("utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+def priced(provider: str, key: str, region: str, *, part: str, quantity: float) -> BilledPart:
+    """``quantity`` of price ``key`` in ``region``; an unpriced part when no sourced price covers it."""
+    entry = _prices().get(provider, {}).get(key)
+    unit = entry["unit"] if entry else key
+    if entry is None or region not in entry["regions"]:
+        return unpriced(part, quantity=quantity, unit=unit, why=f"no sourced {provider} price for {region}")
+    usd = float(entry["usd"]) * quantity
+    hourly = usd / HOURS_PER_MONTH if unit.endswith("-month") else usd
+    how = f"{quantity:g} {unit} x {entry['usd']} USD (list price, {entry['as_of']}; quotes {entry['quotes']})"
+    return BilledPart(
+        part=part, quantity=quantity, unit=unit, hourly_usd=round(hourly, 4), source=entry["source"], note=how
+    )
+
+
+def unpriced(part: str, *, quantity: float, unit: str, why: str) -> BilledPart:
+    """A billed part whose price is unknown here: ``hourly_usd`` None, with the reason."""
+    return BilledPart(part=part, quantity=quantity, unit=unit, hourly_usd=None, source=None, note=why)
