@@ -196,7 +196,7 @@ def synth(synthesized: tuple[dict[str, Any], dict[str, dict[str, Any]]]) -> dict
 @pytest.mark.synth
 def test_roles_returned_by_emit(synthesized: tuple[dict[str, Any], dict[str, dict[str, Any]]]) -> None:
     roles = synthesized[1]
-    assert sorted(roles["h100"]) == ["instance", "instances"]
+    assert sorted(roles["h100"]) == ["billed", "instance", "instances"]
     assert sorted(roles["tpu"]) == ["tpu", "tpus"]
     assert sorted(roles["gke"]) == ["node_pool"]
 
@@ -458,3 +458,12 @@ def test_public_exposure_is_refused_with_the_reason() -> None:
             provider=None,
             props=TargetProps(name="x", model="m/x", options={"expose": "public"}),
         )
+
+
+def test_billed_parts_without_a_sourced_price_are_null_with_the_reason(
+    synthesized: tuple[dict[str, Any], dict[str, dict[str, Any]]],
+) -> None:
+    parts = {p.part.split(" (")[0]: p for p in synthesized[1]["serve"]["billed"]}
+    assert set(parts) == {"boot disks", "Cloud NAT", "internal load balancer forwarding rule"}
+    assert all(p.hourly_usd is None and "no sourced GCP price" in p.note for p in parts.values())
+    assert parts["boot disks"].quantity == 2 * 200
