@@ -117,10 +117,10 @@ DISCLOSED_BEYOND_2X: set[str] = set()
 
 
 def test_heldout_rows_meet_the_issue_targets() -> None:
-    # median |error| <= 20 % and no row off by more than 2x, on rows never used for fitting
+    # median |error| <= 15 % (issue 11; was 20 %), no row off by more than 2x, on rows never fitted
     results = accuracy.evaluate()
     s = accuracy.summary(results, "heldout")
-    assert s["median_pct"] <= 20
+    assert s["median_pct"] <= 15  # issue 11: median <= 15 %, none beyond 2x
     held = [r for r in results if r["split"] == "heldout"]
     beyond = {r["id"] for r in held if not 0.5 <= r["ratio"] <= 2}
     assert beyond == DISCLOSED_BEYOND_2X

@@ -107,6 +107,9 @@ def test_every_layout_is_physical(
 def test_every_estimate_carries_a_band_around_its_central_value(acc: str, kind: str) -> None:
     band = uncertainty(acc, kind)  # type: ignore[arg-type]
     assert 0 < band.low <= band.high
-    assert band.evidence in ("validated", "extrapolated", "upper_bound")
-    # an upper bound lies wholly below the estimate; otherwise the band straddles it
-    assert (band.high < 1) if band.evidence == "upper_bound" else (band.low < 1 < band.high)
+    assert band.evidence in ("validated", "extrapolated", "upper_bound", "measured")
+    # an upper bound lies wholly below the estimate; a validated or extrapolated band straddles it
+    if band.evidence == "upper_bound":
+        assert band.high < 1
+    elif band.evidence != "measured":
+        assert band.low < 1 < band.high

@@ -79,7 +79,7 @@ class EstimateSummary:
     """The conservative end of the estimate's band (the sizing meets the intent at this point)."""
     tokens_per_s_p90: float | None = None
     evidence: str = ""
-    """How the band was derived: validated | extrapolated | upper_bound."""
+    """How the band was derived: validated | extrapolated | upper_bound | measured."""
     hours_p10: float | None = None
     """Training: hours at the band's conservative point (start-up included)."""
     central_instances: int | None = None

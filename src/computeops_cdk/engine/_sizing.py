@@ -73,7 +73,7 @@ class Sizing:
     band: tuple[float, float] = (1.0, 1.0)
     """(p10, p90) multipliers of the estimated speed (perf.uncertainty)."""
     evidence: str = ""
-    """validated | extrapolated | upper_bound (perf.Uncertainty.evidence)."""
+    """validated | extrapolated | upper_bound | measured (perf.Uncertainty.evidence)."""
     central_instances: int | None = None
     """Instances the central estimate alone (no band, no headroom) would need; None if it misses."""
     hours_p10: float | None = None

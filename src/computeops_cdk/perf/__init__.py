@@ -106,7 +106,7 @@ def uncertainty(accelerator_id: str, kind: Literal["inference", "training"]) -> 
     measured = MEASURED_RANGE.get((accelerator_id, kind))
     if measured:
         return Uncertainty(
-            evidence="upper_bound",
+            evidence="upper_bound" if measured[1] < 1 else "measured",
             low=measured[0],
             high=measured[1],
             basis=f"published {kind} measurements on {accelerator_id} reach {measured[0]:.2f}-"

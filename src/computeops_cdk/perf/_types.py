@@ -23,7 +23,7 @@ __all__ = [
 Precision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]
 Bound = Literal["memory", "compute", "communication"]
 WorkloadKind = Literal["inference", "training", "fine_tuning"]
-Evidence = Literal["validated", "extrapolated", "upper_bound"]
+Evidence = Literal["validated", "extrapolated", "upper_bound", "measured"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -33,7 +33,8 @@ class Uncertainty:
     ``low`` and ``high`` multiply the estimated throughput (and divide the estimated latencies):
     the 10th and 90th percentile of measured / estimated speed on the held-out rows of the same
     kind of work on validated hardware, the whole observed range where the estimate extrapolates
-    from the datasheet, or the measured range where the estimate is a known upper bound.
+    from the datasheet, or the measured range of an accelerator whose held-out rows miss the
+    accuracy target (``upper_bound`` when reality stays below the estimate, else ``measured``).
     """
 
     evidence: Evidence
