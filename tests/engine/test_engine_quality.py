@@ -330,3 +330,46 @@ def test_mi325x_is_in_the_catalog_with_its_cited_specs() -> None:
     assert acc is not None and acc.id == "MI325X"
     assert (acc.memory_gb, acc.memory_bw_gbps, acc.bf16_tflops, acc.fp8_tflops) == (256, 6000, 1307.4, 2614.9)
     assert "gpu-arch-specs.rst" in acc.source
+
+
+def test_audit_regressions_on_the_embedded_catalog() -> None:
+    # issue 11's wrong decisions, re-pinned by placement class (not the exact instance):
+    # a 48-hour LoRA of Llama 3.1 70B was won by a 256-chip TPU slice finishing in minutes, and a
+    # 64-sequence LoRA step was laid out as data parallel 128, "finished in 0.0 h"
+    lora48 = intent_of(
+        {
+            "type": "fine_tuning",
+            "model": {"name": "llama-3.1-70b", "precision": "bf16"},
+            "training": {
+                "tokens": 2e8,
+                "seq_len": 4096,
+                "global_batch_tokens": 2**20,
+                "deadline_hours": 48,
+                "method": "lora",
+            },
+        },
+        {"pricing": ["on_demand", "spot"]},
+    )
+    chosen = decide(lora48).chosen
+    assert chosen is not None
+    assert chosen.instances * chosen.accelerators_per_instance <= 16  # not a 256-chip slice
+    assert chosen.hours is not None and chosen.hours > STARTUP_HOURS
+    assert chosen.estimate.hours_p10 is not None and chosen.estimate.hours_p10 * 1.1 <= 48
+    lora64 = intent_of(
+        {
+            "type": "fine_tuning",
+            "model": {"name": "llama-3.1-8b", "precision": "bf16"},
+            "training": {
+                "tokens": 2e7,
+                "seq_len": 4096,
+                "global_batch_tokens": 64 * 4096,
+                "deadline_hours": 24,
+                "method": "lora",
+            },
+        },
+        {"pricing": ["on_demand", "spot"]},
+    )
+    decision = decide(lora64, alternatives=30)
+    for p in decision.ranked:
+        assert p.estimate.replicas is not None and p.estimate.replicas <= 64
+        assert p.hours is not None and p.hours >= STARTUP_HOURS  # never "0.0 h"
