@@ -29,9 +29,11 @@ def _placement(**changes: Any) -> Any:
         ttft_ms=None,
         tpot_ms=None,
         model="m",
-        assumptions=("tensor parallel 2 x 4 replica(s), 178 request(s) in flight per replica (x)",),
+        # The text says otherwise on purpose: the field, not a parsed sentence, sizes the server.
+        assumptions=("tensor parallel 2 x 4 replica(s), 99 request(s) in flight per replica (x)",),
         tensor_parallel=2,
         replicas=4,
+        concurrency_per_replica=178,
     )
     return dataclasses.replace(make_placement(**changes), estimate=estimate)
 

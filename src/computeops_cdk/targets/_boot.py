@@ -181,13 +181,10 @@ class BootPlan:
 
 
 def max_num_seqs(placement: Placement) -> int:
-    """Requests in flight per replica at the estimated operating point (the estimate's own statement,
-    ``"... N request(s) in flight per replica ..."``); vLLM's default when the estimate states none."""
-    for line in placement.estimate.assumptions:
-        match = re.search(r"(\d+) request\(s\) in flight per replica", line)
-        if match:
-            return max(1, int(match.group(1)))
-    return DEFAULT_MAX_NUM_SEQS
+    """Requests in flight per replica at the estimated operating point (the estimate's
+    ``concurrency_per_replica``); vLLM's default when the estimate states none (training)."""
+    stated = placement.estimate.concurrency_per_replica
+    return max(1, stated) if stated else DEFAULT_MAX_NUM_SEQS
 
 
 def _str_option(value: Any, key: str, pattern: re.Pattern[str], example: str, target: str) -> Any:
