@@ -20,6 +20,7 @@ from ._accelerators import build_accelerators
 from ._offers import build_offers
 from ._providers import build_providers, build_regions
 from ._sources import MarketData
+from ._types import PROVIDER_IDS
 from ._validate import validate_document
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "DEFAULT_SOURCE",
     "build_catalog",
     "canonical_json",
+    "canonical_order",
     "content_sha256",
     "write_catalog",
 ]
@@ -81,9 +83,53 @@ def _compact(value: Any) -> str:
 
 
 def content_sha256(doc: dict[str, Any]) -> str:
-    """Digest of the canonical JSON of ``doc`` without its ``sha256`` field."""
-    body = {k: v for k, v in doc.items() if k != "sha256"}
+    """Digest of the canonical JSON of ``doc`` without its ``sha256`` field, records in canonical
+    order: the same records in another order have the same digest (and load as the same catalog)."""
+    body = {k: v for k, v in canonical_order(doc).items() if k != "sha256"}
     return hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
+
+
+def canonical_order(doc: dict[str, Any]) -> dict[str, Any]:
+    """``doc`` with every record list in the builder's order (a valid document: keys are unique).
+
+    Providers in ``PROVIDER_IDS`` order, their attestations by (scope, evidence), regions by
+    (provider, code), accelerators by id, instance types by (provider, name), offers by
+    (provider, instance type, region, pricing); attestation regions and aliases sorted.
+    """
+    rank = {pid: i for i, pid in enumerate(PROVIDER_IDS)}
+    providers = [
+        {
+            **p,
+            "attestations": sorted(
+                (_ordered_attestation(a) for a in p["attestations"]), key=_attestation_key
+            ),
+        }
+        for p in doc["providers"]
+    ]
+    return {
+        **doc,
+        "providers": sorted(providers, key=lambda p: (rank.get(p["id"], len(rank)), p["id"])),
+        "regions": sorted(doc["regions"], key=lambda r: (r["provider"], r["code"])),
+        "accelerators": sorted(
+            (
+                {**a, "aliases": sorted(a["aliases"], key=lambda s: (s.lower(), s))}
+                for a in doc["accelerators"]
+            ),
+            key=lambda a: a["id"],
+        ),
+        "instance_types": sorted(doc["instance_types"], key=lambda t: (t["provider"], t["name"])),
+        "offers": sorted(
+            doc["offers"], key=lambda o: (o["provider"], o["instance_type"], o["region"], o["pricing"])
+        ),
+    }
+
+
+def _ordered_attestation(att: dict[str, Any]) -> dict[str, Any]:
+    return att if att["regions"] is None else {**att, "regions": sorted(att["regions"])}
+
+
+def _attestation_key(att: dict[str, Any]) -> tuple[str, str, str]:
+    return att["scope"], att["evidence"], _compact(att)
 
 
 def write_catalog(doc: dict[str, Any], path: str | os.PathLike[str] = DEFAULT_OUTPUT) -> Path:

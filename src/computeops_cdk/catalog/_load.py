@@ -9,16 +9,25 @@ CLI cold start inside its 0.5 s budget. Pass ``validate=True`` to check it anywa
 from __future__ import annotations
 
 import json
+import math
 import os
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from .._files import MIB, UnreadableFile, read_regular_file, shown_path
 from ..errors import CatalogError
 from ._types import Accelerator, Attestation, Catalog, InstanceType, Offer, Provider, Region
 from ._validate import validate_document
 
-__all__ = ["CATALOG_ENV", "EMBEDDED_CATALOG", "catalog_from_document", "load_catalog", "read_document"]
+__all__ = [
+    "CATALOG_ENV",
+    "EMBEDDED_CATALOG",
+    "MAX_CATALOG_BYTES",
+    "catalog_from_document",
+    "load_catalog",
+    "read_document",
+]
 
 CATALOG_ENV = "COMPUTEOPS_CATALOG"
 """An explicit pointer to a catalog file (e.g. a refreshed one) used wherever none is passed."""
@@ -53,21 +62,42 @@ def load_catalog(path: str | os.PathLike[str] | None = None, *, validate: bool |
     doc = read_document(Path(path))
     if validate is None or validate:
         validate_document(doc)
+        from ._build import canonical_order  # on use: the builder's modules stay off the default path
+
+        # Same records in another order are the same catalog: same digest, same answers.
+        doc = canonical_order(doc)
     return catalog_from_document(doc)
 
 
 @lru_cache(maxsize=2)
 def _embedded(validate: bool) -> Catalog:
-    doc = read_document(EMBEDDED_CATALOG)
+    doc = read_document(EMBEDDED_CATALOG, strict=bool(validate))
     if validate:
         validate_document(doc)
     return catalog_from_document(doc)
 
 
-def read_document(path: Path) -> dict[str, Any]:
-    """The JSON document in ``path``; CatalogError when missing or not a JSON object."""
+MAX_CATALOG_BYTES = 64 * MIB
+"""Largest catalog file read (the embedded one is about 1.2 MB): a bigger one is refused unread."""
+
+
+def read_document(path: Path, *, strict: bool = True) -> dict[str, Any]:
+    """The JSON document in ``path``; CatalogError when missing, unreadable or not a JSON object.
+
+    ``strict`` (every file but the embedded one) also refuses what ``json`` would accept silently:
+    NaN/Infinity and numbers that overflow a float, integers of more than 18 digits, and duplicate
+    keys (the last would win), each with its JSON path. The embedded file is built canonically and
+    checked by the tests, so it takes the fast path.
+    """
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = read_regular_file(path, limit=MAX_CATALOG_BYTES)
+        text = raw.decode("utf-8")
+    except UnreadableFile as err:
+        raise CatalogError(
+            f"catalog file {shown_path(path)} cannot be read: {err.reason}. To fix: pass a catalog JSON "
+            f"file of at most {MAX_CATALOG_BYTES // MIB} MiB (`computeops catalog build --output FILE` "
+            "writes one), or omit it to use the embedded catalog."
+        ) from None
     except FileNotFoundError as err:
         raise CatalogError(
             f"catalog file {str(path)!r} does not exist. To fix: pass an existing file, or omit it to "
@@ -84,8 +114,45 @@ def read_document(path: Path) -> dict[str, Any]:
             f"catalog file {str(path)!r} cannot be read ({reason}). To fix: pass a catalog JSON file "
             "(`computeops catalog build --output FILE` writes one), or omit it to use the embedded catalog."
         ) from err
+    doc = _parse(text, path) if strict else json.loads(text)
+    if not isinstance(doc, dict):
+        raise CatalogError(f"{type(doc).__name__} is not a catalog object. To fix: rebuild it.", path="$")
+    return doc
+
+
+def _parse(text: str, path: Path) -> Any:
+    """``json.loads`` that marks what JSON parsers disagree on, then reports the first mark's path."""
+    marks: list[_Refused] = []
+
+    def refuse(reason: str) -> _Refused:
+        mark = _Refused(reason)
+        marks.append(mark)
+        return mark
+
+    def number(literal: str) -> Any:
+        value = float(literal)
+        return value if math.isfinite(value) else refuse(f"{literal[:20]} is not a finite number")
+
+    def integer(literal: str) -> Any:
+        digits = len(literal.lstrip("-"))
+        return int(literal) if digits <= 18 else refuse(f"an integer of {digits:,} digits is out of range")
+
+    def pairs(items: list[tuple[str, Any]]) -> Any:
+        obj = dict(items)
+        if len(obj) == len(items):
+            return obj
+        seen: set[str] = set()
+        duplicate = next(k for k, _ in items if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        return refuse(f"duplicate key {duplicate[:40]!r} (JSON parsers disagree on which value wins)")
+
     try:
-        doc = json.loads(text)
+        doc = json.loads(
+            text,
+            parse_float=number,
+            parse_int=integer,
+            parse_constant=lambda name: refuse(f"{name} is not a finite number"),
+            object_pairs_hook=pairs,
+        )
     except json.JSONDecodeError as err:
         raise CatalogError(
             f"catalog file {str(path)!r} is not valid JSON "
@@ -93,9 +160,43 @@ def read_document(path: Path) -> dict[str, Any]:
             "To fix: rebuild it with `computeops catalog build`.",
             path="$",
         ) from err
-    if not isinstance(doc, dict):
-        raise CatalogError(f"{type(doc).__name__} is not a catalog object. To fix: rebuild it.", path="$")
+    except RecursionError:
+        raise CatalogError(
+            "the document is nested too deeply to be a catalog (a catalog is 6 levels deep). "
+            "To fix: rebuild it with `computeops catalog build`.",
+            path="$",
+        ) from None
+    if marks:
+        where, mark = _first_mark(doc)
+        raise CatalogError(
+            f"{mark.reason}: a catalog holds finite numbers and unique keys only. "
+            "To fix: rebuild it with `computeops catalog build`.",
+            path=where,
+        )
     return doc
+
+
+class _Refused:
+    """Stands in the parsed tree where a value was refused, so its JSON path can be reported."""
+
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+
+def _first_mark(doc: Any) -> tuple[str, _Refused]:
+    """(JSON path, mark) of the first refused value in document order (iterative: no recursion)."""
+    stack: list[tuple[str, Any]] = [("$", doc)]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, _Refused):
+            return where, value
+        if isinstance(value, dict):
+            stack.extend((f"{where}.{k}", v) for k, v in reversed(value.items()))
+        elif isinstance(value, list):
+            stack.extend((f"{where}[{i}]", v) for i, v in reversed(list(enumerate(value))))
+    raise AssertionError("a refused value was marked but not found")  # pragma: no cover
 
 
 def catalog_from_document(doc: dict[str, Any]) -> Catalog:

@@ -6,34 +6,69 @@ e.g. ``$.offers[12].hourly_usd: -3 is less than the minimum of 0``.
 
 from __future__ import annotations
 
+import datetime
 import json
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from ..errors import CatalogError
+from ._types import accelerator_key
 
-__all__ = ["SCHEMA_PATH", "check_integrity", "check_sha256", "validate_document", "validate_schema"]
+__all__ = [
+    "IDENTIFIERS",
+    "SCHEMA_PATH",
+    "check_integrity",
+    "check_sha256",
+    "check_strings",
+    "validate_document",
+    "validate_schema",
+]
 
 SCHEMA_PATH = Path(__file__).parent / "data" / "catalog.schema.json"
 """The packaged copy of schemas/catalog.schema.json (a test keeps the two identical)."""
 
 _FIX = "To fix: rebuild it with `computeops catalog build` or restore the file."
 
+IDENTIFIERS: dict[str, tuple[str, str]] = {
+    # schema $defs name -> (what it is, its rule in words); the patterns themselves are in the schema.
+    "region_code": ("region code", "letters, digits and '-', at most 64 characters"),
+    "instance_type_name": ("instance type name", "letters, digits, '.', '_' and '-', at most 80 characters"),
+    "accelerator_id": ("accelerator id", "letters, digits and '-', at most 64 characters"),
+    "accelerator_alias": (
+        "accelerator alias",
+        "letters, digits, ' ', '.', '_' and '-', at most 64 characters",
+    ),
+    "text": ("text", "one line without control characters, at most 4000 characters"),
+}
+"""Every identifier a catalog carries is checked against a strict pattern before anything reads it:
+these strings reach Terraform (region codes, instance types), so ``${``, quotes and control characters
+never get through. Sources, notes and names are bounded one-line text."""
+
+_MAX_SHOWN = 80
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
 
 def validate_document(doc: Any) -> None:
-    """Schema, then integrity, then digest; raises CatalogError on the first problem."""
+    """Schema, then strings, then integrity, then digest; raises CatalogError on the first problem."""
     validate_schema(doc)
+    check_strings(doc)
     check_integrity(doc)
     check_sha256(doc)
+
+
+@lru_cache(maxsize=1)
+def _schema() -> dict[str, Any]:
+    schema: dict[str, Any] = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    return schema
 
 
 @lru_cache(maxsize=1)
 def _validator() -> Any:
     import jsonschema  # imported lazily: only builds and user-supplied catalogs are schema-checked
 
-    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
-    return jsonschema.Draft202012Validator(schema)
+    return jsonschema.Draft202012Validator(_schema())
 
 
 def validate_schema(doc: Any) -> None:
@@ -41,7 +76,41 @@ def validate_schema(doc: Any) -> None:
     errors = sorted(_validator().iter_errors(doc), key=lambda e: _order(e.absolute_path))
     if errors:
         first = errors[0]
-        raise CatalogError(f"{first.message}. {_FIX}", path=first.json_path)
+        raise CatalogError(f"{_schema_message(first)}. {_FIX}", path=first.json_path)
+
+
+def _schema_message(error: Any) -> str:
+    """The schema error in words, the offending value cut (a pasted blob must not flood the terminal)."""
+    if error.validator == "pattern":
+        kind = next(
+            (name for name, d in _schema()["$defs"].items() if d.get("pattern") == error.validator_value),
+            None,
+        )
+        if kind in IDENTIFIERS:
+            what, rule = IDENTIFIERS[kind]
+            return f"{_shown(error.instance)} is not a valid {what} ({rule})"
+    message = str(error.message)
+    return message if len(message) <= 240 else message[:237] + "..."
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= _MAX_SHOWN else text[: _MAX_SHOWN - 3] + "..."
+
+
+def check_strings(doc: Any) -> None:
+    """No string anywhere holds a control character (the schema's patterns let a final newline
+    through in Python's regex dialect; this closes that gap for every field)."""
+    stack: list[tuple[str, Any]] = [("$", doc)]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, str):
+            if _CONTROL.search(value):
+                _fail(where, f"{_shown(value)} holds a control character (NUL, newline, ...)")
+        elif isinstance(value, dict):
+            stack.extend((f"{where}.{k}", v) for k, v in reversed(value.items()))
+        elif isinstance(value, list):
+            stack.extend((f"{where}[{i}]", v) for i, v in reversed(list(enumerate(value))))
 
 
 def _order(path: Any) -> list[tuple[int, str]]:
@@ -50,11 +119,15 @@ def _order(path: Any) -> list[tuple[int, str]]:
 
 
 def check_integrity(doc: dict[str, Any]) -> None:
-    """Every reference resolves and every key is unique."""
+    """Every reference resolves, every key is unique, dates exist and prices are physical."""
+    _check_dates(doc)
+    _unique(doc, "providers", lambda p: p["id"])
     providers = {p["id"] for p in doc["providers"]}
     regions = _unique(doc, "regions", lambda r: (r["provider"], r["code"]))
     accelerators = _unique(doc, "accelerators", lambda a: a["id"])
+    _check_aliases(doc)
     types = _unique(doc, "instance_types", lambda t: (t["provider"], t["name"]))
+    counts = {(t["provider"], t["name"]): t["accelerator_count"] for t in doc["instance_types"]}
     _unique(doc, "offers", lambda o: (o["provider"], o["instance_type"], o["region"], o["pricing"]))
     for i, prov in enumerate(doc["providers"]):
         for j, att in enumerate(prov["attestations"]):
@@ -72,6 +145,59 @@ def check_integrity(doc: dict[str, Any]) -> None:
             _fail(f"$.instance_types[{i}].accelerator", f"{itype['accelerator']!r} is not an accelerator id")
     for i, offer in enumerate(doc["offers"]):
         _check_offer(i, offer, types, regions)
+        _check_price(i, offer, counts[(offer["provider"], offer["instance_type"])])
+
+
+PRICE_PER_ACCELERATOR_HOUR = (0.001, 1000.0)
+"""The physical range of a price in USD per accelerator-hour (the market spans about 0.02 to 10):
+outside it a price is a unit or parsing error (a price of 1e-9 would win every decision)."""
+
+
+def _check_price(i: int, offer: dict[str, Any], count: int) -> None:
+    price = offer["hourly_usd"]
+    if price is None or price == 0:
+        return
+    low, high = PRICE_PER_ACCELERATOR_HOUR
+    if not low <= price / count <= high:
+        _fail(
+            f"$.offers[{i}].hourly_usd",
+            f"{price:g} USD/h for {count} accelerator(s) is {price / count:g} USD per accelerator-hour, "
+            f"outside the physical range {low:g}..{high:g} (a unit or parsing error?)",
+        )
+
+
+def _check_dates(doc: dict[str, Any]) -> None:
+    version = doc["version"]
+    _real_date("$.version", version[:10].replace(".", "-"), version)
+    _real_date("$.as_of", doc["as_of"])
+    checked: set[str] = set()
+    for i, offer in enumerate(doc["offers"]):
+        if offer["as_of"] not in checked:
+            _real_date(f"$.offers[{i}].as_of", offer["as_of"])
+            checked.add(offer["as_of"])
+
+
+def _real_date(where: str, text: str, shown: str | None = None) -> None:
+    try:
+        datetime.date.fromisoformat(text)
+    except ValueError:
+        _fail(where, f"{shown or text!r} is not a real calendar date")
+
+
+def _check_aliases(doc: dict[str, Any]) -> None:
+    """No name (id or alias, compared as ``find_accelerator`` compares) names two accelerators."""
+    owner: dict[str, str] = {}
+    for i, acc in enumerate(doc["accelerators"]):
+        names = [("id", acc["id"])] + [(f"aliases[{j}]", a) for j, a in enumerate(acc["aliases"])]
+        for where, name in names:
+            key = accelerator_key(name)
+            other = owner.setdefault(key, acc["id"])
+            if other != acc["id"]:
+                _fail(
+                    f"$.accelerators[{i}].{where}",
+                    f"{name!r} also names accelerator {other!r} (a name must find one accelerator; "
+                    "today the answer would depend on record order)",
+                )
 
 
 def _check_offer(i: int, offer: dict[str, Any], types: set[Any], regions: set[Any]) -> None:

@@ -10,13 +10,15 @@ importing this package or the registry never loads a prebuilt binding.
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
 from ..engine import FEATURES, Placement
+from ..errors import TargetError
 
 __all__ = ["FEATURES", "INTERNAL_OPTIONS", "Target", "TargetProps"]
 
@@ -54,9 +56,43 @@ class TargetProps:
     model: str | None = None
     workload_type: str | None = None
 
+    def __post_init__(self) -> None:
+        # Values are escaped at synthesis (``_escape``); a mapping key cannot be rewritten there, so a
+        # key that Terraform would read as a template is refused here.
+        _refuse_template_keys("tags", self.tags)
+        _refuse_template_keys("options", self.options)
+
+
+def _refuse_template_keys(where: str, value: Any) -> None:
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if isinstance(key, str) and ("${" in key or "%{" in key):
+                shown = key if len(key) <= 60 else key[:57] + "..."
+                raise TargetError(
+                    f"{where} key {shown!r} holds Terraform template syntax ('${{' or '%{{'). "
+                    "To fix: use a plain key (letters, digits, '-', '_', '.', '/')."
+                )
+            _refuse_template_keys(f"{where}[{key!r}]", item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _refuse_template_keys(where, item)
+
 
 class Target(ABC):
-    """One provider's Terraform. Subclasses are stateless; one instance per provider in the registry."""
+    """One provider's Terraform. Subclasses are stateless; one instance per provider in the registry.
+
+    Every subclass's ``configure``, ``emit`` and ``kube_connection`` first register the stack-wide
+    ``EscapeTemplates`` aspect (``_escape.protect_stack``): whatever string a target writes, from
+    a catalog, an option, a tag or its own text, reaches Terraform as literal text, never as a
+    ``${...}`` template. A target author cannot forget it.
+    """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name in ("configure", "emit", "kube_connection"):
+            method = cls.__dict__.get(name)
+            if method is not None and not getattr(method, "_protects_stack", False):
+                setattr(cls, name, _protecting(method))
 
     provider: str
     """Catalog provider id (``aws``, ``gcp``, ...)."""
@@ -87,3 +123,17 @@ class Target(ABC):
     @abstractmethod
     def emit(self, scope: Any, placement: Placement, *, provider: Any, props: TargetProps) -> dict[str, Any]:
         """Add the resources for ``placement`` and return the main ones by role (``"instance"``...)."""
+
+
+def _protecting(method: Callable[..., Any]) -> Callable[..., Any]:
+    """``method`` (scope as first argument) preceded by ``protect_stack(scope)``."""
+
+    @functools.wraps(method)
+    def wrapper(self: Target, scope: Any, *args: Any, **kwargs: Any) -> Any:
+        from ._escape import protect_stack  # on use: importing a target must not start jsii
+
+        protect_stack(scope)
+        return method(self, scope, *args, **kwargs)
+
+    wrapper._protects_stack = True  # type: ignore[attr-defined]
+    return wrapper

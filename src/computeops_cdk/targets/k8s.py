@@ -184,6 +184,7 @@ class KubernetesLayer:
 
     def configure(self, scope: Any, connection: KubeConnection) -> dict[str, Any]:
         """Add ``kubernetes`` and ``helm`` provider blocks; return them by name."""
+        _protect(scope)
         kube = import_binding("kubernetes", "provider", provider="kubernetes")
         helm = import_binding("helm", "provider", provider="kubernetes")
         settings = dict(connection.settings)
@@ -200,10 +201,18 @@ class KubernetesLayer:
 
     def emit(self, scope: Any, placement: Placement, spec: WorkloadSpec) -> dict[str, Any]:
         """Add the namespace and the release (inference) or job (training); return them by role."""
+        _protect(scope)
         namespace = _namespace(scope, spec)
         if spec.kind == "inference":
             return {"namespace": namespace, "release": _vllm_release(scope, placement, spec, namespace)}
         return {"namespace": namespace, **_training_job(scope, placement, spec, namespace)}
+
+
+def _protect(scope: Any) -> None:
+    # Like every target (``Target`` does it for them): no string reaches Terraform as a template.
+    from ._escape import protect_stack
+
+    protect_stack(scope)
 
 
 def _namespace(scope: Any, spec: WorkloadSpec) -> Any:
