@@ -23,7 +23,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: `computeops --help` imports this
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Sequence
     from typing import Any
 
 __all__ = [
@@ -44,15 +44,84 @@ __all__ = [
     "described",
     "did_you_mean",
     "did_you_mean_text",
+    "shown",
 ]
+
+
+def shown(value: object, *, limit: int = 80) -> str:
+    """``repr(value)`` for a message, cut at ``limit`` characters, built without reading all of it.
+
+    The text is the start of the real ``repr`` for plain data (str, numbers, lists, tuples, sets,
+    dicts, dates); the work is bounded by ``limit`` however big the value is (an alias bomb's
+    billion items, a pasted megabyte). An integer beyond about 60 digits shows its size (``repr``
+    of 10**5000 would raise), and an object of any other type its type name (its ``__repr__`` could
+    do anything).
+    """
+    out: list[str] = []
+    size = 0
+    for piece in _pieces(value, limit + 1, set()):
+        out.append(piece)
+        size += len(piece)
+        if size > limit:
+            break
+    text = "".join(out)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _pieces(value: object, budget: int, active: set[int]) -> Iterator[str]:
+    """The pieces of ``repr(value)``, lazily; strings and bytes cut at ``budget`` characters."""
+    if isinstance(value, str | bytes | bytearray):
+        yield repr(value[:budget])
+    elif isinstance(value, bool) or value is None or isinstance(value, float | complex):
+        yield repr(value)
+    elif isinstance(value, int):
+        digits = int(value.bit_length() * 0.30103) + 1
+        yield repr(value) if digits < 60 else f"<an integer of about {digits:,} digits>"
+    elif type(value).__module__ == "datetime":  # a YAML date; no import of datetime at start-up
+        yield repr(value)
+    elif isinstance(value, list | tuple | set | frozenset | dict):
+        if id(value) in active:  # a structure that contains itself
+            yield "[...]" if isinstance(value, list) else "{...}"
+            return
+        active.add(id(value))
+        yield from _container(value, budget, active)
+        active.discard(id(value))
+    else:
+        yield f"<{type(value).__name__}>"
+
+
+def _container(value: Any, budget: int, active: set[int]) -> Iterator[str]:
+    if isinstance(value, set | frozenset) and not value:
+        yield f"{type(value).__name__}()"
+        return
+    if isinstance(value, frozenset):
+        opening, closing = "frozenset({", "})"
+    elif isinstance(value, list):
+        opening, closing = "[", "]"
+    elif isinstance(value, tuple):
+        opening, closing = "(", ")"
+    else:
+        opening, closing = "{", "}"
+    yield opening
+    items = value.items() if isinstance(value, dict) else value
+    for index, item in enumerate(items):
+        if index:
+            yield ", "
+        if isinstance(value, dict):
+            yield from _pieces(item[0], budget, active)
+            yield ": "
+            yield from _pieces(item[1], budget, active)
+        else:
+            yield from _pieces(item, budget, active)
+    if isinstance(value, tuple) and len(value) == 1:
+        yield ","
+    yield closing
 
 
 def described(value: object, *, limit: int = 80) -> str:
     """A bad value for a message: its type and repr, cut at ``limit`` characters (a pasted blob must
     not flood the terminal; the message already says where it is)."""
-    text = repr(value)
-    text = text if len(text) <= limit else text[: limit - 3] + "..."
-    return f"{type(value).__name__} {text}"
+    return f"{type(value).__name__} {shown(value, limit=limit)}"
 
 
 DID_YOU_MEAN_CUTOFF = 0.65

@@ -164,3 +164,18 @@ def test_through_the_construct_options_tags_and_outputs_are_escaped(provider: st
         assert ami["filter"][0]["values"] == [SAFE]
         (provider_block,) = doc["provider"]["aws"]
         assert provider_block["default_tags"][0]["tags"]["team"] == SAFE
+
+
+def test_every_default_image_is_a_pinned_tag() -> None:
+    # Vast.ai's default was vllm/vllm-openai:latest: a re-apply could run different software.
+    from computeops_cdk.targets import k8s, runpod, vast
+
+    for image in (
+        vast.DEFAULT_IMAGE,
+        runpod.DEFAULT_IMAGE,
+        k8s.DEFAULT_VLLM_IMAGE,
+        k8s.DEFAULT_TRAINING_IMAGE,
+    ):
+        name, _, tag = image.rpartition(":")
+        assert name and tag and tag != "latest", image
+    assert vast.DEFAULT_IMAGE == k8s.DEFAULT_VLLM_IMAGE == "vllm/vllm-openai:v0.10.0"

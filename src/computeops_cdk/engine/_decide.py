@@ -18,7 +18,7 @@ from typing import Any
 
 from ..accounts import Accounts, load_accounts
 from ..catalog import HOURS_PER_MONTH, Catalog, load_catalog
-from ..errors import CatalogError, IntentError, NoFeasiblePlacementError
+from ..errors import CatalogError, IntentError, NoFeasiblePlacementError, described, shown
 from ..intent import WorkloadIntent
 from ._accounts import accounts_line
 from ._decision import SCORE_DIMENSIONS, Decision, EstimateSummary, Placement, UnitCost
@@ -269,6 +269,14 @@ def decide(
             f"must be a whole number >= 0 (got {alternatives!r}). To fix: e.g. alternatives=3, "
             "or 0 for the chosen placement only",
             path="alternatives",
+        )
+    if pin is not None and not isinstance(pin, Pin):
+        example = shown(pin, limit=20) if isinstance(pin, str) else "'aws'"
+        raise IntentError(
+            f"must be a Pin (got {described(pin)}). To fix: pass pin=Pin(provider={example}) "
+            f"(engine.Pin), or targets.placement_pin(provider={example}) for a placement that "
+            "becomes Terraform",
+            path="pin",
         )
     with _collector_paused():
         team = accounts if isinstance(accounts, Accounts) else load_accounts(accounts)

@@ -92,7 +92,8 @@ def _check_countries(countries: Sequence[str], catalog: Catalog) -> None:
     # would reject every candidate and bury the cause under thousands of rejections.
     known = sorted({r.country for r in catalog.regions if r.country})
     if countries and not set(countries) & set(known):
-        listed = " or ".join(repr(c) for c in countries)
+        shown = [repr(c) for c in countries[:6]]
+        listed = " or ".join(shown) + (f" (and {len(countries) - 6:,} more)" if len(countries) > 6 else "")
         raise IntentError(
             f"no region of the catalog is in {listed}. To fix: use a country the catalog has regions "
             f"in ({', '.join(known)})",

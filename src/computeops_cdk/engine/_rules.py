@@ -14,7 +14,7 @@ Rule ids (stable; documented in README.md):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from ..catalog import HOURS_PER_MONTH, Accelerator, Provider, Region
 from ..intent import Constraints
@@ -33,6 +33,17 @@ __all__ = [
 ]
 
 
+LISTED = 6
+"""Values of a constraint a rejection message names; the rest are counted. Every rejection repeats
+its message, so a list of 100,000 countries once made a 715 MB decision document."""
+
+
+def listed(values: Sequence[str]) -> str:
+    """``a, b, c`` for a message, at most ``LISTED`` values then ``and N more``."""
+    head = ", ".join(values[:LISTED])
+    return head if len(values) <= LISTED else f"{head} and {len(values) - LISTED:,} more"
+
+
 def provider_rule(provider: str, constraints: Constraints) -> tuple[Reason, ...]:
     """``provider.excluded`` / ``provider.not_allowed`` from ``constraints.providers``."""
     rule = constraints.providers
@@ -41,7 +52,7 @@ def provider_rule(provider: str, constraints: Constraints) -> tuple[Reason, ...]
     if rule.exclude is not None and provider in rule.exclude:
         return (Reason(rule="provider.excluded", message=f"provider {provider} is excluded by the intent"),)
     if rule.allow is not None and provider not in rule.allow:
-        allowed = ", ".join(rule.allow)
+        allowed = listed(rule.allow)
         return (
             Reason(
                 rule="provider.not_allowed", message=f"provider {provider} is not in the allowed ({allowed})"
@@ -54,7 +65,7 @@ def accelerator_rule(accelerator: str, resolved: Resolved) -> tuple[Reason, ...]
     """``accelerator.not_allowed`` from ``constraints.accelerators.allow`` (resolved to catalog ids)."""
     if resolved.accelerators is None or accelerator in resolved.accelerators:
         return ()
-    allowed = ", ".join(sorted(resolved.accelerators))
+    allowed = listed(sorted(resolved.accelerators))
     return (
         Reason(
             rule="accelerator.not_allowed",
@@ -86,20 +97,20 @@ def residency_rule(
         if country in residency.countries:
             return ()
         where = f"is in {country}" if country else "has no known country"
-        wanted = ", ".join(residency.countries)
+        wanted = listed(residency.countries)
         return (Reason(rule="residency.country", message=f"region {code} {where}, not in {wanted}"),)
     if residency.continents is not None:
         continent = region.continent if region is not None else None
         if continent in residency.continents:
             return ()
-        wanted = ", ".join(residency.continents)
+        wanted = listed(residency.continents)
         return (
             Reason(rule="residency.continent", message=f"region {code} is in {continent}, not in {wanted}"),
         )
     allowed = resolved.residency_regions or frozenset()
     if (provider, code) in allowed:
         return ()
-    wanted = ", ".join(sorted(f"{p}:{c}" for p, c in allowed))
+    wanted = listed(sorted(f"{p}:{c}" for p, c in allowed))
     return (Reason(rule="residency.region", message=f"region {provider}:{code} is not among {wanted}"),)
 
 

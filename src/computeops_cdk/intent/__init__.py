@@ -19,7 +19,7 @@ from ._constraints import (
     Weights,
 )
 from ._fields import CONTINENTS
-from ._intent import API_VERSION, WorkloadIntent
+from ._intent import API_VERSION, MAX_INTENT_BYTES, WorkloadIntent
 from ._workload import ModelRef, Serving, Training, Workload
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "CONTINENTS",
     "DEFAULT_PRICING",
     "DEFAULT_WEIGHTS",
+    "MAX_INTENT_BYTES",
     "AcceleratorFilter",
     "Constraints",
     "ModelRef",

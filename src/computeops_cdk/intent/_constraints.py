@@ -12,7 +12,7 @@ from typing import Literal, Self
 from pydantic import Field, field_validator, model_validator
 
 from ..catalog._types import COMPLIANCE_SCOPES, PRICE_MODELS, PROVIDER_IDS
-from ..errors import did_you_mean
+from ..errors import did_you_mean, shown
 from ._fields import CONTINENTS, REGION_ID, StrictModel, check_names, fail
 
 __all__ = [
@@ -42,19 +42,26 @@ DEFAULT_WEIGHTS: dict[str, float] = {
 
 _COUNTRY = re.compile(r"^[A-Z]{2}$")
 
+# Caps on every list (ISO 3166-1 has 249 countries; the catalog about 160 regions): an intent stays
+# small, and no message or rejection ever repeats a list of 100,000 entries.
+MAX_COUNTRIES = 250
+MAX_REGION_IDS = 500
+MAX_ACCELERATORS = 100
+
 
 def _check_region_ids(values: tuple[str, ...], *, field: str) -> None:
     for index, value in enumerate(values):
         match = REGION_ID.match(value)
         if match is None:
             raise fail(
-                f"{value!r} is not a region id. To fix: write provider:region, e.g. 'aws:us-east-1'",
+                f"{shown(value)} is not a region id. To fix: write provider:region, e.g. 'aws:us-east-1'",
                 field=f"{field}[{index}]",
             )
         provider, code = match["provider"], match["code"]
         if provider not in PROVIDER_IDS:
             raise fail(
-                f"unknown provider {provider!r} in region id {value!r} (known: {', '.join(PROVIDER_IDS)})",
+                f"unknown provider {shown(provider)} in region id {shown(value)} "
+                f"(known: {', '.join(PROVIDER_IDS)})",
                 field=f"{field}[{index}]",
                 suggestions=[f"{p}:{code}" for p in did_you_mean(provider, PROVIDER_IDS)],
             )
@@ -72,9 +79,9 @@ class Residency(StrictModel):
         regions: region ids ``provider:code``; checked against the catalog when deciding.
     """
 
-    countries: tuple[str, ...] | None = Field(default=None, min_length=1)
-    continents: tuple[str, ...] | None = Field(default=None, min_length=1)
-    regions: tuple[str, ...] | None = Field(default=None, min_length=1)
+    countries: tuple[str, ...] | None = Field(default=None, min_length=1, max_length=MAX_COUNTRIES)
+    continents: tuple[str, ...] | None = Field(default=None, min_length=1, max_length=len(CONTINENTS))
+    regions: tuple[str, ...] | None = Field(default=None, min_length=1, max_length=MAX_REGION_IDS)
 
     @classmethod
     def in_countries(cls, *codes: str) -> Residency:
@@ -102,7 +109,7 @@ class Residency(StrictModel):
         for index, code in enumerate(self.countries or ()):
             if not _COUNTRY.match(code):
                 raise fail(
-                    f"{code!r} is not an ISO 3166-1 alpha-2 code (two upper-case letters, e.g. 'DE')",
+                    f"{shown(code)} is not an ISO 3166-1 alpha-2 code (two upper-case letters, e.g. 'DE')",
                     field=f"countries[{index}]",
                     # 'fr' is almost certainly 'FR': codes are case-sensitive, say which one is meant
                     suggestions=[code.upper()] if _COUNTRY.match(code.upper()) else [],
@@ -115,8 +122,8 @@ class Residency(StrictModel):
 class ProviderFilter(StrictModel):
     """Which providers may be used: ``allow`` (only these) or ``exclude`` (all but these), not both."""
 
-    allow: tuple[str, ...] | None = Field(default=None, min_length=1)
-    exclude: tuple[str, ...] | None = Field(default=None, min_length=1)
+    allow: tuple[str, ...] | None = Field(default=None, min_length=1, max_length=len(PROVIDER_IDS))
+    exclude: tuple[str, ...] | None = Field(default=None, min_length=1, max_length=len(PROVIDER_IDS))
 
     @model_validator(mode="after")
     def _allow_xor_exclude(self) -> Self:
@@ -133,7 +140,7 @@ class AcceleratorFilter(StrictModel):
     Names are checked against the catalog when deciding (``computeops catalog accelerators``).
     """
 
-    allow: tuple[str, ...] = Field(min_length=1)
+    allow: tuple[str, ...] = Field(min_length=1, max_length=MAX_ACCELERATORS)
 
 
 class Constraints(StrictModel):
@@ -155,11 +162,13 @@ class Constraints(StrictModel):
             (rule ``price.suspect``). Default: false (they are rejected with the numbers).
     """
 
-    compliance: tuple[str, ...] = ()
+    compliance: tuple[str, ...] = Field(default=(), max_length=len(COMPLIANCE_SCOPES))
     residency: Residency | None = None
     providers: ProviderFilter | None = None
     accelerators: AcceleratorFilter | None = None
-    pricing: tuple[PriceModel, ...] = Field(default=DEFAULT_PRICING, min_length=1)
+    pricing: tuple[PriceModel, ...] = Field(
+        default=DEFAULT_PRICING, min_length=1, max_length=len(PRICE_MODELS)
+    )
     max_hourly_usd: float | None = Field(default=None, gt=0)
     max_monthly_usd: float | None = Field(default=None, gt=0)
     max_total_usd: float | None = Field(default=None, gt=0)
@@ -217,7 +226,7 @@ class Preferences(StrictModel):
     """
 
     weights: Weights = Field(default_factory=Weights)
-    regions: tuple[str, ...] = ()
+    regions: tuple[str, ...] = Field(default=(), max_length=MAX_REGION_IDS)
     capacity_headroom: float = Field(default=0.1, ge=0, le=4)
 
     @field_validator("regions")

@@ -12,17 +12,27 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
-from ..errors import IntentError, did_you_mean, did_you_mean_text
+from ..errors import IntentError, did_you_mean, did_you_mean_text, shown
 
 __all__ = ["intent_error"]
 
 _BOUNDS = {"greater_than": ">", "greater_than_equal": ">=", "less_than": "<", "less_than_equal": "<="}
 
 
+_MAX_KEY = 40
+"""A field name longer than this is cut in a path (a pasted blob used as a key)."""
+MAX_LISTED = 10
+"""Problems an IntentError lists one by one; the rest are counted (10,000 unknown keys: one screen)."""
+
+
+def _key(part: str) -> str:
+    return part if len(part) <= _MAX_KEY else part[: _MAX_KEY - 3] + "..."
+
+
 def _path(loc: Sequence[int | str], extra: str = "") -> str:
     text = ""
     for part in loc:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+        text += f"[{part}]" if isinstance(part, int) else (f".{_key(str(part))}" if text else _key(str(part)))
     if extra:
         text += extra if extra.startswith("[") or not text else f".{extra}"
     return text
@@ -64,7 +74,7 @@ def _describe(error: ErrorDetails, model: type[BaseModel]) -> tuple[str, str, li
         return _path(loc), f"must be {_BOUNDS[kind]} {bound:g} (got {_shown(got)})", []
     if kind == "extra_forbidden":
         allowed = _fields_at(model, loc[:-1])
-        name = str(loc[-1])
+        name = _key(str(loc[-1]))
         hint = f" (allowed: {', '.join(allowed)})" if allowed else ""
         return _path(loc), f"unknown field{hint}", did_you_mean(name, allowed)
     if kind == "missing":
@@ -73,9 +83,9 @@ def _describe(error: ErrorDetails, model: type[BaseModel]) -> tuple[str, str, li
         expected = str(ctx.get("expected", ""))
         choices = [c.strip().strip("'") for c in expected.replace(" or ", ", ").split(",")]
         if len(choices) == 1:
-            return _path(loc), f"must be {expected} (got {got!r})", []
-        suggestions = did_you_mean(str(got), choices) if isinstance(got, str) else []
-        return _path(loc), f"must be one of {expected} (got {got!r})", suggestions
+            return _path(loc), f"must be {expected} (got {_shown(got)})", []
+        suggestions = did_you_mean(_key(got), choices) if isinstance(got, str) else []
+        return _path(loc), f"must be one of {expected} (got {_shown(got)})", suggestions
     if kind == "too_short":
         least = ctx.get("min_length", 1)
         return (
@@ -87,13 +97,17 @@ def _describe(error: ErrorDetails, model: type[BaseModel]) -> tuple[str, str, li
         least = ctx.get("min_length", 1)
         return _path(loc), "must not be empty" if least == 1 else f"must have at least {least} characters", []
     if kind == "string_too_long":
-        return _path(loc), f"must be at most {ctx.get('max_length')} characters (got {len(str(got))})", []
+        length = len(got) if isinstance(got, str) else "more"
+        return _path(loc), f"must be at most {ctx.get('max_length')} characters (got {length})", []
     if kind == "too_long":
-        return _path(loc), f"must list at most {ctx.get('max_length')} items (got {_shown(got)})", []
+        count = ctx.get("actual_length")
+        got_text = f"{count:,}" if isinstance(count, int) else _shown(got)
+        return _path(loc), f"must list at most {ctx.get('max_length')} items (got {got_text})", []
     if kind in _PLAIN:
         return _path(loc), f"{_PLAIN[kind]} (got {_shown(got)})", []
     if kind in {"tuple_type", "list_type"}:
-        example = f"; write [{got}]" if isinstance(got, str | int | float) else ""
+        written = got[:40] if isinstance(got, str) else shown(got, limit=40)
+        example = f"; write [{written}]" if isinstance(got, str | int | float) else ""
         return _path(loc), f"must be a list (got {_shown(got)}{example})", []
     if kind == "string_pattern_mismatch":
         return (
@@ -129,29 +143,48 @@ _PATTERNS = {
 
 
 def _shown(value: Any) -> str:
-    """The value as the user wrote it: YAML dates and other parsed scalars as text, not Python reprs."""
-    text = (
-        repr(value)
-        if value is None or isinstance(value, str | int | float | list | dict | tuple)
-        else repr(str(value))
-    )
-    # A whole pasted block in the wrong place must not flood the terminal: the path says where it is.
-    return text if len(text) <= _MAX_SHOWN else text[: _MAX_SHOWN - 3] + "..."
+    """The value as the user wrote it: YAML dates and other parsed scalars as text, not Python reprs.
+
+    Cut at 80 characters without building the whole repr first (an alias bomb's repr is gigabytes):
+    the path already says where the value is.
+    """
+    if value is None or isinstance(value, str | int | float | list | dict | tuple):
+        return shown(value, limit=_MAX_SHOWN)
+    return shown(str(value) if _plain_scalar(value) else value, limit=_MAX_SHOWN)
+
+
+def _plain_scalar(value: Any) -> bool:
+    import datetime
+
+    return isinstance(value, datetime.date | datetime.time)
 
 
 _MAX_SHOWN = 80
 
 
 def intent_error(err: ValidationError, model: type[BaseModel]) -> IntentError:
-    """One IntentError for every problem in ``err``: the first names the path, the rest follow."""
+    """One IntentError for every problem in ``err``: the first names the path, the rest follow
+    (at most ``MAX_LISTED``; the others are counted)."""
     described = [_describe(e, model) for e in err.errors(include_url=False)]
-    # A container error repeating an item's error (pricing: too short after pricing[0] failed) is noise.
-    problems = [d for d in described if not any(o[0].startswith((d[0] + "[", d[0] + ".")) for o in described)]
+    problems = _innermost(described)
     path, message, suggestions = problems[0]
     if len(problems) == 1:
         return IntentError(message, path=path, suggestions=suggestions)
     lines = [message + did_you_mean_text(suggestions)]
-    lines += [f"  also {p or '(intent)'}: {m}{did_you_mean_text(s)}" for p, m, s in problems[1:]]
+    lines += [f"  also {p or '(intent)'}: {m}{did_you_mean_text(s)}" for p, m, s in problems[1:MAX_LISTED]]
+    if len(problems) > MAX_LISTED:
+        lines.append(f"  and {len(problems) - MAX_LISTED:,} more problems (fix these first)")
     error = IntentError("\n".join(lines), path=path)
     error.suggestions = suggestions
     return error
+
+
+def _innermost(described: list[tuple[str, str, list[str]]]) -> list[tuple[str, str, list[str]]]:
+    """Drop a container's error that repeats an item's (``pricing: too short`` after ``pricing[0]``
+    failed): linear in the number of errors (every ancestor of every path, in one set)."""
+    ancestors: set[str] = set()
+    for path, _, _ in described:
+        for cut, char in enumerate(path):
+            if char in ".[" and cut:
+                ancestors.add(path[:cut])
+    return [d for d in described if d[0] not in ancestors] or described

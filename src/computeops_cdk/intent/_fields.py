@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
-from ..errors import did_you_mean
+from ..errors import did_you_mean, shown
 
 __all__ = ["CONTINENTS", "REGION_ID", "StrictModel", "check_names", "fail"]
 
@@ -62,7 +62,7 @@ def check_names(values: Iterable[str], known: Sequence[str], *, what: str, field
     for index, value in enumerate(values):
         if value not in known:
             raise fail(
-                f"unknown {what} {value!r} (known: {', '.join(known)})",
+                f"unknown {what} {shown(value)} (known: {', '.join(known)})",
                 field=f"{field}[{index}]",
                 suggestions=did_you_mean(value, known),
             )

@@ -150,7 +150,7 @@ class Training(StrictModel):
 
     tokens: float = Field(gt=0, le=1e16)
     seq_len: int = Field(default=4096, gt=0, le=10_000_000)
-    global_batch_tokens: int = Field(default=4_194_304, gt=0)
+    global_batch_tokens: int = Field(default=4_194_304, gt=0, le=10**13)
     deadline_hours: float | None = Field(default=None, gt=0)
     method: TrainingMethod = "full"
 

@@ -22,14 +22,16 @@ from ..errors import TargetError
 from ._base import Target, TargetProps
 from ._boot import BOOT_OPTIONS, DEFAULT_VLLM_IMAGE, plan_for, refuse_script_options, vllm_args
 from ._support import require_supported
+from .k8s import DEFAULT_VLLM_IMAGE
 
 __all__ = ["CHECKOV_SKIPS", "DEFAULT_IMAGE", "VastTarget", "vast_gpu_name"]
 
 CHECKOV_SKIPS: Mapping[str, str] = {}
 """checkov has no checks for vastai resources."""
 
-DEFAULT_IMAGE = "vllm/vllm-openai:latest"
-"""Default container image (override with the ``image`` option; pin a tag for repeatable deploys)."""
+DEFAULT_IMAGE = DEFAULT_VLLM_IMAGE
+"""Default container image: the vLLM release the Kubernetes layer serves (a published tag, never
+``latest``, so a re-apply runs the same software). Override with the ``image`` option."""
 
 _TYPE = re.compile(r"^(\d+)x-(.+)-\d+-\d+$")
 
