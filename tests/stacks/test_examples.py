@@ -5,7 +5,6 @@ records. One App holds every example, so each binding is imported once for the w
 from __future__ import annotations
 
 import importlib.util
-import inspect
 import json
 import os
 import subprocess
@@ -109,35 +108,50 @@ def test_pinned_examples_honour_their_pin(synthesized: tuple[Path, dict[str, Any
     assert {"node_group", "release", "namespace"} <= set(eks)
 
 
-def _skips(stacks: dict[str, Any]) -> dict[str, str]:
-    """Every check a chosen target skips on purpose, from CHECKOV_SKIPS next to its resources."""
-    from computeops_cdk.targets import k8s
+def _checkov(directory: Path) -> dict[str, Any]:
+    """checkov run the way README tells users: with the ``.checkov.yaml`` written beside the stack."""
+    command = [str(CHECKOV), "--config-file", str(directory / ".checkov.yaml"), "-d", str(directory)]
+    result = subprocess.run(
+        [*command, "--compact", "-o", "json"], capture_output=True, text=True, check=False
+    )
+    assert result.stdout.strip(), result.stderr[-2000:]
+    report: dict[str, Any] = json.loads(result.stdout)
+    return report
 
-    skips = dict(k8s.CHECKOV_SKIPS)
-    for stack in stacks.values():
-        module = inspect.getmodule(type(stack.workload.target))
-        skips.update(getattr(module, "CHECKOV_SKIPS", {}))
-    return skips
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_a_checkov_config_with_justified_skips_is_beside_each_stack(
+    synthesized: tuple[Path, dict[str, Any]], name: str
+) -> None:
+    import yaml
+
+    from computeops_cdk.targets import checkov_skips
+
+    outdir, stacks = synthesized
+    text = (outdir / name / ".checkov.yaml").read_text()
+    config = yaml.safe_load(text)
+    skips = checkov_skips(stacks[name].workload.placement.provider)
+    assert config["framework"] == ["terraform_json"] and config["skip-download"] is True
+    assert sorted(config.get("skip-check", [])) == sorted(skips)
+    for check, reason in skips.items():
+        assert len(reason) > 20 and f"# {check}: {' '.join(reason.split())}" in text
 
 
 def test_checkov_finds_no_failed_check(synthesized: tuple[Path, dict[str, Any]]) -> None:
-    outdir, stacks = synthesized
-    skips = _skips(stacks)
-    assert all(len(reason) > 20 for reason in skips.values()), "every skipped check needs its reason"
-    command = [str(CHECKOV), "-d", str(outdir), "--framework", "terraform_json", "--skip-download"]
-    command += ["--quiet", "--compact", "-o", "json"]
-    if skips:
-        command += ["--skip-check", ",".join(sorted(skips))]
-    result = subprocess.run(command, capture_output=True, text=True, check=False)
-    report = json.loads(result.stdout)
-    summaries = report if isinstance(report, list) else [report]
-    failed = [
-        f"{c['check_id']} {c['resource']} ({c['file_path']})"
-        for summary in summaries
-        for c in summary.get("results", {}).get("failed_checks", [])
-    ]
-    assert failed == []
-    assert sum(s.get("summary", {}).get("passed", 0) for s in summaries) > 50
+    # Each stack with its own .checkov.yaml (its skips, computeops's policies): what a user gets.
+    outdir, _ = synthesized
+    passed = 0
+    for name in EXAMPLES:
+        report = _checkov(outdir / name)
+        summaries = report if isinstance(report, list) else [report]
+        failed = [
+            f"{c['check_id']} {c['resource']} ({name})"
+            for summary in summaries
+            for c in summary.get("results", {}).get("failed_checks", [])
+        ]
+        assert failed == []
+        passed += sum(s.get("summary", {}).get("passed", 0) for s in summaries)
+    assert passed > 50
 
 
 @pytest.mark.parametrize("name", EXAMPLES)

@@ -10,7 +10,7 @@ import json
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -57,12 +57,18 @@ def resources(
     return [found[name] for name in sorted(found) if name.startswith(f"{prefix}_")]
 
 
-def checkov_failures(doc: Mapping[str, Any], skips: Iterable[str], tmp_path: Path) -> list[tuple[str, str]]:
-    """(check id, resource) of every check checkov fails on ``doc``, skipping the target's ``skips``."""
+def checkov_failures(
+    doc: Mapping[str, Any], skips: Mapping[str, str], tmp_path: Path
+) -> list[tuple[str, str]]:
+    """(check id, resource) of every check checkov fails on ``doc``, run as a user runs it: with the
+    ``.checkov.yaml`` a synth writes for the target's ``skips`` (and computeops's policies)."""
+    from computeops_cdk.checkov_policies import CONFIG_FILE, config_text
+
     assert _CHECKOV is not None
     (tmp_path / "cdk.tf.json").write_text(json.dumps(doc))
-    skip = ",".join(skips)
-    args = [_CHECKOV, "-d", str(tmp_path), "--framework", "terraform_json", "--skip-download", "--quiet"]
-    args += ["--compact", *(["--skip-check", skip] if skip else []), "-o", "json"]
-    report = json.loads(subprocess.run(args, capture_output=True, text=True).stdout)
+    (tmp_path / CONFIG_FILE).write_text(config_text(skips))
+    args = [_CHECKOV, "--config-file", str(tmp_path / CONFIG_FILE), "-d", str(tmp_path), "--quiet"]
+    report = json.loads(
+        subprocess.run([*args, "--compact", "-o", "json"], capture_output=True, text=True).stdout
+    )
     return [(c["check_id"], c["resource"]) for c in report["results"]["failed_checks"]]

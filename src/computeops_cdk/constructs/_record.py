@@ -1,4 +1,5 @@
-"""Synth-time hooks: the decision record beside the stack, and checks that need the final tree.
+"""Synth-time hooks: the decision record and ``.checkov.yaml`` beside the stack, and checks that
+need the final tree.
 
 cdktn exposes a stack's output directory only to its synthesizer (``session.outdir`` plus the
 stack manifest's ``working_directory``), so the record is written by a thin synthesizer that wraps
@@ -17,6 +18,7 @@ import jsii
 from constructs import IValidation
 
 from .._compat import Aspects, IStackSynthesizer, TerraformProvider, TerraformStack
+from ..checkov_policies import CONFIG_FILE, config_text
 from ..engine import Decision
 from ..engine._decision import DEFAULT_REJECTIONS, RejectionListing
 
@@ -51,6 +53,18 @@ class _DecisionRecordSynthesizer:
         for filename, text in {**files, **self.texts}.items():
             with open(os.path.join(directory, filename), "w", encoding="utf-8") as handle:
                 handle.write(text)
+        with open(os.path.join(directory, CONFIG_FILE), "w", encoding="utf-8") as handle:
+            handle.write(config_text(self.checkov_skips()))
+
+    def checkov_skips(self) -> dict[str, str]:
+        """Check id -> reason of every checkov check this stack's targets fail on purpose."""
+        from ..targets import checkov_skips
+
+        skips: dict[str, str] = {}
+        for decision, _ in self.records.values():
+            if decision.chosen is not None:
+                skips.update(checkov_skips(decision.chosen.provider))
+        return skips
 
 
 def _apply_inherited_guards(stack: Any) -> None:

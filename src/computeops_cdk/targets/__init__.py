@@ -11,6 +11,7 @@ provider target: it runs on the cluster of any target that can add a GPU node po
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from types import MappingProxyType
 
@@ -34,6 +35,7 @@ __all__ = [
     "TARGETS",
     "Target",
     "TargetProps",
+    "checkov_skips",
     "get_target",
     "placement_pin",
     "supported_providers",
@@ -76,6 +78,20 @@ def get_target(provider: str) -> Target:
         f"no Terraform target for provider {provider!r}{suggestion}. "
         f"To fix: use one of {', '.join(supported_providers())}."
     )
+
+
+def checkov_skips(provider: str) -> Mapping[str, str]:
+    """Check id -> reason for each checkov check ``provider``'s resources fail on purpose (the
+    ``CHECKOV_SKIPS`` next to its target's resources, plus the Kubernetes layer's). Written into the
+    ``.checkov.yaml`` beside every synthesized stack.
+
+    Raises:
+        TargetError: no target for that provider.
+    """
+    from . import k8s
+
+    module = sys.modules[type(get_target(provider)).__module__]
+    return MappingProxyType({**k8s.CHECKOV_SKIPS, **getattr(module, "CHECKOV_SKIPS", {})})
 
 
 def unsupported_features(provider: str) -> Mapping[str, str]:
