@@ -176,7 +176,8 @@ def test_nothing_feasible_is_exit_3(
 
     def dear(offer: dict[str, Any]) -> dict[str, Any]:
         if offer["hourly_usd"] is not None:
-            offer["hourly_usd"] = offer["hourly_usd"] * 1000
+            # x50, not x1000: a catalog must stay within physical prices (<= 1000 USD per accelerator-hour)
+            offer["hourly_usd"] = offer["hourly_usd"] * 50
         return offer
 
     code, out, _ = _run(
