@@ -20,8 +20,13 @@ import yaml
 _REFERENCE = re.compile(r"(?<!\$)\$\{[^}]*\}")
 
 
-def as_booted(text: str) -> str:
-    """``text`` as Terraform hands it to the machine (references replaced by ``10.0.0.2``)."""
+def as_booted(text: str, *, terraform: bool = True) -> str:
+    """``text`` as Terraform hands it to the machine (references replaced by ``10.0.0.2``).
+
+    ``terraform=False``: ``text`` is what the machine gets already (a script from ``boot_script``, or
+    Azure's base64 ``custom_data`` decoded): nothing to undo."""
+    if not terraform:
+        return text
     return _REFERENCE.sub("10.0.0.2", text).replace("$${", "${").replace("%%{", "%{")
 
 
@@ -56,9 +61,10 @@ def cloud_init_schema(config: str) -> None:
     assert result.returncode == 0 and "Valid" in result.stdout, result.stdout + result.stderr
 
 
-def check_boot(text: str) -> str:
-    """Run the tools over one generated boot text (a cloud-config or a bash script); return the script."""
-    booted = as_booted(text)
+def check_boot(text: str, *, terraform: bool = True) -> str:
+    """Run the tools over one generated boot text (a cloud-config or a bash script); return the script.
+    ``terraform``: ``text`` is a Terraform string (see ``as_booted``)."""
+    booted = as_booted(text, terraform=terraform)
     if booted.startswith("#cloud-config"):
         cloud_init_schema(booted)
         (entry,) = [

@@ -209,8 +209,11 @@ def load_balancer(
     from .._compat import TerraformCount
 
     count = TerraformCount.of(placement.instances)
-    # Instance i of the counted instances (written out: Fn would escape the splat expression).
-    target_id = (
+    from ._escape import raw_expression
+
+    # Instance i of the counted instances (written out: Fn would escape the splat expression; a raw
+    # expression token, or the stack's template escape would make it literal text).
+    target_id = raw_expression(
         f"${{element({instance.terraform_resource_type}.{instance.friendly_unique_id}[*].id, count.index)}}"
     )
     _aws("lb_target_group_attachment").LbTargetGroupAttachment(

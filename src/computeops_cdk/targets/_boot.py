@@ -45,7 +45,6 @@ __all__ = [
     "cloud_config",
     "max_num_seqs",
     "parse_secret",
-    "tf_escape",
     "vllm_args",
 ]
 
@@ -99,11 +98,6 @@ _IMAGE = re.compile(
     r"(@sha256:[a-f0-9]{64})?$"
 )
 _ENV_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-
-def tf_escape(text: str) -> str:
-    """``text`` as a Terraform string literal: ``${`` and ``%{`` are escaped so Terraform keeps them."""
-    return text.replace("${", "$${").replace("%{", "%%{")
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,7 +284,7 @@ def boot_plan(
 
 def _q(text: str) -> str:
     """Shell-quoted and Terraform-escaped: safe in the script and in the Terraform string holding it."""
-    return tf_escape(shlex.quote(text))
+    return shlex.quote(text)
 
 
 def _fetch_token(secret: SecretRef, region: str) -> list[str]:
@@ -337,7 +331,7 @@ _HEADER = [
 def boot_script(plan: BootPlan, *, rendezvous: Rendezvous | None = None) -> str:
     """The bash script a machine runs at first boot (``plan.user_data`` itself when given)."""
     if plan.user_data is not None:
-        return tf_escape(plan.user_data)  # the user's script reaches the machine as written
+        return plan.user_data  # the user's script reaches the machine as written
     lines = [
         *_HEADER[:2],
         f"# computeops-cdk boot script for {plan.name} ({plan.kind}); generated from the decision.",
@@ -359,7 +353,7 @@ def boot_script(plan: BootPlan, *, rendezvous: Rendezvous | None = None) -> str:
         lines.append(f"}} >> {env_file}")
     lines += _serve(plan) if plan.serves else _train(plan, rendezvous)
     if plan.append:
-        lines += ["# --- user_data_append ---", tf_escape(plan.append.rstrip("\n"))]
+        lines += ["# --- user_data_append ---", plan.append.rstrip("\n")]
     return "\n".join(lines) + "\n"
 
 
@@ -421,7 +415,7 @@ def _train(plan: BootPlan, rendezvous: Rendezvous | None) -> list[str]:
     lines += [
         "docker rm -f trainer >/dev/null 2>&1 || true",
         "docker run -d --name trainer --restart on-failure:3 --gpus all --ipc host --network host \\",
-        '  --ulimit memlock=-1 --ulimit stack=67108864 "${DEVICES[@]}" \\'.replace("${", "$${"),
+        '  --ulimit memlock=-1 --ulimit stack=67108864 "${DEVICES[@]}" \\',
         "  --env-file /opt/computeops/workload.env -v /opt/computeops/cache:/root/.cache/huggingface \\",
         f'  "$IMAGE" {command}',
         f'echo "computeops: node $NODE_RANK of $NNODES started (rendezvous $MASTER_ADDR:{RENDEZVOUS_PORT})"',

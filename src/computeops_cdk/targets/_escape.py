@@ -24,7 +24,7 @@ import jsii
 
 from .._compat import Aspects, IAspect, TerraformStack, core
 
-__all__ = ["EscapeTemplates", "escape_templates", "protect_stack"]
+__all__ = ["EscapeTemplates", "escape_templates", "protect_stack", "raw_expression"]
 
 _TOKEN = re.compile(r"\$\{TfToken\[[A-Za-z0-9_.\-]+\]\}")
 """A cdktn token in a string (cdktn's ``Tokenization`` encoding): resolved by cdktn, never escaped."""
@@ -51,6 +51,21 @@ def escape_templates(value: Any) -> Any:
 
 def _escape_literal(text: str) -> str:
     return text.replace("${", "$${").replace("%{", "%%{")
+
+
+@jsii.implements(core.IStringProducer)
+class _Raw:
+    def __init__(self, text: str) -> None:
+        self._text = text
+
+    def produce(self, context: Any) -> str:
+        return self._text
+
+
+def raw_expression(text: str) -> str:
+    """A Terraform expression a target writes on purpose (``${element(x[*].id, count.index)}``), as a
+    cdktn token: the escape leaves tokens alone, so this is the one way to emit a literal ``${``."""
+    return str(core.Lazy.string_value(_Raw(text)))
 
 
 # Where each kind of element keeps its attributes in its own ``to_terraform()`` fragment.

@@ -48,7 +48,7 @@ from ..engine import Placement
 from ..errors import TargetError
 from ._base import Target, TargetProps
 from ._billed import unpriced
-from ._boot import BOOT_OPTIONS, BootPlan, Rendezvous, boot_script, plan_for, tf_escape
+from ._boot import BOOT_OPTIONS, BootPlan, Rendezvous, boot_script, plan_for
 from ._expose import EXPOSE_OPTION, expose_mode
 from ._gcp_machines import GpuMachine, TpuSlice, default_zone, map_instance_type
 from ._gcp_network import egress_and_iap, internal_load_balancer
@@ -386,7 +386,7 @@ class GcpTarget(Target):
                 },
                 service_account={"email": email, "scope": ["https://www.googleapis.com/auth/cloud-platform"]},
                 # The user's own startup script (no script is generated for TPU VMs).
-                metadata={"startup-script": tf_escape(str(script))} if script is not None else None,
+                metadata={"startup-script": str(script)} if script is not None else None,
                 labels=labels,
                 provider=beta,
             )

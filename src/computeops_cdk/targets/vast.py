@@ -22,7 +22,6 @@ from ..errors import TargetError
 from ._base import Target, TargetProps
 from ._boot import BOOT_OPTIONS, DEFAULT_VLLM_IMAGE, plan_for, refuse_script_options, vllm_args
 from ._support import require_supported
-from .k8s import DEFAULT_VLLM_IMAGE
 
 __all__ = ["CHECKOV_SKIPS", "DEFAULT_IMAGE", "VastTarget", "vast_gpu_name"]
 
