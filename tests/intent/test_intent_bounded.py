@@ -101,6 +101,12 @@ def test_an_alias_bomb_in_a_field_is_refused() -> None:
     assert "alias" in str(_yaml_error(text))
 
 
+def test_a_document_of_more_than_10000_values_stops_composing() -> None:
+    # 10,000 unknown keys in YAML: refused once 10,000 values are composed, not after reading them all
+    text = GOOD + "".join(f"unknown_{i}: {i}\n" for i in range(10_000))
+    assert "more than 10,000 values" in str(_yaml_error(text))
+
+
 def test_a_small_anchor_and_merge_still_work() -> None:
     text = GOOD.replace("serving:\n", "serving: &s\n") + "preferences:\n  regions: [aws:us-east-1]\n"
     assert WorkloadIntent.from_yaml(text).preferences.regions == ("aws:us-east-1",)

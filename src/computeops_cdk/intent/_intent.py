@@ -49,11 +49,18 @@ class _Loader(yaml.SafeLoader):
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
         self._depth = 0
+        self._nodes = 0
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         # Depth is bounded while composing: PyYAML's composer recurses once per level.
         self._depth += 1
         try:
+            self._nodes += 1  # PyYAML is pure Python here: stop composing a huge document early
+            if self._nodes > MAX_NODES:
+                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+                raise yaml.composer.ComposerError(
+                    None, None, f"more than {MAX_NODES:,} values (an intent has about 50)", mark
+                )
             if self._depth > MAX_DEPTH:
                 mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
                 raise yaml.composer.ComposerError(
