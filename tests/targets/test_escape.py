@@ -9,6 +9,7 @@ hand-built placement, an option, a tag.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -137,8 +138,6 @@ def test_no_unescaped_template_is_left_anywhere(synth: tuple[dict[str, Any], dic
 def test_through_the_construct_options_tags_and_outputs_are_escaped(provider: str) -> None:
     import json
 
-    from conftest import ROOT
-
     from computeops_cdk._compat import Testing
     from computeops_cdk.constructs import WorkloadStack
 
@@ -146,7 +145,7 @@ def test_through_the_construct_options_tags_and_outputs_are_escaped(provider: st
     stack = WorkloadStack(
         Testing.app(),
         f"escape-{provider}",
-        intent=ROOT / "examples" / "support-chat.yaml",
+        intent=Path(__file__).resolve().parents[2] / "examples" / "support-chat.yaml",
         provider=provider,
         tags={"team": EVIL},
         options=options,
