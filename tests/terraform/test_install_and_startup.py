@@ -6,6 +6,7 @@ import os
 import stat
 import subprocess
 import sys
+import time
 import zipfile
 from pathlib import Path
 
@@ -103,3 +104,28 @@ def test_the_handshake_line_is_printed(tmp_path: Path) -> None:
     core, protocol, network, address, kind, cert = line.strip().split("|")
     assert (core, protocol, network, kind) == ("1", "6", "unix", "grpc") and address and cert
     assert (tmp_path / ".cache" / "computeops" / "terraform-provider" / "tls-cert.json").exists()
+
+
+def test_the_plugin_exits_when_terraform_is_gone(tmp_path: Path) -> None:
+    # A parent that starts the plugin, reads its handshake, prints the plugin's pid and dies without
+    # calling Shutdown (a killed Terraform): the plugin must not keep running.
+    parent = (
+        "import os, subprocess, sys\n"
+        "env = {**os.environ, 'TF_PLUGIN_MAGIC_COOKIE': 'x'}\n"
+        "p = subprocess.Popen([sys.executable, '-m', 'computeops_cdk.terraform'], stdout=subprocess.PIPE,\n"
+        "                     stderr=subprocess.DEVNULL, env=env)\n"
+        "p.stdout.readline()\n"
+        "print(p.pid, flush=True)\n"
+        "os._exit(0)\n"
+    )
+    env = {**os.environ, "HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", parent], capture_output=True, text=True, env=env, check=True)
+    pid = int(done.stdout.strip())
+    for _ in range(100):  # up to 10 s on a loaded machine; the watch checks every second
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    os.kill(pid, 9)
+    raise AssertionError("the plugin outlived its parent")

@@ -28,6 +28,9 @@ only. What ``tf`` 1.2 does not do, and what this module does instead:
   its expiry beside it so a start reads the cache without parsing it; with no writable directory
   every start makes a fresh one (an EC key: about a millisecond).
 
+- **Orphans.** The framework serves until Terraform calls Shutdown; a killed Terraform never does,
+  so the plugin also exits when its parent process is gone.
+
 Start-up is paid several times per ``terraform plan``: this module imports only the framework; the
 handlers import the engine when first called.
 """
@@ -758,10 +761,24 @@ def _servicer_class(spec: ProviderSpec) -> type:
     return _Servicer
 
 
+def _exit_with_parent(interval_s: float = 1.0) -> None:
+    """End this process when Terraform is gone. The framework serves until Terraform calls Shutdown, so
+    a Terraform that was killed (Ctrl-C twice, a CI timeout) would leave the plugin running forever."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(interval_s)
+        os._exit(0)  # nothing to flush: every handler has returned its response or never will
+
+    threading.Thread(target=watch, name="computeops-parent-watch", daemon=True).start()
+
+
 def serve(spec: ProviderSpec, argv: Sequence[str] | None = None) -> None:
     """Run the provider: the go-plugin handshake on stdout, then gRPC until Terraform stops it."""
     import tf.provider
 
+    _exit_with_parent()
     _runner._self_signed_cert = _server_certificate  # the framework's ~/.cache cache, see above
     tf.provider.ProviderServicer = _servicer_class(spec)  # run_provider looks it up at call time
     _runner.run_provider(_Provider(spec), list(argv) if argv is not None else None)
