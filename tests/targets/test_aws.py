@@ -42,6 +42,7 @@ def _estimate() -> Any:
         assumptions=("tensor parallel 4 x 2 replica(s), 178 request(s) in flight per replica (test)",),
         tensor_parallel=4,
         replicas=6,
+        concurrency_per_replica=178,
     )
 
 
