@@ -29,7 +29,14 @@ from ._framework import (
     list_of,
     object_of,
 )
-from ._placement import PLACEMENT, UNIT_COST, _inputs, parse_inputs, placement_values, validate_intent_text
+from ._placement import (
+    PLACEMENT,
+    PLACEMENT_OBJECT,
+    _inputs,
+    parse_inputs,
+    placement_values,
+    validate_intent_text,
+)
 from ._settings import SETTINGS
 
 if TYPE_CHECKING:
@@ -37,18 +44,8 @@ if TYPE_CHECKING:
 
 __all__ = ["DRIFT", "lock_resource"]
 
-_PROPOSED = object_of(
-    cloud=STRING,
-    instance_type=STRING,
-    region=STRING,
-    pricing=STRING,
-    accelerator=STRING,
-    instances=NUMBER,
-    hourly_usd=NUMBER,
-    monthly_usd=NUMBER,
-    unit_cost=UNIT_COST,
-    score=NUMBER,
-)
+# A proposed placement has the same shape as one of the data source's alternatives.
+_PROPOSED = PLACEMENT_OBJECT
 DRIFT = object_of(
     status=STRING,
     summary=STRING,

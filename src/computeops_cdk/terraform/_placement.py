@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 __all__ = [
     "INPUTS",
     "PLACEMENT",
+    "PLACEMENT_OBJECT",
     "UNIT_COST",
     "data_source",
     "decide_config",
@@ -41,7 +42,7 @@ __all__ = [
 ]
 
 UNIT_COST = object_of(unit=STRING, value=NUMBER)
-_ALTERNATIVE = object_of(
+PLACEMENT_OBJECT = object_of(
     cloud=STRING,
     instance_type=STRING,
     region=STRING,
@@ -129,7 +130,7 @@ _DATA_ONLY: list[Attr] = [
     _computed("id", STRING, "`cloud/instance_type/region/pricing` of the chosen placement."),
     _computed(
         "alternatives",
-        list_of(_ALTERNATIVE),
+        list_of(PLACEMENT_OBJECT),
         "Ranked runners-up (up to 10), best first: `cloud`, `instance_type`, `region`, `pricing`, "
         "`accelerator`, `instances`, `hourly_usd`, `monthly_usd`, `unit_cost {unit, value}`, `score`.",
     ),
