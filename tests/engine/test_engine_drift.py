@@ -263,3 +263,25 @@ def test_an_accepted_proposal_does_not_flap_back(base: Catalog, lock: LockedPlac
     assert drift.status == "cheaper" and drift.proposed is not None
     relocked = LockedPlacement.from_placement(drift.proposed, locked_at="2026-11-02T00:00:00Z")
     assert _drift(relocked, catalog).status == "ok"
+
+
+def _cheapest_rival(base: Catalog, lock: LockedPlacement) -> tuple[tuple[str, str, str, str], float]:
+    """The feasible rival with the lowest unit cost (its offer key) and that unit cost."""
+    d = decide(INTENT, catalog=base, alternatives=100)
+    rival = min(
+        (p for p in d.alternatives if (p.provider, p.instance_type, p.region, p.pricing) != lock.key),
+        key=lambda p: p.unit_cost.value,
+    )
+    return (rival.provider, rival.instance_type, rival.region, rival.pricing), rival.unit_cost.value
+
+
+@pytest.mark.parametrize(("cheaper_by", "status"), [(0.05, "ok"), (0.15, "cheaper")])
+def test_a_rivals_price_cut_below_and_above_the_hysteresis(
+    base: Catalog, lock: LockedPlacement, cheaper_by: float, status: str
+) -> None:
+    key, unit_cost = _cheapest_rival(base, lock)
+    factor = lock.unit_cost.value * (1 - cheaper_by) / unit_cost  # the rival ends up `cheaper_by` cheaper
+    drift = _drift(lock, make_catalog(offers=_reprice(OFFERS, key, factor)))
+    assert drift.status == status
+    if status == "cheaper":
+        assert drift.proposed is not None and drift.saving_percent == pytest.approx(15, abs=0.5)
