@@ -420,7 +420,9 @@ def _schema(attributes: Sequence[Attr], description: str) -> Schema:
     return Schema(attributes=[a.to_framework() for a in attributes], description=description)
 
 
-def _data_source_class(spec: DataSourceSpec) -> type:
+def _common_methods(spec: DataSourceSpec | ResourceSpec) -> dict[str, Any]:
+    """The name, schema and validation every data source and resource class has, from its spec."""
+
     def get_name(cls: type) -> str:
         return spec.name
 
@@ -432,23 +434,22 @@ def _data_source_class(spec: DataSourceSpec) -> type:
             check = spec.validate
             _with_diags(diags, type_name, lambda d: check(d, decode(spec.attributes, config)))
 
+    return {
+        "__init__": lambda self, provider: None,
+        "get_name": classmethod(get_name),
+        "get_schema": classmethod(get_schema),
+        "validate": validate,
+    }
+
+
+def _data_source_class(spec: DataSourceSpec) -> type:
     def read(self: Any, ctx: ReadDataContext, config: Config) -> State | None:
         state = _with_diags(
             ctx.diagnostics, ctx.type_name, lambda d: spec.read(d, decode(spec.attributes, config))
         )
         return None if state is None else encode(spec.attributes, state)
 
-    return type(
-        f"_DataSource_{spec.name}",
-        (),
-        {
-            "__init__": lambda self, provider: None,
-            "get_name": classmethod(get_name),
-            "get_schema": classmethod(get_schema),
-            "validate": validate,
-            "read": read,
-        },
-    )
+    return type(f"_DataSource_{spec.name}", (), {**_common_methods(spec), "read": read})
 
 
 def _resource_class(spec: ResourceSpec) -> type:
@@ -457,17 +458,6 @@ def _resource_class(spec: ResourceSpec) -> type:
     def full(state: State | None) -> State | None:
         # The framework decodes only the attributes present; hand every handler the whole schema.
         return None if state is None else {n: state.get(n) for n in names}
-
-    def get_name(cls: type) -> str:
-        return spec.name
-
-    def get_schema(cls: type) -> Schema:
-        return _schema(spec.attributes, spec.description)
-
-    def validate(self: Any, diags: _TfDiagnostics, type_name: str, config: Config) -> None:
-        if spec.validate is not None:
-            check = spec.validate
-            _with_diags(diags, type_name, lambda d: check(d, decode(spec.attributes, config)))
 
     def create(self: Any, ctx: CreateContext, planned: State) -> State | None:
         return full(
@@ -508,10 +498,7 @@ def _resource_class(spec: ResourceSpec) -> type:
         f"_Resource_{spec.name}",
         (),
         {
-            "__init__": lambda self, provider: None,
-            "get_name": classmethod(get_name),
-            "get_schema": classmethod(get_schema),
-            "validate": validate,
+            **_common_methods(spec),
             "create": create,
             "read": read,
             "update": update,
