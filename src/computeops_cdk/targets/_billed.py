@@ -14,7 +14,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-__all__ = ["HOURS_PER_MONTH", "BilledPart", "priced", "unpriced"]
+__all__ = ["HOURS_PER_MONTH", "BilledPart", "priced", "unpriced", "unpriced_parts"]
 
 HOURS_PER_MONTH = 730
 """The engine's month (``monthly_usd = hourly_usd x 730``), used to turn GB-month prices into hours."""
@@ -76,3 +76,17 @@ def priced(provider: str, key: str, region: str, *, part: str, quantity: float) 
 def unpriced(part: str, *, quantity: float, unit: str, why: str) -> BilledPart:
     """A billed part whose price is unknown here: ``hourly_usd`` None, with the reason."""
     return BilledPart(part=part, quantity=quantity, unit=unit, hourly_usd=None, source=None, note=why)
+
+
+def unpriced_parts(
+    why: str, *, disks: tuple[str, float], nat: str | None, load_balancer: str | None
+) -> list[BilledPart]:
+    """The billed parts of a stack whose provider has no sourced prices here: its disks (label and
+    GB), the NAT gateway when the stack creates one, the load balancer when it has one; every
+    ``hourly_usd`` None with the same reason."""
+    parts = [unpriced(disks[0], quantity=disks[1], unit="GB-month", why=why)]
+    if nat is not None:
+        parts.append(unpriced(nat, quantity=1, unit="gateway-hour", why=why))
+    if load_balancer is not None:
+        parts.append(unpriced(load_balancer, quantity=1, unit="rule-hour", why=why))
+    return parts

@@ -36,7 +36,7 @@ from ..engine import Placement
 from ..errors import TargetError
 from ._azure_network import internal_load_balancer, nat_gateway
 from ._base import Target, TargetProps
-from ._billed import unpriced
+from ._billed import unpriced_parts
 from ._boot import BOOT_OPTIONS, BootPlan, boot_script, cloud_config, plan_for
 from ._expose import EXPOSE_OPTION, expose_mode
 from ._options import chosen_by, require_applicable, whole_option
@@ -147,24 +147,12 @@ class AzureTarget(Target):
             resources.update(_grant_secret(scope, resources["instances"], provider, props))
         disk = whole_option(props, "os_disk_gb", 256, target="azure", unit="GB")
         why = "no sourced Azure price in the data (data/billed_extras.json)"
-        resources["billed"] = [
-            unpriced(
-                f"OS disks (Premium SSD, {placement.instances} x {disk} GB)",
-                quantity=placement.instances * disk,
-                unit="GB-month",
-                why=why,
-            ),
-            *(
-                [unpriced("NAT gateway and its public IP", quantity=1, unit="gateway-hour", why=why)]
-                if not props.options.get("subnet_id")
-                else []
-            ),
-            *(
-                [unpriced("Standard load balancer", quantity=1, unit="rule-hour", why=why)]
-                if mode == "internal"
-                else []
-            ),
-        ]
+        resources["billed"] = unpriced_parts(
+            why,
+            disks=(f"OS disks (Premium SSD, {placement.instances} x {disk} GB)", placement.instances * disk),
+            nat=None if props.options.get("subnet_id") else "NAT gateway and its public IP",
+            load_balancer="Standard load balancer" if mode == "internal" else None,
+        )
         if mode == "internal":
             resources.update(
                 internal_load_balancer(

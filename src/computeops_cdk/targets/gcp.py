@@ -47,7 +47,7 @@ from typing import Any
 from ..engine import Placement
 from ..errors import TargetError
 from ._base import Target, TargetProps
-from ._billed import unpriced
+from ._billed import unpriced_parts
 from ._boot import BOOT_OPTIONS, BootPlan, Rendezvous, boot_script, plan_for
 from ._expose import EXPOSE_OPTION, expose_mode
 from ._gcp_machines import GpuMachine, TpuSlice, default_zone, map_instance_type
@@ -174,24 +174,13 @@ class GcpTarget(Target):
         resources = self._vms(scope, placement, machine, zone, subnetwork, email, provider, props, plan)
         size = whole_option(props, "boot_disk_gb", 200, target="gcp", unit="GB")
         why = "no sourced GCP price in the data (data/billed_extras.json)"
-        resources["billed"] = [
-            unpriced(
-                f"boot disks ({placement.instances} x {size} GB)",
-                quantity=placement.instances * size,
-                unit="GB-month",
-                why=why,
-            ),
-            *(
-                [unpriced("Cloud NAT", quantity=1, unit="gateway-hour", why=why)]
-                if not props.options.get("network") and not props.options.get("subnetwork")
-                else []
-            ),
-            *(
-                [unpriced("internal load balancer forwarding rule", quantity=1, unit="rule-hour", why=why)]
-                if mode == "internal"
-                else []
-            ),
-        ]
+        own_network = props.options.get("network") or props.options.get("subnetwork")
+        resources["billed"] = unpriced_parts(
+            why,
+            disks=(f"boot disks ({placement.instances} x {size} GB)", placement.instances * size),
+            nat=None if own_network else "Cloud NAT",
+            load_balancer="internal load balancer forwarding rule" if mode == "internal" else None,
+        )
         if mode == "internal":
             resources.update(
                 internal_load_balancer(
