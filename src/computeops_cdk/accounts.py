@@ -35,7 +35,15 @@ from typing import Any
 from .catalog import PRICE_MODELS, PROVIDER_IDS
 from .errors import AccountsError, described, did_you_mean
 
-__all__ = ["ACCOUNTS_ENV", "Accounts", "Discount", "Owned", "ProviderAccount", "load_accounts"]
+__all__ = [
+    "ACCOUNTS_ENV",
+    "Accounts",
+    "Discount",
+    "Owned",
+    "ProviderAccount",
+    "load_accounts",
+    "sha256_label",
+]
 
 ACCOUNTS_ENV = "COMPUTEOPS_ACCOUNTS"
 """The accounts file used when none is passed (``decide --accounts``, the construct prop)."""
@@ -110,6 +118,11 @@ class Accounts:
     def account(self, provider: str) -> ProviderAccount | None:
         """The provider's account, None when the team has none there (not enabled)."""
         return self.providers.get(provider)
+
+
+def sha256_label(sha256: str | None) -> str:
+    """An accounts file's identity in a message: ``sha256 1a2b3c4d``, or ``none`` without one."""
+    return f"sha256 {sha256[:8]}" if sha256 else "none"
 
 
 def family_of(instance_type: str) -> str:

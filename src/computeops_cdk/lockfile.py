@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -40,6 +41,7 @@ LOCKFILE_NAME = "computeops.lock.json"
 LOCKFILE_VERSION = 1
 MAX_LOCKFILE_BYTES = 16 * 1024 * 1024
 """A lockfile larger than this is refused unread (a lock entry is a few kilobytes)."""
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 MAX_OBSERVATIONS = 20
 """Observations kept per entry, newest last: enough history to see a trend, small enough to diff."""
 
@@ -178,6 +180,9 @@ class LockEntry:
             version), ``tokens_per_s`` (whole deployment), ``ttft_ms``, ``tpot_ms``,
             ``tensor_parallel``, ``replicas`` and ``concurrency_per_replica`` (inference).
         observations: production measurements, oldest first.
+        accounts_sha256: sha256 of the accounts file the placement was decided under (None without one).
+            A changed accounts file does not move the lock (the locked placement is re-checked under
+            today's accounts at every synth); the decision says that the accounts changed since.
     """
 
     intent: WorkloadIntent
@@ -186,6 +191,7 @@ class LockEntry:
     engine_version: str
     estimate: Mapping[str, Any]
     observations: tuple[Observation, ...] = ()
+    accounts_sha256: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -196,6 +202,7 @@ class LockEntry:
             "engine_version": self.engine_version,
             "estimate": dict(self.estimate),
             "observations": [o.to_dict() for o in self.observations],
+            "accounts_sha256": self.accounts_sha256,
         }
 
     def matches(self, intent: WorkloadIntent, pins: Pins) -> bool:
@@ -228,6 +235,14 @@ class LockEntry:
                 f"must be a string (got {described(data.get('engine_version'))})",
                 path=f"{path}.engine_version",
             )
+        accounts_sha256 = data.get("accounts_sha256")
+        if accounts_sha256 is not None and not (
+            isinstance(accounts_sha256, str) and _SHA256.fullmatch(accounts_sha256)
+        ):
+            raise LockError(
+                f"must be 64 lowercase hex digits or null (got {described(accounts_sha256)})",
+                path=f"{path}.accounts_sha256",
+            )
         return cls(
             intent=intent,
             pins=Pins.from_dict(data.get("pins", {}), path=f"{path}.pins"),
@@ -237,6 +252,7 @@ class LockEntry:
             observations=tuple(
                 Observation.from_dict(o, path=f"{path}.observations[{i}]") for i, o in enumerate(observations)
             ),
+            accounts_sha256=accounts_sha256,
         )
 
 

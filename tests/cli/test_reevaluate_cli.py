@@ -302,3 +302,16 @@ def test_locks_are_rechecked_under_the_teams_accounts(
     assert (code, report["status"]) == (4, "infeasible")
     assert "account.not_enabled" in [r["rule"] for r in report["reasons"]]
     assert report["proposed"]["provider"] in others
+
+
+def test_reevaluate_notes_an_accounts_file_changed_since_the_lock(
+    lock: tuple[Path, LockedPlacement], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, _ = lock  # locked without an accounts file
+    _, out, _ = _run(capsys, str(path), "--format", "json")
+    assert not any("accounts file changed" in n for n in json.loads(out)["workloads"][0]["notes"])
+    accounts = tmp_path / "computeops.accounts.yaml"
+    accounts.write_text("providers:\n  nebius: {}\n  runpod: {}\n  aws: {}\n", encoding="utf-8")
+    _, out, _ = _run(capsys, str(path), "--format", "json", "--accounts", str(accounts))
+    notes = json.loads(out)["workloads"][0]["notes"]
+    assert any(n.startswith("the accounts file changed since the lock (none -> sha256 ") for n in notes)

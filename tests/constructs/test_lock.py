@@ -182,3 +182,44 @@ def test_entries_of_workloads_that_no_longer_exist_are_reported_and_kept(
     warnings = [a["message"] for stack in manifest["stacks"].values() for a in stack.get("annotations", [])]
     assert [w for w in warnings if "'gone/workload' belongs to no workload" in w]
     assert "gone/workload" in json.loads(copy.read_text())["workloads"]  # reported, not dropped
+
+
+def test_the_entry_records_the_accounts_and_a_changed_file_keeps_the_lock(tmp_path: Path) -> None:
+    # Issue 12: decisions record the accounts file's sha256. A locked entry keeps it; editing the
+    # accounts file later does not move the fleet (the lock is re-checked under today's accounts).
+    accounts = tmp_path / "computeops.accounts.yaml"
+    accounts.write_text("providers:\n  aws:\n    discounts: [{percent: 10}]\n", encoding="utf-8")
+    lock = tmp_path / "app" / "computeops.lock.json"
+    first, terraform = _synth(tmp_path / "one", lock, accounts=accounts)
+    entry = json.loads(lock.read_text())["workloads"][WORKLOAD]
+    jsonschema.validate(json.loads(lock.read_text()), SCHEMA)
+    assert entry["accounts_sha256"] == first.decision.accounts["sha256"]
+    accounts.write_text("providers:\n  aws:\n    discounts: [{percent: 20}]\n", encoding="utf-8")
+    again, terraform_again = _synth(tmp_path / "two", lock, accounts=accounts)
+    assert again.decision.lock["status"] == "locked" and terraform_again == terraform
+    head = _record(tmp_path / "two")["explanation"][0]
+    assert f"accounts file changed since the lock (sha256 {entry['accounts_sha256'][:8]} -> sha256 " in head
+    # The entry written without an accounts file records null and says nothing about accounts.
+    plain = tmp_path / "plain" / "computeops.lock.json"
+    _synth(tmp_path / "three", plain)
+    assert json.loads(plain.read_text())["workloads"][WORKLOAD]["accounts_sha256"] is None
+    _synth(tmp_path / "four", plain)
+    assert "accounts file changed" not in _record(tmp_path / "four")["explanation"][0]
+
+
+def test_workload_stack_takes_every_prop_of_compute_workload() -> None:
+    # Regression: WorkloadStack repeats ComputeWorkload's keyword props by hand and had dropped
+    # `accounts`, so a stack could not be decided under the team's accounts.
+    import inspect
+
+    from computeops_cdk.constructs import ComputeWorkload, WorkloadStack
+
+    def props(cls: type) -> dict[str, Any]:
+        parameters = inspect.signature(cls.__init__).parameters
+        return {n: p.default for n, p in parameters.items() if p.kind is p.KEYWORD_ONLY}
+
+    workload, stack = props(ComputeWorkload), props(WorkloadStack)
+    # Documented exceptions: the stack names resources after its id, always configures the provider.
+    assert set(workload) - set(stack) == {"name", "configure_provider"}
+    assert set(stack) <= set(workload)
+    assert all(stack[n] == workload[n] for n in stack if n != "tags")

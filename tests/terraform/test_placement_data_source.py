@@ -148,3 +148,32 @@ def test_validation_is_cheap_and_catches_an_empty_intent() -> None:
     assert SPEC.validate is not None
     SPEC.validate(diags, {"intent": ""})
     assert diags.items[0].attribute == "intent"
+
+
+def test_the_configured_accounts_file_is_decided_under_like_the_cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Issue 12: plain-HCL teams decide under their accounts too (`provider "computeops" { accounts }`).
+    accounts = tmp_path / "computeops.accounts.yaml"
+    accounts.write_text("providers:\n  aws:\n    discounts: [{percent: 10}]\n", encoding="utf-8")
+    diags = Diagnostics()
+    SETTINGS.configure(diags, {"catalog": None, "accounts": str(accounts)})
+    assert not diags.items
+    state, diags = read({"intent": intent_text()})
+    assert state is not None and not diags.items, diags.items
+    assert state["cloud"] == "aws"  # the only provider the file enables
+    assert state["decision_json"] == cli_json(capsys, str(SUPPORT_CHAT), "--accounts", str(accounts))
+    assert json.loads(state["decision_json"])["accounts"]["sha256"] != ""
+
+
+def test_a_bad_accounts_file_is_an_error_on_the_provider_block(tmp_path: Path) -> None:
+    bad = tmp_path / "computeops.accounts.yaml"
+    bad.write_text("providers:\n  aws:\n    discounts: [{percent: 150}]\n", encoding="utf-8")
+    diags = Diagnostics()
+    SETTINGS.configure(diags, {"catalog": None, "accounts": str(bad)})
+    (error,) = diags.items
+    assert error.summary == "Invalid accounts" and error.attribute == "accounts"
+    assert "percent" in error.detail
+    # Decisions are refused while the configured file is bad, with the same diagnostic.
+    state, diags = read({"intent": intent_text()})
+    assert state is None and diags.items[0].attribute == "accounts"

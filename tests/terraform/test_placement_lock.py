@@ -263,3 +263,18 @@ def test_validation_refuses_a_bad_policy(spec: ResourceSpec) -> None:
     diags = Diagnostics()
     spec.validate(diags, {"intent": "x", "hysteresis_percent": 150, "min_hold_hours": -1})
     assert [d.attribute for d in diags.items] == ["hysteresis_percent", "min_hold_hours"]
+
+
+def test_a_lock_is_made_and_re_examined_under_the_configured_accounts(
+    spec: ResourceSpec, tmp_path: Path
+) -> None:
+    accounts = tmp_path / "computeops.accounts.yaml"
+    accounts.write_text("providers:\n  aws:\n    discounts: [{percent: 10}]\n", encoding="utf-8")
+    SETTINGS.configure(Diagnostics(), {"catalog": None, "accounts": str(accounts)})
+    state = locked(spec)
+    assert state["cloud"] == "aws"
+    # A later accounts file that no longer enables aws makes the lock infeasible at refresh.
+    accounts.write_text("providers:\n  runpod: {}\n", encoding="utf-8")
+    SETTINGS.configure(Diagnostics(), {"catalog": None, "accounts": str(accounts)})
+    _, diags = refresh_and_plan(spec, state)
+    assert any("account.not_enabled" in d.detail for d in diags.items), diags.items

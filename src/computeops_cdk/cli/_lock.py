@@ -134,6 +134,7 @@ def _update(args: argparse.Namespace) -> int:
                 estimate=estimate_of(chosen.estimate),
                 # Measurements describe the machines they were taken on: kept only if those stay.
                 observations=entry.observations if same else (),
+                accounts_sha256=accounts.sha256 if accounts is not None else None,
             ),
         )
         change = "unchanged" if same else f"{entry.placement.name} -> {new.name}"

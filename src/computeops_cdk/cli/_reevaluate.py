@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..accounts import Accounts, load_accounts
+from ..accounts import Accounts, load_accounts, sha256_label
 from ..catalog import Catalog, load_catalog
 from ..engine import (
     DEFAULT_HYSTERESIS_PERCENT,
@@ -260,6 +260,12 @@ def _evaluate(
     notes: list[str] = []
     if subject.locked.locked_at == _NO_TIME:
         notes.append("the record carries no lock time: the minimum hold is not applied")
+    now_sha256 = accounts.sha256 if accounts is not None else None
+    if subject.entry is not None and subject.entry.accounts_sha256 != now_sha256:
+        notes.append(
+            f"the accounts file changed since the lock ({sha256_label(subject.entry.accounts_sha256)} -> "
+            f"{sha256_label(now_sha256)}): re-evaluated under today's accounts"
+        )
     if subject.entry is not None and subject.entry.observations:
         notes += observed_lines(subject.entry.observations[-1], subject.entry)
     return _Row(subject=subject, drift=drift, notes=tuple(notes))

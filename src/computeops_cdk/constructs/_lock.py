@@ -26,7 +26,7 @@ from constructs import IValidation
 
 from .. import __version__
 from .._compat import Annotations
-from ..accounts import Accounts
+from ..accounts import Accounts, sha256_label
 from ..catalog import HOURS_PER_MONTH, Catalog
 from ..engine import Calibration, Decision, LockedPlacement, Pin, Placement, placement_of
 from ..engine._explain import compare
@@ -169,6 +169,7 @@ def apply_lock(
             engine_version=__version__,
             estimate=estimate_of(chosen.estimate),
             observations=entry.observations if entry is not None and entry.matches(intent, pins) else (),
+            accounts_sha256=accounts.sha256 if accounts is not None else None,
         ),
     ).write()
     return dataclasses.replace(
@@ -224,6 +225,12 @@ def _locked(
         f"{decision.catalog_version}: {chosen.hourly_usd:,.2f} USD/h now "
         f"(locked at {locked.hourly_usd:,.2f})."
     )
+    now_sha256 = accounts.sha256 if accounts is not None else None
+    if now_sha256 != entry.accounts_sha256:
+        head += (
+            f" The accounts file changed since the lock ({sha256_label(entry.accounts_sha256)} -> "
+            f"{sha256_label(now_sha256)}): the lock holds, re-checked under today's accounts."
+        )
     if same:
         head += " A fresh decision today chooses the same placement."
     else:

@@ -45,6 +45,7 @@ class WorkloadStack(TerraformStack):  # type: ignore[misc]  # the base class com
         options: Mapping[str, Any] | None = None,
         lock: str | Path | bool | None = None,
         rejections: str = DEFAULT_REJECTIONS,
+        accounts: str | Path | None = None,
     ) -> None:
         check_scope(scope, f"WorkloadStack {id!r}")
         super().__init__(scope, id)
@@ -63,5 +64,6 @@ class WorkloadStack(TerraformStack):  # type: ignore[misc]  # the base class com
             name=id,
             lock=lock,
             rejections=rejections,
+            accounts=accounts,
         )
         self.decision = self.workload.decision

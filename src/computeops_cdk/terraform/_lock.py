@@ -161,12 +161,18 @@ class _Lock:
 
         inputs = parse_inputs(diags, state)
         policy = self._policy(diags, state)
-        catalog = SETTINGS.catalog(diags)
-        if inputs is None or policy is None or catalog is None:
+        catalog, accounts = SETTINGS.catalog(diags), SETTINGS.accounts(diags)
+        if inputs is None or policy is None or catalog is None or accounts is None:
             return None
         intent, pin = inputs
         return evaluate_drift(
-            self._locked(state), intent, catalog=catalog, pin=pin, now=self.clock(), policy=policy
+            self._locked(state),
+            intent,
+            catalog=catalog,
+            pin=pin,
+            now=self.clock(),
+            policy=policy,
+            accounts=accounts[0],
         )
 
     @staticmethod
@@ -322,8 +328,8 @@ class _Lock:
         if any(proposed.get(k) is UNKNOWN for k in _REPLACING):
             return proposed
         inputs = parse_inputs(diags, proposed)
-        catalog = SETTINGS.catalog(diags)
-        if inputs is None or catalog is None:
+        catalog, accounts = SETTINGS.catalog(diags), SETTINGS.accounts(diags)
+        if inputs is None or catalog is None or accounts is None:
             return proposed
         intent, pin = inputs
         try:
@@ -335,6 +341,7 @@ class _Lock:
                 pricing=prior["pricing"],
                 catalog=catalog,
                 pin=pin,
+                accounts=accounts[0],
             )
         except PinnedPlacementError as err:
             diags.error(f"Imported placement breaks {err.rule}", str(err), attribute="intent")

@@ -194,11 +194,11 @@ def decide_config(diags: Diagnostics, config: dict[str, Any]) -> Decision | None
     if inputs is None:
         return None
     intent, pin = inputs
-    catalog = SETTINGS.catalog(diags)
-    if catalog is None:
+    catalog, accounts = SETTINGS.catalog(diags), SETTINGS.accounts(diags)
+    if catalog is None or accounts is None:
         return None
     try:
-        return decide(intent, catalog=catalog, pin=pin)
+        return decide(intent, catalog=catalog, pin=pin, accounts=accounts[0])
     except IntentError as err:
         if err.path.startswith("pin."):
             _pin_error(diags, err)
