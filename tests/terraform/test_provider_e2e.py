@@ -345,6 +345,24 @@ def _diagnostics_name_the_attribute_the_rule_and_the_fix(mirror: Mirror, tmp_pat
     )
     assert "Error: Invalid catalog" in text and "$" in text
 
+    # The provider's accounts file, through the real binary: a bad one names the field at fault; a
+    # good one decides under it (only the providers it enables).
+    (w.path / "bad.accounts.yaml").write_text("providers: {aws: {discount: 5}}\n", encoding="utf-8")
+    text = plan_of(
+        'provider "computeops" { accounts = "bad.accounts.yaml" }\n'
+        'data "computeops_placement" "x" { intent = file("hipaa.yaml") }'
+    )
+    assert "Error: Invalid accounts" in text and "discount" in text, text
+    (w.path / "aws.accounts.yaml").write_text("providers: {aws: {}}\n", encoding="utf-8")
+    w.write(
+        "main.tf",
+        REQUIRED + 'provider "computeops" { accounts = "aws.accounts.yaml" }\n'
+        'data "computeops_placement" "x" { intent = file("hipaa.yaml") }\n'
+        'output "cloud" { value = data.computeops_placement.x.cloud }\n',
+    )
+    planned = w.tf("plan")
+    assert 'cloud = "aws"' in planned.stdout, planned.stdout + planned.stderr
+
     text = plan_of('output "x" { value = provider::computeops::usd_per_million_tokens(10, 0) }')
     assert "usd_per_million_tokens: argument tokens_per_s: must be a finite number > 0" in text
 
