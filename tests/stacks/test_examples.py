@@ -109,10 +109,10 @@ def test_pinned_examples_honour_their_pin(synthesized: tuple[Path, dict[str, Any
 
 
 def _checkov(directory: Path) -> dict[str, Any]:
-    """checkov run the way README tells users: with the ``.checkov.yaml`` written beside the stack."""
-    command = [str(CHECKOV), "--config-file", str(directory / ".checkov.yaml"), "-d", str(directory)]
+    """checkov run the way README tells users: plain ``checkov`` in the stack directory, which reads
+    the ``.checkov.yaml`` (and the copy of computeops's policies) written beside the stack."""
     result = subprocess.run(
-        [*command, "--compact", "-o", "json"], capture_output=True, text=True, check=False
+        [str(CHECKOV), "--compact", "-o", "json"], capture_output=True, text=True, check=False, cwd=directory
     )
     assert result.stdout.strip(), result.stderr[-2000:]
     report: dict[str, Any] = json.loads(result.stdout)
@@ -133,6 +133,11 @@ def test_a_checkov_config_with_justified_skips_is_beside_each_stack(
     skips = checkov_skips(stacks[name].workload.placement.provider)
     assert config["framework"] == ["terraform_json"] and config["skip-download"] is True
     assert sorted(config.get("skip-check", [])) == sorted(skips)
+    # Portable: the policies are a copy beside the stack, named by a relative path (issue 10: an
+    # absolute path into the installed package broke the file on any other machine).
+    assert config["external-checks-dir"] == ["computeops-checkov-policies"]
+    assert (outdir / name / "computeops-checkov-policies" / "gpu_machines.py").is_file()
+    assert str(Path.cwd()) not in text and "/" not in "".join(config["external-checks-dir"])
     for check, reason in skips.items():
         assert len(reason) > 20 and f"# {check}: {' '.join(reason.split())}" in text
 

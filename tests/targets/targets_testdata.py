@@ -62,13 +62,15 @@ def checkov_failures(
 ) -> list[tuple[str, str]]:
     """(check id, resource) of every check checkov fails on ``doc``, run as a user runs it: with the
     ``.checkov.yaml`` a synth writes for the target's ``skips`` (and computeops's policies)."""
-    from computeops_cdk.checkov_policies import CONFIG_FILE, config_text
+    from computeops_cdk.checkov_policies import CONFIG_FILE, write_config
 
     assert _CHECKOV is not None
     (tmp_path / "cdk.tf.json").write_text(json.dumps(doc))
-    (tmp_path / CONFIG_FILE).write_text(config_text(skips))
+    write_config(tmp_path, skips)
     args = [_CHECKOV, "--config-file", str(tmp_path / CONFIG_FILE), "-d", str(tmp_path), "--quiet"]
     report = json.loads(
-        subprocess.run([*args, "--compact", "-o", "json"], capture_output=True, text=True).stdout
+        subprocess.run(
+            [*args, "--compact", "-o", "json"], capture_output=True, text=True, cwd=tmp_path
+        ).stdout
     )
     return [(c["check_id"], c["resource"]) for c in report["results"]["failed_checks"]]

@@ -1,5 +1,6 @@
 """computeops's checkov policies (CKV_COPS_*) over the generic targets' resources, run the way a user
-runs them: ``checkov --config-file <stack>/.checkov.yaml -d <stack>`` (issue 10 section 1).
+runs them: plain ``checkov`` in the stack directory, which reads the ``.checkov.yaml`` and the copy of
+the policies written beside the stack (issue 10 section 1).
 
 Before, checkov had no check for lambdalabs, nebius, crusoe, runpod, vastai or a CoreWeave NodePool:
 "0 failed" meant "not checked". Each target's stack must now pass > 0 checks and fail none (its
@@ -8,6 +9,7 @@ justified skips in the config), and each policy must fail the insecure variant."
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -16,7 +18,7 @@ import pytest
 from conftest import make_placement as placement
 from targets_testdata import needs_checkov, synth_cases
 
-from computeops_cdk.checkov_policies import CONFIG_FILE, POLICIES_DIR, config_text
+from computeops_cdk.checkov_policies import CONFIG_FILE, POLICIES_DIR, VENDORED_DIR, config_text, write_config
 from computeops_cdk.targets import checkov_skips
 from computeops_cdk.targets._base import TargetProps
 from computeops_cdk.targets.coreweave import CoreWeaveTarget
@@ -51,7 +53,10 @@ def _checkov(directory: Path) -> dict[str, Any]:
 
     assert _CHECKOV is not None
     command = [_CHECKOV, "--config-file", str(directory / CONFIG_FILE), "-d", str(directory)]
-    result = subprocess.run([*command, "--compact", "-o", "json"], capture_output=True, text=True)
+    # In the stack directory, as its .checkov.yaml says (the policies' path is relative to it).
+    result = subprocess.run(
+        [*command, "--compact", "-o", "json"], capture_output=True, text=True, cwd=directory
+    )
     report: dict[str, Any] = json.loads(result.stdout)
     return report
 
@@ -61,7 +66,7 @@ def _stack(root: Path, name: str, cases: dict[str, Any], skips: dict[str, str]) 
     directory = root / name
     directory.mkdir()
     (directory / "cdk.tf.json").write_text(json.dumps(doc))
-    (directory / CONFIG_FILE).write_text(config_text(skips))
+    write_config(directory, skips)
     return directory
 
 
@@ -140,3 +145,82 @@ def test_policy_helpers() -> None:
     assert image_is_pinned("${var.image}")
     for bad in ("vllm/vllm-openai:latest", "vllm/vllm-openai", "localhost:5000/img", "", None):
         assert not image_is_pinned(bad), bad
+
+
+def test_nebius_disk_encryption_policy(tmp_path: Path) -> None:
+    """CKV_COPS_5 fails the default NETWORK_SSD boot disk (Nebius cannot encrypt that type: skipped
+    in the stack's config with the reason) and passes an encrypted NETWORK_SSD_IO_M3 one."""
+    nebius = placement(provider="nebius", instance_type="gpu-h100-sxm_1gpu-16vcpu-200gb")
+    cases = {
+        "plain": (NebiusTarget(), nebius, TargetProps(name="w")),
+        "iom3": (
+            NebiusTarget(),
+            nebius,
+            TargetProps(name="w", options={"boot_disk_type": "NETWORK_SSD_IO_M3"}),
+        ),
+    }
+    report = _checkov(_stack(tmp_path, "enc", cases, {}))
+    results = {
+        (c["check_id"], c["resource"].removeprefix("resource.").split("_")[0], verdict)
+        for verdict in ("passed", "failed")
+        for c in report["results"][f"{verdict}_checks"]
+        if c["check_id"] == "CKV_COPS_5"
+    }
+    assert results == {("CKV_COPS_5", "plain", "failed"), ("CKV_COPS_5", "iom3", "passed")}
+    assert (
+        "CKV_COPS_5" in checkov_skips("nebius")
+        and "NETWORK_SSD_IO_M3" in checkov_skips("nebius")["CKV_COPS_5"]
+    )
+
+
+def test_nebius_boot_disk_type_is_checked() -> None:
+    from computeops_cdk.errors import TargetError
+    from computeops_cdk.targets.nebius import _boot_disk_spec
+
+    assert _boot_disk_spec({})["type"] == "NETWORK_SSD" and "disk_encryption" not in _boot_disk_spec({})
+    spec = _boot_disk_spec({"boot_disk_type": "NETWORK_SSD_NON_REPLICATED", "boot_disk_gb": 279})
+    assert spec["disk_encryption"] == {"type": "DISK_ENCRYPTION_MANAGED"}
+    with pytest.raises(TargetError, match="multiple of 93 GiB"):
+        _boot_disk_spec({"boot_disk_type": "NETWORK_SSD_NON_REPLICATED", "boot_disk_gb": 200})
+    with pytest.raises(TargetError, match="NETWORK_SSD_IO_M3"):
+        _boot_disk_spec({"boot_disk_type": "NETWORK_HDD"})
+
+
+def test_the_config_is_portable(tmp_path: Path) -> None:
+    """No absolute path in .checkov.yaml: the stack directory copied elsewhere (another machine, a CI
+    checkout without computeops installed) gives the same result with plain ``checkov`` in it, and
+    from another directory with the documented ``--external-checks-dir``."""
+    target, fields, props = CASES["vast"]
+    cases = {"vast": (target, placement(provider="vast", **fields), props)}
+    original = _stack(tmp_path, "orig", cases, dict(checkov_skips("vast")))
+    text = (original / CONFIG_FILE).read_text()
+    assert str(tmp_path) not in text and str(POLICIES_DIR) not in text
+    moved = tmp_path / "elsewhere" / "stack"
+    shutil.copytree(original, moved)
+    shutil.rmtree(original)
+    in_place = _checkov(moved)
+    other = tmp_path / "other"
+    other.mkdir()
+    command = [
+        _checkov_binary(),
+        "--config-file",
+        str(moved / CONFIG_FILE),
+        "-d",
+        str(moved),
+        "--external-checks-dir",
+        str(moved / VENDORED_DIR),
+        "--compact",
+        "-o",
+        "json",
+    ]
+    from_elsewhere = json.loads(subprocess.run(command, capture_output=True, text=True, cwd=other).stdout)
+    for report in (in_place, from_elsewhere):
+        passed = {c["check_id"] for c in report["results"]["passed_checks"]}
+        assert report["results"]["failed_checks"] == [] and {"CKV_COPS_2", "CKV_COPS_3"} <= passed, passed
+
+
+def _checkov_binary() -> str:
+    from targets_testdata import _CHECKOV
+
+    assert _CHECKOV is not None
+    return _CHECKOV

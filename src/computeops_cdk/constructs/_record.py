@@ -18,7 +18,7 @@ import jsii
 from constructs import IValidation
 
 from .._compat import Aspects, IStackSynthesizer, TerraformProvider, TerraformStack
-from ..checkov_policies import CONFIG_FILE, config_text
+from ..checkov_policies import write_config
 from ..engine import Decision
 from ..engine._decision import DEFAULT_REJECTIONS, RejectionListing
 
@@ -53,8 +53,7 @@ class _DecisionRecordSynthesizer:
         for filename, text in {**files, **self.texts}.items():
             with open(os.path.join(directory, filename), "w", encoding="utf-8") as handle:
                 handle.write(text)
-        with open(os.path.join(directory, CONFIG_FILE), "w", encoding="utf-8") as handle:
-            handle.write(config_text(self.checkov_skips()))
+        write_config(directory, self.checkov_skips())
 
     def checkov_skips(self) -> dict[str, str]:
         """Check id -> reason of every checkov check this stack's targets fail on purpose."""

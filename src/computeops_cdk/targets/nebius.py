@@ -6,8 +6,11 @@ is implied by the project: ``project_id`` must be a project in the placement's r
 
 Options: ``project_id``, ``subnet_id``. Default: Terraform variables ``<name>_project_id`` /
 ``<name>_subnet_id``. ``image_family``: Default ``ubuntu22.04-cuda12`` (name unverified).
-``boot_disk_gb``: Default 200. ``infiniband_fabric``: InfiniBand fabric of a GPU cluster joining
-the instances. Default: none, several instances are independent (name a fabric for multi-node training).
+``boot_disk_gb``: Default 200. ``boot_disk_type``: ``NETWORK_SSD`` (Default), ``NETWORK_SSD_IO_M3`` or
+``NETWORK_SSD_NON_REPLICATED`` (a multiple of 93 GiB); the last two are encrypted at rest with
+Nebius's managed key (``disk_encryption``), which Nebius offers for those types only.
+``infiniband_fabric``: InfiniBand fabric of a GPU cluster joining the instances. Default: none,
+several instances are independent (name a fabric for multi-node training).
 ``ssh_public_key``: OpenSSH key of a ``computeops`` sudo user created by cloud-init. Default: none.
 ``public_ip``: give each instance a public address, its egress for the image and the weights. Default:
 False (private only: the subnet must then give egress, and a warning says so).
@@ -31,9 +34,23 @@ from ._support import require_supported
 __all__ = ["CHECKOV_SKIPS", "NebiusTarget", "platform_and_preset"]
 
 NO_SECRET_STORE = "reading a secret at boot from Nebius MysteryBox is not wired by this target"
-CHECKOV_SKIPS: Mapping[str, str] = {}
-"""checkov checks the emitted resources fail on purpose: none (checkov has no checks for them;
-computeops's own CKV_COPS_* policies, computeops_cdk/checkov_policies, pass)."""
+CHECKOV_SKIPS: Mapping[str, str] = {
+    "CKV_COPS_5": "the default boot disk is NETWORK_SSD (erasure-coded, Nebius's recommended boot disk), for "
+    "which Nebius offers no disk encryption (DISK_ENCRYPTION_MANAGED is for NETWORK_SSD_IO_M3 and "
+    "NETWORK_SSD_NON_REPLICATED only); options={'boot_disk_type': 'NETWORK_SSD_IO_M3'} gives an "
+    "encrypted one",
+}
+"""checkov checks (computeops's own CKV_COPS_*; checkov has none for nebius) the emitted resources fail on
+purpose, with the reason."""
+
+ENCRYPTABLE_DISKS = ("NETWORK_SSD_IO_M3", "NETWORK_SSD_NON_REPLICATED")
+"""Disk types Nebius encrypts with its managed key when asked ("Available for disks with
+NETWORK_SSD_NON_REPLICATED and NETWORK_SSD_IO_M3 types only": nebius/terraform-provider-nebius
+docs/resources/compute_v1_instance.md at d030e55, ``boot_disk.managed_disk.spec.disk_encryption``)."""
+BOOT_DISK_TYPES = ("NETWORK_SSD", *ENCRYPTABLE_DISKS)
+NON_REPLICATED_UNIT_GIB = (
+    93  # "the disk size must be a multiple of 93 GiB" (docs.nebius.com/compute/storage/types)
+)
 
 _TYPE = re.compile(r"^(gpu-[a-z0-9-]+)_(\d+gpu-\d+vcpu-\d+gb)$")
 
@@ -63,6 +80,8 @@ class NebiusTarget(Target):
         "subnet_id": "subnet id. Default: a Terraform variable <name>_subnet_id.",
         "image_family": "boot image family. Default: ubuntu22.04-cuda12.",
         "boot_disk_gb": "boot disk size in GiB. Default: 200.",
+        "boot_disk_type": "NETWORK_SSD, or NETWORK_SSD_IO_M3 / NETWORK_SSD_NON_REPLICATED, encrypted at "
+        "rest. Default: NETWORK_SSD.",
         "infiniband_fabric": "InfiniBand fabric of a GPU cluster joining the instances. Default: none.",
         "ssh_public_key": "OpenSSH key of a computeops sudo user (cloud-init). Default: none.",
         "public_ip": "a public address per instance (egress). Default: False, private only.",
@@ -127,6 +146,7 @@ class NebiusTarget(Target):
             key = opts.get("ssh_public_key")
             return cloud_config(boot_script(plan, rendezvous=rendezvous), ssh_key=str(key) if key else None)
 
+        boot_disk = _boot_disk_spec(opts)
         instances: list[Any] = []
         for i in range(placement.instances):
             instances.append(
@@ -141,13 +161,7 @@ class NebiusTarget(Target):
                         "attach_mode": "READ_WRITE",
                         "managed_disk": {
                             "name": f"{props.name}-{i}-boot",
-                            "spec": {
-                                "type": "NETWORK_SSD",
-                                "size_gibibytes": int(opts.get("boot_disk_gb", 200)),
-                                "source_image_family": {
-                                    "image_family": str(opts.get("image_family", "ubuntu22.04-cuda12"))
-                                },
-                            },
+                            "spec": boot_disk,
                         },
                     },
                     # ip_address {} = a private address; public_ip_address {} only with public_ip=True.
@@ -159,3 +173,28 @@ class NebiusTarget(Target):
                 )
             )
         return {"instance": instances[0], "instances": instances, **roles}
+
+
+def _boot_disk_spec(opts: Mapping[str, Any]) -> dict[str, Any]:
+    """The managed boot disk's spec: type, size, image; managed encryption where Nebius has it."""
+    kind = str(opts.get("boot_disk_type", "NETWORK_SSD"))
+    size = int(opts.get("boot_disk_gb", 200))
+    if kind not in BOOT_DISK_TYPES:
+        raise TargetError(
+            f"nebius target: boot_disk_type {kind!r} is not one of {', '.join(BOOT_DISK_TYPES)}. "
+            "To fix: options={'boot_disk_type': 'NETWORK_SSD_IO_M3'} for an encrypted boot disk."
+        )
+    if kind == "NETWORK_SSD_NON_REPLICATED" and size % NON_REPLICATED_UNIT_GIB:
+        raise TargetError(
+            "nebius target: a NETWORK_SSD_NON_REPLICATED disk is a multiple of "
+            f"{NON_REPLICATED_UNIT_GIB} GiB, boot_disk_gb is {size}. "
+            f"To fix: options={{'boot_disk_gb': {NON_REPLICATED_UNIT_GIB * 3}}}."
+        )
+    spec: dict[str, Any] = {
+        "type": kind,
+        "size_gibibytes": size,
+        "source_image_family": {"image_family": str(opts.get("image_family", "ubuntu22.04-cuda12"))},
+    }
+    if kind in ENCRYPTABLE_DISKS:
+        spec["disk_encryption"] = {"type": "DISK_ENCRYPTION_MANAGED"}
+    return spec
