@@ -129,3 +129,15 @@ def test_the_plugin_exits_when_terraform_is_gone(tmp_path: Path) -> None:
         time.sleep(0.1)
     os.kill(pid, 9)
     raise AssertionError("the plugin outlived its parent")
+
+
+def test_the_data_sources_rejection_listing_is_the_engines() -> None:
+    # _placement spells the listings itself (validation must not import the engine): keep them equal.
+    from computeops_cdk.engine._decision import DEFAULT_REJECTIONS, REJECTION_LISTINGS
+    from computeops_cdk.terraform._framework import Diagnostics
+    from computeops_cdk.terraform._placement import _rejection_listing
+
+    assert _rejection_listing(Diagnostics(), {}) == DEFAULT_REJECTIONS
+    assert [_rejection_listing(Diagnostics(), {"rejections": x}) for x in REJECTION_LISTINGS] == list(
+        REJECTION_LISTINGS
+    )

@@ -368,6 +368,45 @@ def _diagnostics_name_the_attribute_the_rule_and_the_fix(mirror: Mirror, tmp_pat
 
 
 @_scenario
+def _state_keeps_summary_rejections_unless_all_are_asked_for(mirror: Mirror, tmp_path: Path) -> None:
+    """The data source's state holds ``decision_json``: by default with the summary of the
+    rejections (the counts and a few examples), about 30 KB; ``rejections = "all"`` opts in to every
+    one (about 2 MB, rewritten at every refresh). Issue 10: the state kept every rejection."""
+    w = workdir(mirror, tmp_path, "state")
+    w.write("intent.yaml", SUPPORT_CHAT.read_text(encoding="utf-8"))
+    body = """
+data "computeops_placement" "chat" {
+  intent = file("${path.module}/intent.yaml")
+}
+output "decision_json" { value = data.computeops_placement.chat.decision_json }
+"""
+    w.write("main.tf", REQUIRED + body)
+    w.tf("init")
+    w.tf("apply", "-auto-approve")
+    state = (w.path / "terraform.tfstate").read_text()
+    summary = json.loads(json.loads(w.tf("output", "-json").stdout)["decision_json"]["value"])
+    assert summary["summary"]["rejections_listed"] == "summary"
+    listed_rules = {reason["rule"] for r in summary["rejected"] for reason in r["reasons"]}
+    assert listed_rules == set(summary["rejections_by_rule"])  # an example of every rule, no more
+    assert len(summary["rejected"]) <= len(listed_rules) < summary["summary"]["rejected"]
+    assert len(state) < 200_000, len(state)  # was megabytes with every rejection listed
+
+    w.write("main.tf", REQUIRED + body.replace('intent.yaml")\n', 'intent.yaml")\n  rejections = "all"\n', 1))
+    w.tf("apply", "-auto-approve")
+    decision_json = json.loads(w.tf("output", "-json").stdout)["decision_json"]["value"]
+    assert decision_json == cli_decision("--rejections", "all")  # byte for byte
+    assert len(json.loads(decision_json)["rejected"]) == summary["summary"]["rejected"]
+    assert len((w.path / "terraform.tfstate").read_text()) > 10 * len(state)
+
+    w.write(
+        "main.tf", REQUIRED + body.replace('intent.yaml")\n', 'intent.yaml")\n  rejections = "every"\n', 1)
+    )
+    done = w.tf("plan", ok=False)
+    assert done.returncode == 1 and "Traceback" not in done.stdout + done.stderr
+    assert "Error: Invalid rejections" in done.stderr and 'rejections = "all"' in done.stderr, done.stderr
+
+
+@_scenario
 def _import_locks_an_offer_as_it_is(mirror: Mirror, tmp_path: Path) -> None:
     w = workdir(mirror, tmp_path, "import")
     _, runner_up = chosen_and_runner_up()
@@ -432,6 +471,10 @@ def test_drift_hysteresis_relock_and_a_vanished_offer(outcomes: dict[str, Future
 
 def test_diagnostics_name_the_attribute_the_rule_and_the_fix(outcomes: dict[str, Future[None]]) -> None:
     outcomes["diagnostics_name_the_attribute_the_rule_and_the_fix"].result()
+
+
+def test_state_keeps_summary_rejections_unless_all_are_asked_for(outcomes: dict[str, Future[None]]) -> None:
+    outcomes["state_keeps_summary_rejections_unless_all_are_asked_for"].result()
 
 
 def test_import_locks_an_offer_as_it_is(outcomes: dict[str, Future[None]]) -> None:

@@ -26,6 +26,7 @@ from ._settings import SETTINGS
 
 if TYPE_CHECKING:
     from ..engine import Decision, Pin, Placement
+    from ..engine._decision import RejectionListing
     from ..errors import NoFeasiblePlacementError
     from ..intent import WorkloadIntent
 
@@ -33,6 +34,7 @@ __all__ = [
     "INPUTS",
     "PLACEMENT",
     "PLACEMENT_OBJECT",
+    "REJECTIONS",
     "UNIT_COST",
     "data_source",
     "decide_config",
@@ -93,6 +95,17 @@ def _inputs(replace: bool) -> list[Attr]:
 
 
 INPUTS = _inputs(replace=False)
+
+REJECTIONS = Attr(
+    "rejections",
+    STRING,
+    "Which rejected candidates `decision_json` lists: `summary` (the counts per rule and a few examples "
+    "of each, about 30 KB of state for the embedded catalog) or `all` (every rejected candidate with its "
+    "reasons, about 2 MB of state, kept in every plan's refresh). Default: `summary`, as "
+    "`computeops decide --format json`; `rejected_by_rule` always has every count.",
+    optional=True,
+)
+"""Data-source only: the lock resource keeps no decision document in state."""
 
 
 def _computed(name: str, type_: Any, description: str) -> Attr:
@@ -268,8 +281,9 @@ def placement_values(p: Placement) -> dict[str, Any]:
     }
 
 
-def decision_values(decision: Decision) -> dict[str, Any]:
-    """The computed attributes of the data source for a decision."""
+def decision_values(decision: Decision, rejections: RejectionListing = "summary") -> dict[str, Any]:
+    """The computed attributes of the data source for a decision; ``decision_json`` lists the
+    rejections ``rejections`` asks for (the data source's ``rejections`` argument)."""
     chosen = decision.chosen
     assert chosen is not None  # decide raises instead of returning a decision without a choice
     return {
@@ -295,15 +309,37 @@ def decision_values(decision: Decision) -> dict[str, Any]:
             for a in decision.alternatives
         ],
         "rejected_by_rule": decision.rejections_by_rule(),
-        "decision_json": decision.to_json(),
+        "decision_json": decision.to_json(rejections=rejections),
     }
 
 
 def _read(diags: Diagnostics, config: dict[str, Any]) -> dict[str, Any] | None:
+    listing = _rejection_listing(diags, config)
+    if listing is None:
+        return None
     decision = decide_config(diags, config)
     if decision is None:
         return None
-    return {**config, **decision_values(decision)}
+    return {**config, **decision_values(decision, listing)}
+
+
+def _rejection_listing(diags: Diagnostics, config: dict[str, Any]) -> RejectionListing | None:
+    """The ``rejections`` argument: ``summary`` when not set; an error diagnostic on it otherwise.
+    (The engine's ``REJECTION_LISTINGS`` spelled here: validation runs without importing the engine.)"""
+    listings: tuple[RejectionListing, ...] = ("summary", "all")
+    value = config.get("rejections")
+    if value is None:
+        return "summary"
+    for listing in listings:
+        if value == listing:
+            return listing
+    diags.error(
+        "Invalid rejections",
+        f"rejections is {str(value)[:40]!r}; it is one of {', '.join(listings)}. "
+        'To fix: rejections = "summary" (the default) or rejections = "all".',
+        attribute="rejections",
+    )
+    return None
 
 
 def validate_intent_text(diags: Diagnostics, config: dict[str, Any]) -> None:
@@ -318,6 +354,8 @@ def validate_intent_text(diags: Diagnostics, config: dict[str, Any]) -> None:
             'intent is empty. To fix: intent = file("intent.yaml") or intent = jsonencode({...})',
             attribute="intent",
         )
+    if config.get("rejections") is not UNKNOWN:
+        _rejection_listing(diags, config)
 
 
 def data_source() -> DataSourceSpec:
@@ -330,7 +368,7 @@ def data_source() -> DataSourceSpec:
             "catalog changes the answer at the next plan; use `computeops_placement_lock` to keep a "
             "running fleet where it is."
         ),
-        attributes=[*INPUTS, *PLACEMENT, *_DATA_ONLY],
+        attributes=[*INPUTS, REJECTIONS, *PLACEMENT, *_DATA_ONLY],
         read=_read,
         validate=validate_intent_text,
     )
