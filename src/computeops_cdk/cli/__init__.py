@@ -5,7 +5,8 @@ model that does not fit or a missed latency target, 141 the reader of stdout clo
 1 an unexpected internal error.
 
 Start-up is part of the interface (``benchmarks/bench_startup.py``): this module imports nothing
-beyond ``sys``; ``computeops --version`` answers from here, the parser lives in ``_parser`` and
+beyond ``sys``; ``computeops --version`` answers from here, ``computeops --help`` from ``_help``
+(argparse's layout without argparse), the parser lives in ``_parser`` and
 registers in full only the subcommand being run, whose module then imports what it needs.
 """
 
@@ -65,6 +66,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if given == ["--version"]:  # the common case, answered before argparse is even imported
         sys.stdout.write(version_text() + "\n")
         return EXIT_OK
+    if given in (["--help"], ["-h"]):  # argparse's bytes without argparse (cli/_help), where proven
+        from ._help import terminal_columns, top_help
+
+        text = top_help(terminal_columns())
+        if text is not None:
+            sys.stdout.write(text)
+            return EXIT_OK
     from ..errors import ComputeOpsError, DoesNotFitError, NoFeasiblePlacementError
     from ._parser import build_parser as build
     from ._parser import command_of

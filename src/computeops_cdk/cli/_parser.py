@@ -13,6 +13,7 @@ import sys
 from importlib import import_module
 
 from ..errors import did_you_mean, did_you_mean_text
+from ._help import COMMANDS, DESCRIPTION, EPILOG, VERSION_HELP, terminal_columns
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (`computeops --help` is timed)
 if TYPE_CHECKING:
@@ -20,35 +21,6 @@ if TYPE_CHECKING:
     from typing import NoReturn
 
 __all__ = ["COMMANDS", "build_parser", "command_of"]
-
-COMMANDS: tuple[tuple[str, str, str], ...] = (
-    ("decide", "_decide", "decide where a workload intent runs (provider, instance, region, price model)"),
-    (
-        "estimate",
-        "_estimate",
-        "estimate throughput, latency, memory and MFU for one model on one accelerator type",
-    ),
-    ("catalog", "_catalog", "inspect, validate, build or refresh the market catalog"),
-    (
-        "reevaluate",
-        "_reevaluate",
-        "re-decide locked workloads against today's catalog: ok, cheaper, price_changed, infeasible",
-    ),
-    ("lock", "_lock", "list, relock or remove the entries of computeops.lock.json"),
-    (
-        "observe",
-        "_observe",
-        "measure a running vLLM deployment (/metrics) and record it against its locked estimate",
-    ),
-    (
-        "provider",
-        "_provider",
-        "install the Terraform/OpenTofu provider 'computeops' as a local filesystem mirror",
-    ),
-    ("completion", "_completion", "print a shell completion script (bash or zsh)"),
-)
-"""(subcommand, module in this package, the help its ``register`` gives): the table ``--help``
-reads without importing the modules (a test keeps the help texts equal)."""
 
 
 def command_of(argv: Sequence[str]) -> str | None:
@@ -112,23 +84,7 @@ class _TopFormatter(argparse.HelpFormatter):
     zlib, bz2 and lzma: about a fifth of a bare interpreter start) for ``computeops --help``."""
 
     def __init__(self, prog: str) -> None:
-        super().__init__(prog, width=_terminal_columns() - 2)  # argparse also leaves 2 columns
-
-
-def _terminal_columns() -> int:
-    """What ``shutil.get_terminal_size().columns`` returns: COLUMNS, else the terminal, else 80."""
-    import os
-
-    try:
-        columns = int(os.environ.get("COLUMNS", ""))
-        if columns > 0:
-            return columns
-    except ValueError:
-        pass
-    try:
-        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
-    except (AttributeError, ValueError, OSError):
-        return 80
+        super().__init__(prog, width=terminal_columns() - 2)  # argparse also leaves 2 columns
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -136,18 +92,15 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     only that one ("" none: the top-level ``--help``)."""
     parser = _Parser(
         prog="computeops",
-        description=(
-            "Decide where an AI workload runs (provider, accelerator, region, price model) from a "
-            "workload intent and an embedded market catalog, deterministically and with reasons."
-        ),
-        epilog="Start with: computeops decide examples/support-chat.yaml",
+        description=DESCRIPTION,
+        epilog=EPILOG,
         formatter_class=_TopFormatter,
     )
     parser.add_argument(
         "--version",
         action=_Version,
         nargs=0,
-        help="show the package, catalog and performance-model versions and exit",
+        help=VERSION_HELP,
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, module, help_text in COMMANDS:
