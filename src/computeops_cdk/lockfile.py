@@ -183,6 +183,11 @@ class LockEntry:
         accounts_sha256: sha256 of the accounts file the placement was decided under (None without one).
             A changed accounts file does not move the lock (the locked placement is re-checked under
             today's accounts at every synth); the decision says that the accounts changed since.
+        image: the machine image the target emits for the locked placement, as the target names it
+            (AWS ``{"ami_name", "ami_owner"}``, GCP ``{"image"}``, Azure ``{"publisher", "offer", "sku",
+            "version"}``), recorded when the entry was written so that a newer library default never
+            moves a locked fleet's image; only a relock moves it. None: the target has no image to pin
+            (a container provider, a cluster node pool) or the entry predates the field.
     """
 
     intent: WorkloadIntent
@@ -192,6 +197,7 @@ class LockEntry:
     estimate: Mapping[str, Any]
     observations: tuple[Observation, ...] = ()
     accounts_sha256: str | None = None
+    image: Mapping[str, str] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -203,6 +209,7 @@ class LockEntry:
             "estimate": dict(self.estimate),
             "observations": [o.to_dict() for o in self.observations],
             "accounts_sha256": self.accounts_sha256,
+            "image": dict(sorted(self.image.items())) if self.image is not None else None,
         }
 
     def matches(self, intent: WorkloadIntent, pins: Pins) -> bool:
@@ -253,7 +260,30 @@ class LockEntry:
                 Observation.from_dict(o, path=f"{path}.observations[{i}]") for i, o in enumerate(observations)
             ),
             accounts_sha256=accounts_sha256,
+            image=_image(data.get("image"), path=f"{path}.image"),
         )
+
+
+MAX_IMAGE_FIELDS = 8
+"""An image reference has a few named parts (Azure's four at most); more is not an image."""
+
+
+def _image(data: object, *, path: str) -> dict[str, str] | None:
+    if data is None:
+        return None
+    valid = (
+        isinstance(data, Mapping)
+        and 0 < len(data) <= MAX_IMAGE_FIELDS
+        and all(isinstance(k, str) and isinstance(v, str) and 0 < len(v) <= 256 for k, v in data.items())
+    )
+    if not valid:
+        raise LockError(
+            f"must be null or an object of up to {MAX_IMAGE_FIELDS} image fields with non-empty strings "
+            f"(got {described(data)}). To fix: `computeops lock update` rewrites the entry",
+            path=path,
+        )
+    assert isinstance(data, Mapping)
+    return {str(k): str(v) for k, v in sorted(data.items())}
 
 
 def _estimate(data: object, *, path: str) -> dict[str, Any]:

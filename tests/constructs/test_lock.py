@@ -223,3 +223,47 @@ def test_workload_stack_takes_every_prop_of_compute_workload() -> None:
     assert set(workload) - set(stack) == {"name", "configure_provider"}
     assert set(stack) <= set(workload)
     assert all(stack[n] == workload[n] for n in stack if n != "tags")
+
+
+def test_the_lock_records_the_image_and_keeps_it_until_a_relock(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Issue 9: `most_recent = true` moved the AMI between plans. The entry records the exact image;
+    # a locked synth boots the recorded one even when the library's default is another release.
+    from computeops_cdk.cli import main
+    from computeops_cdk.targets.aws import DEFAULT_AMI_NAME
+
+    lock = tmp_path / "computeops.lock.json"
+    default = {"ami_name": DEFAULT_AMI_NAME, "ami_owner": "amazon"}
+
+    def ami_name(terraform: str) -> str:
+        (ami,) = json.loads(terraform)["data"]["aws_ami"].values()
+        filters = ami["filter"]
+        (name,) = (f["values"][0] for f in filters if f["name"] == "name")
+        return str(name)
+
+    workload, terraform = _synth(tmp_path / "a", lock, provider="aws")
+    document = json.loads(lock.read_text())
+    jsonschema.validate(document, SCHEMA)
+    assert document["workloads"][WORKLOAD]["image"] == default
+    assert workload.decision.lock["image"] == default and ami_name(terraform) == DEFAULT_AMI_NAME
+    assert _record(tmp_path / "a")["lock"]["image"] == default  # the decision record carries it
+    # An older release recorded by an earlier library version stays what the fleet boots.
+    older = "Deep Learning Base OSS Nvidia Driver GPU AMI (Ubuntu 24.04) 20250101"
+    document["workloads"][WORKLOAD]["image"] = {"ami_name": older, "ami_owner": "amazon"}
+    lock.write_text(json.dumps(document))
+    workload, terraform = _synth(tmp_path / "b", lock, provider="aws")
+    assert workload.decision.lock["status"] == "locked" and ami_name(terraform) == older
+    # An entry from before images were recorded: the image it boots is recorded, nothing else moves.
+    document["workloads"][WORKLOAD]["image"] = None
+    lock.write_text(json.dumps(document))
+    _synth(tmp_path / "c", lock, provider="aws")
+    rewritten = json.loads(lock.read_text())["workloads"][WORKLOAD]
+    assert rewritten["image"] == default
+    assert rewritten["placement"] == document["workloads"][WORKLOAD]["placement"]
+    # A relock is the one way the image moves.
+    document["workloads"][WORKLOAD]["image"] = {"ami_name": older, "ami_owner": "amazon"}
+    lock.write_text(json.dumps(document))
+    assert main(["lock", "update", str(lock)]) == 0
+    assert f"image {older}:amazon -> {DEFAULT_AMI_NAME}:amazon" in capsys.readouterr().out
+    assert json.loads(lock.read_text())["workloads"][WORKLOAD]["image"] == default

@@ -314,7 +314,14 @@ def test_stack_cost_record_shows_the_billed_extras_beside_the_instances(
     assert parts["network load balancer"]["hourly_usd"] == 0.0225
     # Traffic-billed parts have no price: null with the reason, never 0.
     assert parts["NAT data processing"]["hourly_usd"] is None and parts["NAT data processing"]["note"]
-    assert record["unpriced_parts"] == ["NAT data processing", "load balancer capacity units"]
+    # Three interface endpoints (ssm, ssmmessages, ec2messages) in two zones, per endpoint-AZ hour.
+    assert parts["VPC interface endpoints"]["quantity"] == 6
+    assert parts["VPC interface endpoints"]["hourly_usd"] == 0.06
+    assert record["unpriced_parts"] == [
+        "NAT data processing",
+        "VPC endpoint data processing",
+        "load balancer capacity units",
+    ]
     sourced = sum(p["hourly_usd"] for p in record["billed_extras"] if p["hourly_usd"] is not None)
     assert record["billed_extras_hourly_usd"] == round(sourced, 4)
     # The decision (what the engine ranks and the budgets limit) is the instances' cost only.

@@ -160,6 +160,25 @@ def test_checkov_finds_no_failed_check(synthesized: tuple[Path, dict[str, Any]])
 
 
 @pytest.mark.parametrize("name", EXAMPLES)
+def test_no_example_boots_a_moving_image(synthesized: tuple[Path, dict[str, Any]], name: str) -> None:
+    # Issue 9: data.aws_ami with most_recent moved the AMI between plans. Every machine image an example
+    # boots is named exactly (a dated AMI name, a GCP image, an Azure version), never the newest match.
+    outdir, _ = synthesized
+    doc = _normalized(outdir / name / "cdk.tf.json")
+    for ami in doc.get("data", {}).get("aws_ami", {}).values():
+        assert not ami.get("most_recent"), ami
+        assert all("*" not in v and "?" not in v for f in ami["filter"] for v in f["values"]), ami
+    resources = doc.get("resource", {})
+    for vm in resources.get("google_compute_instance", {}).values():
+        assert "/family/" not in vm["boot_disk"]["initialize_params"]["image"]
+    for vm in resources.get("azurerm_linux_virtual_machine", {}).values():
+        assert vm["source_image_reference"]["version"] != "latest"
+    for template in resources.get("aws_launch_template", {}).values():
+        image = template.get("image_id")
+        assert image is None or image.startswith("${data.aws_ami."), image
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
 def test_output_uses_nothing_opentofu_lacks(synthesized: tuple[Path, dict[str, Any]], name: str) -> None:
     outdir, _ = synthesized
     text = (outdir / name / "cdk.tf.json").read_text()

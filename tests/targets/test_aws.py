@@ -72,6 +72,7 @@ def stacks() -> dict[str, dict[str, Any]]:
             vpc_id="vpc-9",
             root_volume_gib=900,
         ),
+        "no_endpoints": _synth("noep", make_placement(), vpc_endpoints=False),
     }
 
 
@@ -119,14 +120,16 @@ def test_imdsv2_encrypted_gp3_and_monitoring_on_template_and_instance(
 def test_ingress_only_on_the_serving_port_from_the_vpc_and_https_only_egress(
     stacks: dict[str, dict[str, Any]],
 ) -> None:
-    group = _one(stacks["single"], "aws_security_group")
+    group = stacks["single"]["resource"]["aws_security_group"]["security_group"]
     (ingress,) = group["ingress"]  # expose defaults to internal for inference
     assert (ingress["from_port"], ingress["to_port"], ingress["cidr_blocks"]) == (
         8000,
         8000,
         ["10.80.0.0/16"],
     )
-    assert _one(stacks["bare"], "aws_security_group")["ingress"] == []  # nothing served, nothing exposed
+    assert (
+        stacks["bare"]["resource"]["aws_security_group"]["security_group"]["ingress"] == []
+    )  # nothing served, nothing exposed
     (egress,) = group["egress"]
     assert (egress["protocol"], egress["from_port"], egress["to_port"]) == ("tcp", 443, 443)
     instance = _one(stacks["single"], "aws_instance")
@@ -143,11 +146,60 @@ def test_ssm_instance_profile_and_dlami_lookup(stacks: dict[str, dict[str, Any]]
         == "${aws_iam_instance_profile.instance_profile.name}"
     )
     ami = doc["data"]["aws_ami"]["gpu_ami"]
-    assert ami["owners"] == ["amazon"] and ami["most_recent"] is True
+    # One dated DLAMI release by its exact name: the same AMI at every plan (issue 9: most_recent moved it).
+    assert ami["owners"] == ["amazon"] and "most_recent" not in ami
+    assert ami["include_deprecated"] is True  # still resolvable once AWS deprecates the release
     assert {f["name"]: f["values"] for f in ami["filter"]} == {
-        "name": ["Deep Learning Base OSS Nvidia Driver GPU AMI (Ubuntu 24.04) *"],
+        "name": ["Deep Learning Base OSS Nvidia Driver GPU AMI (Ubuntu 24.04) 20260915"],
         "architecture": ["x86_64"],
     }
+
+
+def _emit(
+    placement: Any, *, image: dict[str, str] | None = None, **options: Any
+) -> tuple[dict[str, Any], Any]:
+    from computeops_cdk._compat import TerraformStack, Testing
+    from computeops_cdk.targets import TargetProps, get_target
+
+    stack = TerraformStack(Testing.app(), "image")
+    props = TargetProps(name="image", options=options, model=MODEL, image=image)
+    resources = get_target("aws").emit(stack, placement, provider=None, props=props)
+    return json.loads(Testing.synth(stack)), resources
+
+
+def test_the_image_follows_the_lock_an_exact_option_or_an_explicit_pattern() -> None:
+    from computeops_cdk.targets import get_target
+
+    placement = make_placement()
+    assert get_target("aws").image_reference(placement, cluster=False) == {
+        "ami_name": "Deep Learning Base OSS Nvidia Driver GPU AMI (Ubuntu 24.04) 20260915",
+        "ami_owner": "amazon",
+    }
+    assert get_target("aws").image_reference(placement, cluster=True) is None  # EKS: the ami_type's AMI
+
+    def name_of(doc: dict[str, Any]) -> list[str]:
+        ami = doc["data"]["aws_ami"]["gpu_ami"]
+        return [v for f in ami["filter"] if f["name"] == "name" for v in f["values"]]
+
+    recorded = {
+        "ami_name": "Deep Learning Base OSS Nvidia Driver GPU AMI (Ubuntu 24.04) 20250101",
+        "ami_owner": "amazon",
+    }
+    doc, resources = _emit(placement, image=recorded)
+    assert name_of(doc) == [recorded["ami_name"]] and "warnings" not in resources
+    # An exact AMI id: looked up by id (for its root device name), never by a moving name.
+    doc, _ = _emit(placement, image=recorded, image_id="ami-0123456789abcdef0")
+    ami = doc["data"]["aws_ami"]["gpu_ami"]
+    assert ami["filter"] == [{"name": "image-id", "values": ["ami-0123456789abcdef0"]}]
+    assert "most_recent" not in ami
+    assert _one(doc, "aws_launch_template")["image_id"] == "${data.aws_ami.gpu_ami.id}"
+    # A pattern is the user's explicit opt-in to the newest match, and the synth says what it costs.
+    doc, resources = _emit(
+        placement, ami_name="Deep Learning Base OSS Nvidia Driver GPU AMI (Ubuntu 24.04) *"
+    )
+    assert doc["data"]["aws_ami"]["gpu_ami"]["most_recent"] is True
+    (warning,) = resources["warnings"]
+    assert "moves between plans" in warning and "exact 'ami_name' or 'image_id'" in warning
 
 
 def test_on_demand_has_no_market_options_spot_does(stacks: dict[str, dict[str, Any]]) -> None:
@@ -174,7 +226,7 @@ def test_multi_node_training_gets_cluster_placement_and_efa(stacks: dict[str, di
         "${element([aws_network_interface.efa_0.id, aws_network_interface.efa_1.id, "
         "aws_network_interface.efa_2.id, aws_network_interface.efa_3.id], count.index)}"
     )
-    group = _one(doc, "aws_security_group")
+    group = doc["resource"]["aws_security_group"]["security_group"]
     # EFA traffic only between the job's own instances, never from outside.
     (ingress,) = group["ingress"]
     assert ingress["self"] is True and not ingress["cidr_blocks"]
@@ -215,6 +267,58 @@ def test_new_vpc_has_private_subnets_behind_one_nat_gateway(stacks: dict[str, di
     assert associations["${aws_subnet.private_subnet_1.id}"] == "${aws_route_table.private_routes.id}"
     default_group = _one(stacks["single"], "aws_default_security_group")
     assert "ingress" not in default_group and "egress" not in default_group
+
+
+def test_new_vpc_has_an_s3_gateway_and_ssm_interface_endpoints_reachable_from_the_vpc_only(
+    stacks: dict[str, dict[str, Any]],
+) -> None:
+    endpoints = stacks["single"]["resource"]["aws_vpc_endpoint"]
+    s3 = endpoints["s3_endpoint"]
+    assert (s3["service_name"], s3["vpc_endpoint_type"]) == ("com.amazonaws.us-east-1.s3", "Gateway")
+    # On the private subnets' route table: S3 downloads from the instances bypass the NAT.
+    assert s3["route_table_ids"] == ["${aws_route_table.private_routes.id}"]
+    interface = {k: v for k, v in endpoints.items() if v["vpc_endpoint_type"] == "Interface"}
+    assert sorted(e["service_name"] for e in interface.values()) == [
+        "com.amazonaws.us-east-1.ec2messages",
+        "com.amazonaws.us-east-1.ssm",
+        "com.amazonaws.us-east-1.ssmmessages",
+    ]
+    group = stacks["single"]["resource"]["aws_security_group"]["endpoint_security_group"]
+    for endpoint in interface.values():
+        assert endpoint["private_dns_enabled"] is True
+        assert endpoint["security_group_ids"] == ["${aws_security_group.endpoint_security_group.id}"]
+        # One subnet per zone (an endpoint refuses two in one zone, which happens when one zone only
+        # offers the type): as many private subnets as zones, at most both.
+        assert endpoint["subnet_ids"] == (
+            "${slice([aws_subnet.private_subnet_0.id, aws_subnet.private_subnet_1.id], 0, "
+            "min(2, length(sort(data.aws_ec2_instance_type_offerings.zones.locations))))}"
+        )
+    (ingress,) = group["ingress"]
+    assert (ingress["protocol"], ingress["from_port"], ingress["to_port"]) == ("tcp", 443, 443)
+    assert ingress["cidr_blocks"] == ["10.80.0.0/16"]
+    assert group["egress"] == []
+    # Turned off: NAT only; given subnets: none (their endpoints are the user's).
+    assert "aws_vpc_endpoint" not in stacks["no_endpoints"]["resource"]
+    assert "endpoint_security_group" not in stacks["no_endpoints"]["resource"]["aws_security_group"]
+    assert "aws_vpc_endpoint" not in stacks["custom"]["resource"]
+
+
+def test_billed_parts_include_the_interface_endpoints_per_zone() -> None:
+    from computeops_cdk._compat import TerraformStack, Testing
+    from computeops_cdk.targets import TargetProps, get_target
+
+    def billed(**options: Any) -> dict[str, Any]:
+        stack = TerraformStack(Testing.app(), "billed")
+        props = TargetProps(name="billed", options=options, model=MODEL)
+        parts = get_target("aws").emit(stack, make_placement(), provider=None, props=props)["billed"]
+        return {p.part.split(" (")[0]: p for p in parts}
+
+    parts = billed()
+    endpoints = parts["VPC interface endpoints"]
+    assert endpoints.quantity == 6 and endpoints.unit == "endpoint-AZ-hour"  # 3 endpoints x 2 zones
+    assert endpoints.hourly_usd == 0.06 and "privatelink/pricing" in endpoints.note
+    assert parts["VPC endpoint data processing"].hourly_usd is None
+    assert "VPC interface endpoints" not in billed(vpc_endpoints=False)
 
 
 def test_boot_script_starts_vllm_sized_from_the_estimate_and_passes_the_tools(
@@ -274,7 +378,7 @@ def test_public_exposure_is_explicit_uses_tls_and_public_subnets(stacks: dict[st
     listener = _one(doc, "aws_lb_listener")
     assert (listener["port"], listener["protocol"]) == (443, "TLS")
     assert listener["certificate_arn"].startswith("arn:aws:acm:")
-    (ingress,) = _one(doc, "aws_security_group")["ingress"]
+    (ingress,) = doc["resource"]["aws_security_group"]["security_group"]["ingress"]
     assert ingress["cidr_blocks"] == ["0.0.0.0/0"] and ingress["from_port"] == 8000
 
 
@@ -308,7 +412,7 @@ def test_options_override_network_and_volume(stacks: dict[str, dict[str, Any]]) 
     assert "aws_vpc" not in doc["resource"] and "aws_nat_gateway" not in doc["resource"]
     assert "aws_subnets" not in doc.get("data", {})
     assert doc["data"]["aws_vpc"]["vpc"]["id"] == "vpc-9"
-    assert _one(doc, "aws_security_group")["vpc_id"] == "${data.aws_vpc.vpc.id}"
+    assert doc["resource"]["aws_security_group"]["security_group"]["vpc_id"] == "${data.aws_vpc.vpc.id}"
     assert _one(doc, "aws_instance")["subnet_id"] == '${element(["subnet-1", "subnet-2"], count.index)}'
     assert _one(doc, "aws_instance")["root_block_device"]["volume_size"] == 900
 
@@ -339,6 +443,26 @@ def test_declares_tpu_unsupported_with_a_reason() -> None:
             "would land in the state and the plan. To fix: store it in the provider's secret store and "
             "pass its reference, e.g. options={'hf_token_secret': "
             "'arn:aws:secretsmanager:us-east-1:123456789012:secret:hf-token-AbCdEf'}.",
+        ),
+        (
+            {"vpc_endpoints": True, "subnet_ids": ["subnet-1"]},
+            "aws option 'vpc_endpoints' applies to the VPC this target creates, not to the "
+            "'subnet_ids'/'vpc_id' you gave (their endpoints are yours to manage). To fix: drop "
+            "'vpc_endpoints', or drop 'subnet_ids'/'vpc_id' for a new VPC.",
+        ),
+        (
+            {"image_id": "ubuntu-24.04"},
+            "aws option 'image_id' must be an AMI id like 'ami-0123456789abcdef0' (got 'ubuntu-24.04'). "
+            "To fix: give the id of the AMI in the placement's region, or leave it out for the default",
+        ),
+        (
+            {"image_id": "ami-0123456789abcdef0", "ami_name": "x"},
+            "aws options 'image_id' and 'ami_name' both name the image. To fix: give one of them.",
+        ),
+        (
+            {"vpc_endpoints": "no"},
+            "aws option 'vpc_endpoints' must be true or false (got 'no'). "
+            "To fix: options={'vpc_endpoints': True} (the default)",
         ),
         (
             {"expose": "publik"},

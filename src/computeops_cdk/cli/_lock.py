@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Mapping
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,7 +21,7 @@ from ..catalog import load_catalog
 from ..engine import LockedPlacement, decide
 from ..errors import LockError, did_you_mean
 from ..lockfile import LOCKFILE_NAME, LockEntry, Lockfile, estimate_of
-from ..targets import placement_pin
+from ..targets import get_target, placement_pin
 
 __all__ = ["register"]
 
@@ -125,6 +126,8 @@ def _update(args: argparse.Namespace) -> int:
             chosen, locked_at=locked_at, catalog_version=catalog.version, catalog_sha256=catalog.sha256
         )
         same = new.key == entry.placement.key and new.instances == entry.placement.instances
+        # A relock is the one way a locked image moves: to the image this version boots the placement on.
+        image = get_target(chosen.provider).image_reference(chosen, cluster=bool(entry.pins.cluster))
         lockfile = lockfile.with_entry(
             name,
             replace(
@@ -135,12 +138,19 @@ def _update(args: argparse.Namespace) -> int:
                 # Measurements describe the machines they were taken on: kept only if those stay.
                 observations=entry.observations if same else (),
                 accounts_sha256=accounts.sha256 if accounts is not None else None,
+                image=image,
             ),
         )
         change = "unchanged" if same else f"{entry.placement.name} -> {new.name}"
+        if image != entry.image:
+            change += f"; image {_image_text(entry.image)} -> {_image_text(image)}"
         sys.stdout.write(f"{name}: relocked on catalog {catalog.version}: {change}\n")
     lockfile.write()
     return 0
+
+
+def _image_text(image: Mapping[str, str] | None) -> str:
+    return "none" if image is None else ":".join(image[k] for k in sorted(image))
 
 
 def _remove(args: argparse.Namespace) -> int:

@@ -6,6 +6,12 @@ constraint now rejects fails synth with the rule and the numbers. No entry, a ch
 or a relock asked for (``COMPUTEOPS_RELOCK=1``) decides afresh and writes the entry. The record beside
 the stack says which happened (``Decision.lock``).
 
+The entry also records the machine image the target boots (``Target.image_reference``: an exact AMI
+name, GCP image, Azure image version): a locked workload keeps that image even after a library upgrade
+changes the default, until a relock. An entry written before images were recorded gets its image
+recorded on its next synth (the placement is untouched). ``Decision.lock["image"]`` carries it into the
+decision record.
+
 Where the lockfile is (``lock`` prop, default): ``COMPUTEOPS_LOCKFILE`` when set (``off`` disables it),
 else ``computeops.lock.json`` in the app directory (``app_directory()``: beside the running ``main.py``
 and its ``cdktf.json``, as under ``cdktn synth``; else the current directory) when that directory holds
@@ -16,7 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -132,17 +138,20 @@ def apply_lock(
     catalog: Catalog,
     fresh: Callable[[tuple[Calibration, ...]], Decision],
     accounts: Accounts | None = None,
+    image_of: Callable[[Placement], Mapping[str, str] | None] = lambda placement: None,
 ) -> Decision:
     """The workload's decision under ``path``'s lock: the locked placement, or a fresh one written to it.
 
-    The fresh decision applies the efficiencies production measured (the lockfile's observations)."""
+    The fresh decision applies the efficiencies production measured (the lockfile's observations).
+    ``image_of`` names the image the target boots a placement on (recorded in the entry); default:
+    none."""
     lockfile = Lockfile.read(path)
     calibrations = lockfile.calibrations()
     decision = fresh(calibrations)
     entry = lockfile.workloads.get(workload)
     assert decision.chosen is not None
     if entry is not None and entry.matches(intent, pins) and not _relock_requested(workload):
-        return _locked(
+        kept = _locked(
             decision,
             entry,
             path=path,
@@ -152,8 +161,15 @@ def apply_lock(
             calibrations=calibrations,
             accounts=accounts,
         )
+        assert kept.chosen is not None
+        image = entry.image
+        if image is None and (image := image_of(kept.chosen)) is not None:
+            # An entry from before images were recorded: record the image it boots now, once.
+            lockfile.with_entry(workload, dataclasses.replace(entry, image=image)).write()
+        return dataclasses.replace(kept, lock={**(kept.lock or {}), "image": _shown(image)})
     status = "written" if entry is None else "relocked"
     chosen = decision.chosen
+    image = image_of(chosen)
     locked = LockedPlacement.from_placement(
         chosen,
         locked_at=_now(),
@@ -170,12 +186,23 @@ def apply_lock(
             estimate=estimate_of(chosen.estimate),
             observations=entry.observations if entry is not None and entry.matches(intent, pins) else (),
             accounts_sha256=accounts.sha256 if accounts is not None else None,
+            image=image,
         ),
     ).write()
     return dataclasses.replace(
         decision,
-        lock={"status": status, "file": str(path), "workload": workload, "locked_at": locked.locked_at},
+        lock={
+            "status": status,
+            "file": str(path),
+            "workload": workload,
+            "locked_at": locked.locked_at,
+            "image": _shown(image),
+        },
     )
+
+
+def _shown(image: Mapping[str, str] | None) -> dict[str, str] | None:
+    return dict(sorted(image.items())) if image is not None else None
 
 
 def _locked(

@@ -164,6 +164,8 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
                 if cluster
                 else str((options or {}).get("model_url") or _model_url(workload.model.name)),
                 workload_type=workload.type,
+                # The image the lock recorded (it stays until a relock), else the target's pinned one.
+                image=self._image(chosen, cluster),
             )
             provider_block = self._configure(chosen) if configure_provider else None
             self.resources: dict[str, Any] = self.target.emit(
@@ -201,6 +203,13 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
         }
 
     # -- construction steps -------------------------------------------------------------------
+
+    def _image(self, chosen: Placement, cluster: str | None) -> Mapping[str, str] | None:
+        lock = self.decision.lock
+        if lock is not None and lock.get("image") is not None:
+            recorded: Mapping[str, str] = lock["image"]
+            return recorded
+        return self.target.image_reference(chosen, cluster=bool(cluster))
 
     def _check_props(self, provider: str | None, region: str | None, cluster: str | None) -> None:
         if provider is not None and provider not in PROVIDER_IDS:
@@ -257,6 +266,9 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
             catalog=catalog,
             fresh=lambda calibrations: self._decide(catalog, pin, provider, region, calibrations),
             accounts=self._accounts,
+            image_of=lambda placement: get_target(placement.provider).image_reference(
+                placement, cluster=bool(cluster)
+            ),
         )
 
     def _decide(

@@ -7,6 +7,13 @@ asked), an internet gateway, and route tables sending the private subnets' defau
 Instances get no public address; image pulls, weight downloads and SSM Session Manager leave through
 the NAT. The default security group of the VPC is emptied.
 
+VPC endpoints in the new VPC (``vpc_endpoints``, default on): an S3 gateway endpoint on the private
+route table (weights and images from S3 in the region skip the NAT and its per-GB charge; gateway
+endpoints are free) and interface endpoints for ``ssm``, ``ssmmessages`` and ``ec2messages`` (Session
+Manager keeps working without the internet), one per zone of the private subnets, with private DNS and
+a security group that admits HTTPS from the VPC only. Each interface endpoint is billed per zone and
+hour (``_billed``: ``vpc_interface_endpoint_hour``).
+
 Given ``subnet_ids`` (and optionally ``vpc_id``): those subnets are used as they are; they must already
 have egress (a NAT gateway, or VPC endpoints for SSM, ECR/S3 and a mirror of the weights).
 
@@ -24,12 +31,16 @@ from typing import Any
 from ..engine import Placement
 from ..errors import TargetError
 from ._base import TargetProps
+from ._options import flag_option
 
-__all__ = ["VPC_CIDR", "AwsNetwork", "load_balancer", "network"]
+__all__ = ["INTERFACE_ENDPOINTS", "VPC_CIDR", "AwsNetwork", "load_balancer", "network"]
 
 VPC_CIDR = "10.80.0.0/16"
 _PRIVATE = ("10.80.0.0/20", "10.80.16.0/20")
 _PUBLIC = ("10.80.128.0/24", "10.80.129.0/24")
+INTERFACE_ENDPOINTS = ("ssm", "ssmmessages", "ec2messages")
+"""The interface endpoints Session Manager needs in a VPC without internet access (AWS Systems Manager
+docs, "Use VPC endpoints": ssm, ssmmessages, ec2messages)."""
 
 
 def _aws(submodule: str) -> Any:
@@ -53,11 +64,19 @@ class AwsNetwork:
     private: Any
     public: Any = None
     created: bool = False
+    endpoints: int = 0
+    """Interface endpoints created (each billed per zone and hour); 0 without the new VPC's endpoints."""
 
 
 def network(scope: Any, placement: Placement, props: TargetProps) -> AwsNetwork:
     """The given subnets, or a new VPC with private subnets in two zones and a NAT gateway."""
     given: Any = props.options.get("subnet_ids")
+    if props.options.get("vpc_endpoints") is not None and (given or props.options.get("vpc_id")):
+        raise TargetError(
+            "aws option 'vpc_endpoints' applies to the VPC this target creates, not to the "
+            "'subnet_ids'/'vpc_id' you gave (their endpoints are yours to manage). To fix: drop "
+            "'vpc_endpoints', or drop 'subnet_ids'/'vpc_id' for a new VPC."
+        )
     if isinstance(given, str):  # list("subnet-1") would be one subnet per character
         raise TargetError(
             f"aws option 'subnet_ids' must be a list of subnet ids (got the string {given!r}). "
@@ -130,17 +149,79 @@ def _new_vpc(scope: Any, placement: Placement, props: TargetProps) -> AwsNetwork
         "public": rt_mod.RouteTableRoute(cidr_block="0.0.0.0/0", gateway_id=igw.id),
         "private": rt_mod.RouteTableRoute(cidr_block="0.0.0.0/0", nat_gateway_id=nat.id),
     }
+    tables = {}
     for kind, members in (("public", public), ("private", private)):
         table = rt_mod.RouteTable(scope, f"{kind}_routes", vpc_id=vpc.id, route=[routes[kind]], tags=tags)
+        tables[kind] = table
         for i, member in enumerate(members):
             assoc(scope, f"{kind}_routes_{i}", subnet_id=member.id, route_table_id=table.id)
+    endpoints = 0
+    if flag_option(props, "vpc_endpoints", True, target="aws"):
+        endpoints = _endpoints(scope, placement, props, vpc, private, tables["private"], zones)
     return AwsNetwork(
         vpc_id=vpc.id,
         cidr=VPC_CIDR,
         private=[s.id for s in private],
         public=[s.id for s in public],
         created=True,
+        endpoints=endpoints,
     )
+
+
+def _endpoints(
+    scope: Any, placement: Placement, props: TargetProps, vpc: Any, private: list[Any], table: Any, zones: Any
+) -> int:
+    """S3 gateway endpoint on the private routes; SSM interface endpoints in the private subnets."""
+    tags = dict(props.tags)
+    endpoint = _aws("vpc_endpoint").VpcEndpoint
+    endpoint(
+        scope,
+        "s3_endpoint",
+        vpc_id=vpc.id,
+        service_name=f"com.amazonaws.{placement.region}.s3",
+        vpc_endpoint_type="Gateway",
+        route_table_ids=[table.id],
+        tags={**tags, "Name": f"{props.name}-s3"},
+    )
+    sg = _aws("security_group")
+    group = sg.SecurityGroup(
+        scope,
+        "endpoint_security_group",
+        name_prefix=f"{props.name}-endpoints-",
+        description=f"computeops {props.name}: HTTPS from the VPC to its interface endpoints",
+        vpc_id=vpc.id,
+        ingress=[
+            sg.SecurityGroupIngress(
+                description="HTTPS from the VPC (SSM agent to the interface endpoints)",
+                protocol="tcp",
+                from_port=443,
+                to_port=443,
+                cidr_blocks=[VPC_CIDR],
+            )
+        ],
+        egress=[],
+        tags=tags,
+    )
+    # One subnet per zone: an interface endpoint refuses two subnets of one zone, which the private
+    # subnets are when only one zone offers the instance type (element() wrapped).
+    from .._compat import Token
+
+    fn = _fn()
+    ids = [s.id for s in private]
+    subnets = Token.as_list(fn.slice(ids, 0, fn.min([len(ids), fn.length_of(zones)])))
+    for service in INTERFACE_ENDPOINTS:
+        endpoint(
+            scope,
+            f"{service}_endpoint",
+            vpc_id=vpc.id,
+            service_name=f"com.amazonaws.{placement.region}.{service}",
+            vpc_endpoint_type="Interface",
+            private_dns_enabled=True,
+            subnet_ids=subnets,
+            security_group_ids=[group.id],
+            tags={**tags, "Name": f"{props.name}-{service}"},
+        )
+    return len(INTERFACE_ENDPOINTS)
 
 
 def load_balancer(

@@ -47,6 +47,9 @@ class TargetProps:
             always passes the intent's model).
         workload_type: the intent's workload type (``inference``, ``training``, ``fine_tuning``).
             Default: None, derived from the placement's unit of cost.
+        image: the machine image to boot, as ``Target.image_reference`` names it (the one a lock entry
+            recorded). An image option the user gives still wins. Default: None, the target's pinned
+            default (``image_reference``).
     """
 
     name: str
@@ -55,6 +58,7 @@ class TargetProps:
     options: Mapping[str, Any] = field(default_factory=dict)
     model: str | None = None
     workload_type: str | None = None
+    image: Mapping[str, str] | None = None
 
     def __post_init__(self) -> None:
         # Values are escaped at synthesis (``_escape``); a mapping key cannot be rewritten there, so a
@@ -117,6 +121,16 @@ class Target(ABC):
 
         Used by the Kubernetes/Helm layer when the caller gives no connection. Default: None, the
         layer then uses the kubeconfig context named like the cluster.
+        """
+        return None
+
+    def image_reference(self, placement: Placement, *, cluster: bool) -> Mapping[str, str] | None:
+        """The exact machine image this target boots ``placement`` on by default (no moving reference:
+        no ``latest``, no image family, no newest-match lookup), for a lock entry to record.
+
+        The same library version always names the same image; a lock keeps the one it recorded across
+        library upgrades until a relock. Default: None, the target boots no image of its own (a
+        container provider, a cluster's node pool image chosen by the managed service).
         """
         return None
 

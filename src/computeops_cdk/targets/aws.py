@@ -25,23 +25,36 @@ Options (``TargetProps.options``):
     subnet_ids: existing subnets (with egress); standalone instances are spread across them (training
         ranks share the first). Default: the new VPC's private subnets (node groups: the default
         VPC's default subnets).
+    vpc_endpoints: in the new VPC, an S3 gateway endpoint and SSM interface endpoints (``ssm``,
+        ``ssmmessages``, ``ec2messages``) so S3 downloads skip the NAT and Session Manager works without
+        the internet. Default: True (False: NAT only, and no endpoint charges).
     expose: ``none`` / ``internal`` / ``public`` (``_expose``). Default: internal for inference.
     certificate_arn: ACM certificate for the TLS listener of a public load balancer. Default: none.
     container_image, model_url, hf_token_secret (a Secrets Manager ARN), port, command, env,
         user_data, user_data_append: the boot script (``_boot.BOOT_OPTIONS``).
     root_volume_gib: root volume size. Default: ``DEFAULT_ROOT_VOLUME_GIB`` (model weights + images).
-    ami_name: AMI name pattern (owner ``amazon``, x86_64, most recent). Default: ``DEFAULT_AMI_NAME``.
+    image_id: an exact AMI id (``ami-...``) to boot. Default: the AMI named ``DEFAULT_AMI_NAME``.
+    ami_name: the exact name of an AMI owned by ``amazon``. A pattern with ``*`` or ``?`` opts in to the
+        newest match (``most_recent``), which moves the image between plans: a warning says so.
+        Default: ``DEFAULT_AMI_NAME``, or the name the workload's lock entry recorded.
+
+Why an exact name and not an AMI id: AMI ids differ per region and are only known by asking AWS, which
+a synth must not do (no network call at synth). One dated DLAMI release has one AMI per region with
+that exact name, so ``data.aws_ami`` (exact name, owner ``amazon``, no ``most_recent``) resolves the
+same image at every plan; ``include_deprecated`` keeps it resolvable after AWS deprecates the release.
+The name is recorded in the lock entry (``image_reference``) and only moves on a relock.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from ..engine import Placement
 from ..errors import TargetError
-from ._aws_network import AwsNetwork, load_balancer, network
+from ._aws_network import INTERFACE_ENDPOINTS, AwsNetwork, load_balancer, network
 from ._base import Target, TargetProps
 from ._billed import BilledPart, priced, unpriced
 from ._boot import BOOT_OPTIONS, BootPlan, Rendezvous, boot_script, cloud_config, plan_for
@@ -49,7 +62,7 @@ from ._expose import EXPOSE_OPTION, expose_mode
 from ._options import chosen_by, require_applicable, whole_option
 from .k8s import GPU_LABEL, GPU_TAINT_KEY, gpu_label_value, is_training
 
-__all__ = ["CHECKOV_SKIPS", "DEFAULT_AMI_NAME", "DEFAULT_ROOT_VOLUME_GIB", "AwsTarget"]
+__all__ = ["CHECKOV_SKIPS", "DEFAULT_AMI_NAME", "DEFAULT_AMI_OWNER", "DEFAULT_ROOT_VOLUME_GIB", "AwsTarget"]
 
 CHECKOV_SKIPS: Mapping[str, str] = {
     "CKV2_AWS_11": "the new VPC has no flow logs: a flow log needs a destination the account owns (an S3 "
@@ -63,9 +76,14 @@ CHECKOV_SKIPS: Mapping[str, str] = {
 """checkov checks the emitted AWS resources fail on purpose, with the reason. Every other AWS check that
 applies passes; the instance repeats the launch template's settings so scanners see them."""
 
-DEFAULT_AMI_NAME = "Deep Learning Base OSS Nvidia Driver GPU AMI (Ubuntu 24.04) *"
-"""AWS Deep Learning Base AMI with the NVIDIA driver, CUDA, EFA and the SSM agent preinstalled.
-Name pattern from the DLAMI release notes, https://docs.aws.amazon.com/dlami/latest/devguide/."""
+DEFAULT_AMI_NAME = "Deep Learning Base OSS Nvidia Driver GPU AMI (Ubuntu 24.04) 20260915"
+"""AWS Deep Learning Base AMI (NVIDIA driver, CUDA, EFA, Docker, the SSM agent), one dated release.
+Release notes: https://docs.aws.amazon.com/dlami/latest/devguide/aws-deep-learning-ami-gpubaseoss-ul2404-2026-09-16.html
+(read 2026-12-01 as quoted by a public repository's notes; the exact name not checked against AWS here:
+no network at synth). A newer release is chosen on purpose by changing this constant, and reaches a
+locked workload only through a relock."""
+DEFAULT_AMI_OWNER = "amazon"
+_AMI_ID = re.compile(r"^ami-[0-9a-f]{8,17}$")
 DEFAULT_ROOT_VOLUME_GIB = 500
 SSM_POLICY = "arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore"
 EKS_NODE_POLICIES = (
@@ -103,7 +121,7 @@ def _fn() -> Any:
 # Options only standalone instances read (on a cluster the Kubernetes layer runs the workload).
 _STANDALONE_ONLY: Mapping[str, tuple[str, ...]] = {
     key: ("standalone instances",)
-    for key in ("expose", "certificate_arn", *BOOT_OPTIONS)
+    for key in ("expose", "certificate_arn", "vpc_endpoints", "image_id", "ami_name", *BOOT_OPTIONS)
     if key not in ("model_url", "command")  # the Kubernetes layer reads these two on a cluster
 }
 
@@ -117,15 +135,22 @@ class AwsTarget(Target):
         "vpc_id": "existing VPC whose subnets have egress. Default: a new VPC with private subnets + NAT.",
         "subnet_ids": "existing subnets (a list, with egress); instances spread across them. "
         "Default: the new VPC's private subnets in two zones.",
+        "vpc_endpoints": "S3 gateway + SSM interface endpoints in the new VPC (True/False). Default: True.",
         "expose": EXPOSE_OPTION,
         "certificate_arn": "ACM certificate ARN for a public load balancer's TLS listener. Default: none.",
         **BOOT_OPTIONS,
         "root_volume_gib": "root volume size in GiB. Default: DEFAULT_ROOT_VOLUME_GIB (500).",
-        "ami_name": "AMI name pattern (owner amazon, x86_64, most recent). Default: DEFAULT_AMI_NAME.",
+        "image_id": "exact AMI id (ami-...). Default: the AMI named DEFAULT_AMI_NAME (or the lock's).",
+        "ami_name": "exact AMI name (owner amazon); a '*' pattern opts in to the newest match, which moves "
+        "between plans. Default: DEFAULT_AMI_NAME, or the name the lock entry recorded.",
     }
     unsupported: Mapping[str, str] = {
         "tpu": "AWS has no TPUs; Trainium/Inferentia are different accelerators (Neuron SDK, not TPU XLA).",
     }
+
+    def image_reference(self, placement: Placement, *, cluster: bool) -> Mapping[str, str] | None:
+        # EKS node groups boot the AMI the node group's ami_type names (EKS-managed release versions).
+        return None if cluster else {"ami_name": DEFAULT_AMI_NAME, "ami_owner": DEFAULT_AMI_OWNER}
 
     def configure(self, scope: Any, *, region: str, props: TargetProps) -> Any:
         _require_binding(props)
@@ -164,7 +189,9 @@ class AwsTarget(Target):
         )
         resources = _instances(scope, placement, props, net=net, security_group=group, plan=plan)
         resources["network"] = net
-        resources["billed"] = _billed(placement, props, nat=net.created, load_balancer=mode != "none")
+        resources["billed"] = _billed(
+            placement, props, nat=net.created, load_balancer=mode != "none", endpoints=net.endpoints
+        )
         if mode != "none":
             resources.update(
                 load_balancer(
@@ -211,8 +238,11 @@ class AwsTarget(Target):
         return subnets.ids
 
 
-def _billed(placement: Placement, props: TargetProps, *, nat: bool, load_balancer: bool) -> list[BilledPart]:
-    """The stack's billed parts besides the instances: root volumes, the NAT gateway, the load balancer."""
+def _billed(
+    placement: Placement, props: TargetProps, *, nat: bool, load_balancer: bool, endpoints: int = 0
+) -> list[BilledPart]:
+    """The stack's billed parts besides the instances: root volumes, the NAT gateway, the load balancer,
+    the VPC's interface endpoints (each billed per zone: two zones, one when the type has one only)."""
     region = placement.region
     parts = [
         priced(
@@ -232,6 +262,27 @@ def _billed(placement: Placement, props: TargetProps, *, nat: bool, load_balance
                 unit="GB",
                 why="billed per GB through the NAT (images, weights): depends on traffic the stack "
                 "cannot know",
+            )
+        )
+    if endpoints:
+        zones = 2
+        parts.append(
+            priced(
+                "aws",
+                "vpc_interface_endpoint_hour",
+                region,
+                part=f"VPC interface endpoints ({endpoints} x {zones} zones: "
+                f"{', '.join(INTERFACE_ENDPOINTS)})",
+                quantity=endpoints * zones,
+            )
+        )
+        parts.append(
+            unpriced(
+                "VPC endpoint data processing",
+                quantity=0,
+                unit="GB",
+                why="interface endpoints bill per GB processed (SSM traffic, small); the S3 gateway "
+                "endpoint has no charge",
             )
         )
     if load_balancer:
@@ -320,18 +371,55 @@ def _role(scope: Any, props: TargetProps, policies: tuple[str, ...]) -> Any:
     return role
 
 
-def _ami(scope: Any, props: TargetProps) -> Any:
+def _ami(scope: Any, props: TargetProps) -> tuple[Any, list[str]]:
+    """The AMI lookup (an exact id or an exact name: the same image at every plan) and any warning."""
+    image_id, name = props.options.get("image_id"), props.options.get("ami_name")
+    if image_id is not None and name is not None:
+        raise TargetError(
+            "aws options 'image_id' and 'ami_name' both name the image. To fix: give one of them."
+        )
     mod = _aws("data_aws_ami")
-    return mod.DataAwsAmi(
+    if image_id is not None:
+        if not isinstance(image_id, str) or not _AMI_ID.match(image_id):
+            raise TargetError(
+                f"aws option 'image_id' must be an AMI id like 'ami-0123456789abcdef0' (got {image_id!r}). "
+                "To fix: give the id of the AMI in the placement's region, or leave it out for the default"
+            )
+        # Looked up by id only for its root device name (the root volume's mapping needs it).
+        ami = mod.DataAwsAmi(
+            scope,
+            "gpu_ami",
+            include_deprecated=True,
+            filter=[mod.DataAwsAmiFilter(name="image-id", values=[image_id])],
+        )
+        return ami, []
+    recorded = props.image or {}
+    if name is not None and (not isinstance(name, str) or not name.strip()):
+        raise TargetError(
+            f"aws option 'ami_name' must be an AMI name (got {name!r}). "
+            f"To fix: options={{'ami_name': {DEFAULT_AMI_NAME!r}}} (the default)"
+        )
+    chosen = str(name or recorded.get("ami_name") or DEFAULT_AMI_NAME)
+    owner = DEFAULT_AMI_OWNER if name is not None else recorded.get("ami_owner", DEFAULT_AMI_OWNER)
+    moving = any(c in chosen for c in "*?")
+    ami = mod.DataAwsAmi(
         scope,
         "gpu_ami",
-        most_recent=True,
-        owners=["amazon"],
+        most_recent=True if moving else None,
+        include_deprecated=True,
+        owners=[owner],
         filter=[
-            mod.DataAwsAmiFilter(name="name", values=[props.options.get("ami_name", DEFAULT_AMI_NAME)]),
+            mod.DataAwsAmiFilter(name="name", values=[chosen]),
             mod.DataAwsAmiFilter(name="architecture", values=["x86_64"]),
         ],
     )
+    warnings = []
+    if moving:
+        warnings.append(
+            f"the AMI is the newest match of the pattern {chosen!r} (most_recent): it moves between plans "
+            "and a re-apply can replace every instance. Give an exact 'ami_name' or 'image_id' to pin it"
+        )
+    return ami, warnings
 
 
 def _root_gib(props: TargetProps) -> int:
@@ -422,7 +510,7 @@ def _instances(
     profile = _aws("iam_instance_profile").IamInstanceProfile(
         scope, "instance_profile", name_prefix=f"{props.name}-", role=role.name, tags=dict(props.tags)
     )
-    ami = _ami(scope, props)
+    ami, warnings = _ami(scope, props)
     lt_mod = _aws("launch_template")
     extra: dict[str, Any] = {
         "image_id": ami.id,
@@ -430,6 +518,8 @@ def _instances(
         "block_device_mappings": [_ebs(lt_mod, props, ami.root_device_name)],
     }
     resources: dict[str, Any] = {"ami": ami, "role": role, "instance_profile": profile}
+    if warnings:
+        resources["warnings"] = warnings
     if _multi_node(placement):
         group = _aws("placement_group").PlacementGroup(
             scope, "placement_group", name=f"{props.name}-cluster", strategy="cluster", tags=dict(props.tags)

@@ -55,9 +55,15 @@ DEFAULT_IMAGE: Mapping[str, str] = {
     "publisher": "microsoft-dsvm",
     "offer": "ubuntu-hpc",
     "sku": "2204",
-    "version": "latest",
+    "version": "22.04.2026082801",
 }
-"""Azure HPC Ubuntu image with NVIDIA drivers, CUDA and InfiniBand (marketplace names unverified)."""
+"""Azure HPC Ubuntu image with NVIDIA drivers, CUDA and InfiniBand, one exact marketplace version
+(``latest`` would resolve to the newest version at each plan and replace the VMs). The version as a public
+repository's notes name it as current (read 2026-12-01); the publisher/offer/sku are those of Azure's
+azhpc-images README (Azure/azhpc-images, README.md); the version is not checked against the marketplace
+here (no network at synth): ``az vm image list -p microsoft-dsvm -f ubuntu-hpc -s 2204 --all`` lists
+them. ``version: latest`` in the ``image`` option is an explicit opt-in to a moving image, with a
+warning. Recorded in the lock entry."""
 
 CHECKOV_SKIPS: Mapping[str, str] = {}
 """checkov checks the emitted Azure resources fail on purpose, with the reason (none by default)."""
@@ -123,6 +129,10 @@ class AzureTarget(Target):
         "tpu": "Azure has no TPUs",
     }
 
+    def image_reference(self, placement: Placement, *, cluster: bool) -> Mapping[str, str] | None:
+        # AKS node pools boot AKS's node image (its own versioned upgrade channel).
+        return None if cluster else dict(DEFAULT_IMAGE)
+
     def configure(self, scope: Any, *, region: str, props: TargetProps) -> Any:
         mod = _azurerm("provider", props)
         return mod.AzurermProvider(
@@ -168,6 +178,12 @@ class AzureTarget(Target):
             )
         if mode != "none":
             resources["expose"] = mode
+        if str(_image(props).get("version", "")).lower() == "latest":
+            resources["warnings"] = [
+                *resources.get("warnings", ()),
+                "the image version is 'latest': it resolves to the newest marketplace version at every "
+                "plan, and a re-apply can replace every VM. Give an exact version to pin it",
+            ]
         return resources
 
     def _resource_group(self, scope: Any, region: str, provider: Any, props: TargetProps) -> tuple[Any, str]:
@@ -304,7 +320,7 @@ class AzureTarget(Target):
                         "storage_account_type": "Premium_LRS",
                         "disk_size_gb": whole_option(props, "os_disk_gb", 256, target="azure", unit="GB"),
                     },
-                    source_image_reference=dict(props.options.get("image", DEFAULT_IMAGE)),
+                    source_image_reference=_image(props),
                     encryption_at_host_enabled=True,
                     # The image ships the NVIDIA driver, so no VM extension is needed (and none may be added).
                     allow_extension_operations=False,
@@ -380,3 +396,14 @@ def _azurerm(submodule: str, props: TargetProps) -> Any:
     from .._compat import import_binding
 
     return import_binding("azurerm", submodule, chosen_by=chosen_by(props))
+
+
+def _image(props: TargetProps) -> dict[str, str]:
+    """The ``image`` option, else the image the lock recorded, else ``DEFAULT_IMAGE``."""
+    given = props.options.get("image")
+    if given is not None and not isinstance(given, Mapping):
+        raise TargetError(
+            f"azure option 'image' must be a mapping of publisher, offer, sku and version (got {given!r}). "
+            f"To fix: options={{'image': {dict(DEFAULT_IMAGE)!r}}} (the default)"
+        )
+    return dict(given) if given else dict(props.image or DEFAULT_IMAGE)

@@ -69,10 +69,14 @@ _NO_TPU_SCRIPT = (
 )
 
 DEFAULT_IMAGE = (
-    "projects/deeplearning-platform-release/global/images/family/common-cu128-ubuntu-2204-nvidia-570"
+    "projects/deeplearning-platform-release/global/images/common-cu128-ubuntu-2204-nvidia-570-v20260320"
 )
-"""Deep Learning VM image family with CUDA 12.8 and the NVIDIA 570 driver (family name as used in many
-public configurations; not checked against the image list: pass ``image`` to choose another)."""
+"""One image of the Deep Learning VM family ``common-cu128-ubuntu-2204-nvidia-570`` (CUDA 12.8, NVIDIA
+570 driver), named exactly: a family resolves to its newest image at every plan, so the VMs would move
+(and be replaced) between plans. The name as several public Terraform and gcloud configurations give it
+(read 2026-12-01); not checked against the live image list (no network at synth), and one of those
+configurations marks the family discontinued: pass ``image`` to choose another. A ``/family/`` path is
+accepted as an explicit opt-in to a moving image, with a warning. Recorded in the lock entry."""
 
 TPU_RUNTIMES: Mapping[str, str] = {
     "v2": "tpu-ubuntu2204-base",
@@ -134,6 +138,12 @@ class GcpTarget(Target):
         "tpu_node_pool": "TPU node pools on GKE are not implemented (they need a TPU machine type and "
         "placement_policy.tpu_topology); a TPU decision becomes a TPU VM without `cluster=`",
     }
+
+    def image_reference(self, placement: Placement, *, cluster: bool) -> Mapping[str, str] | None:
+        # TPU VMs boot a named runtime version; node pools boot GKE's node image (image_type).
+        if cluster or isinstance(map_instance_type(placement), TpuSlice):
+            return None
+        return {"image": DEFAULT_IMAGE}
 
     def configure(self, scope: Any, *, region: str, props: TargetProps) -> Any:
         mod = _google("provider", props)
@@ -198,6 +208,9 @@ class GcpTarget(Target):
             )
         if mode != "none":
             resources["expose"] = mode
+        moving = moving_image_warning(_image(props))
+        if moving is not None:
+            resources["warnings"] = [*resources.get("warnings", ()), moving]
         return resources
 
     def _network(
@@ -303,7 +316,7 @@ class GcpTarget(Target):
                 machine_type=machine.machine_type,
                 boot_disk={
                     "initialize_params": {
-                        "image": str(props.options.get("image", DEFAULT_IMAGE)),
+                        "image": _image(props),
                         "size": whole_option(props, "boot_disk_gb", 200, target="gcp", unit="GB"),
                         "type": disk_type,
                     },
@@ -528,3 +541,20 @@ def _beta_provider(scope: Any, region: str, props: TargetProps) -> Any:
             return node
     mod = _google_beta("provider", props)
     return mod.GoogleBetaProvider(stack, "google-beta", region=region, project=_project(scope, props))
+
+
+def _image(props: TargetProps) -> str:
+    """The boot image: the ``image`` option, else the one the lock recorded, else ``DEFAULT_IMAGE``."""
+    recorded = (props.image or {}).get("image")
+    return str(props.options.get("image") or recorded or DEFAULT_IMAGE)
+
+
+def moving_image_warning(image: str) -> str | None:
+    """A warning when ``image`` is an image family (it resolves to the family's newest image at each
+    plan, so the VMs move between plans); None for an exact image."""
+    if "/family/" not in image and not image.startswith("family/"):
+        return None
+    return (
+        f"the boot image {image!r} is an image family: it resolves to the newest image at every plan, "
+        "and a re-apply can replace every VM. Give an exact image name to pin it"
+    )
