@@ -1,52 +1,60 @@
-"""The one module that imports a CDK-for-Terraform core: CDK Terrain (``cdktn``), else ``cdktf`` 0.21.
+"""The one module that imports a CDK-for-Terraform core: CDK Terrain (``cdktn``) and/or ``cdktf`` 0.21.
 
 Everything else (targets, constructs, stacks, tests) takes the core classes from here, so a
-platform team still on cdktf can use the constructs unchanged. The framework is the one the app
-already imported (``import cdktf`` before the constructs: cdktf), else cdktn when importable; set
-``COMPUTEOPS_CDK_FRAMEWORK`` to ``cdktf`` or ``cdktn`` to force one. A construct given a scope of the
-other framework fails at once with the fix (``check_scope``), before anything is written.
+platform team still on cdktf can use the constructs unchanged. The core a construct builds with is
+the one its scope belongs to (``framework_of``: the module of the scope's app class, ``cdktf.App`` ->
+cdktf), so one process may import both cores and still build a ``cdktf.App``: the construct entry
+points run under ``framework_for(scope)``, and the names below (``TerraformStack``, ``Fn``, ...)
+resolve to the active core each time they are read. Outside any construct (a test building a stack
+by hand) the default core is used: ``COMPUTEOPS_CDK_FRAMEWORK`` (``cdktf`` or ``cdktn``) when set,
+else the one the app already imported, else cdktn when importable (``FRAMEWORK``).
+
+Classes that subclass a core class (``WorkloadStack`` a ``TerraformStack``, the generic resources a
+``TerraformResource``) use the ``FrameworkBound`` metaclass: calling one builds, once per core, the
+subclass on that core's base and instantiates it, so ``isinstance`` against the public class holds.
 
 Importing this module checks, once, that the ``node`` jsii will start is Node.js >= 22 (cdktn's
 requirement): an older one fails with one message saying how to get Node 22, instead of jsii's
 ``markAsUncloneable is not a function`` crash and its end-of-life warnings.
 
 Prebuilt provider bindings are imported through :func:`import_binding` only, which maps a binding
-to the package of the active framework and turns a missing package into a ``MissingExtraError``.
+to the package of the active core and turns a missing package into a ``MissingExtraError`` naming
+that core's package (``cdktn-provider-aws`` through ``computeops-cdk[aws]``, or
+``cdktf-cdktf-provider-aws`` for cdktf).
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from types import ModuleType
-from typing import Any
+from typing import Any, TypeVar
 
-from .errors import MissingExtraError, TargetError
+from .errors import MissingExtraError
 
 __all__ = [
+    "CORES",
     "FRAMEWORK",
-    "Annotations",
-    "App",
-    "Aspects",
-    "Fn",
-    "IAspect",
-    "IStackSynthesizer",
-    "TerraformCount",
-    "TerraformDataSource",
-    "TerraformOutput",
-    "TerraformProvider",
-    "TerraformResource",
-    "TerraformStack",
-    "Testing",
-    "Token",
-    "check_scope",
-    "core",
+    "FrameworkBound",
+    "active_framework",
+    "core_module",
+    "framework_for",
+    "framework_of",
     "import_binding",
+    "in_scope_framework",
 ]
+# Also read through this module (module ``__getattr__``, the active core's): ``core`` (the module),
+# ``App``, ``TerraformStack``, ``TerraformOutput``, ``TerraformResource``, ``TerraformProvider``,
+# ``TerraformDataSource``, ``TerraformCount``, ``Testing``, ``Token``, ``Fn``, ``Annotations``,
+# ``Aspects``, ``IAspect``, ``IStackSynthesizer``.
 
 NODE_MAJOR = 22
 """The oldest Node.js major version cdktn 0.24 runs on."""
@@ -103,40 +111,144 @@ def _load_core() -> tuple[str, ModuleType]:
 
 
 _check_node()
-FRAMEWORK, core = _load_core()
+FRAMEWORK, _default = _load_core()
+"""The default core (see the module docstring); a construct uses its scope's core instead."""
+CORES = ("cdktn", "cdktf")
+_loaded: dict[str, ModuleType] = {FRAMEWORK: _default}
+_active: ContextVar[str | None] = ContextVar("computeops_cdk_framework", default=None)
+
+# The core classes and helpers read through this module: each read resolves to the active core.
+_NAMES = frozenset(
+    {
+        "Annotations",
+        "App",
+        "Aspects",
+        "Fn",
+        "IAspect",
+        "IStackSynthesizer",
+        "TerraformCount",
+        "TerraformDataSource",
+        "TerraformOutput",
+        "TerraformProvider",
+        "TerraformResource",
+        "TerraformStack",
+        "Testing",
+        "Token",
+    }
+)
 
 
-def check_scope(scope: Any, what: str) -> None:
-    """Raise ``TargetError`` when ``scope`` belongs to an app of the other CDK framework.
+def _core_name(cls: type) -> str | None:
+    for klass in cls.__mro__:
+        name = klass.__module__.split(".")[0]
+        if name in CORES:
+            return name
+    return None
 
-    Args:
-        what: the construct being built, for the message (e.g. ``WorkloadStack 'serve'``).
-    """
+
+def framework_of(scope: Any) -> str:
+    """The core ``scope`` belongs to: that of its root (the app) or, failing that, of its own class
+    (``cdktf.App`` and everything under it -> ``cdktf``); the active core for anything else."""
     node = getattr(scope, "node", None)
-    root = getattr(node, "root", None)
-    module = type(root).__module__.split(".")[0] if root is not None else ""
-    if module in ("cdktn", "cdktf") and module != FRAMEWORK:
-        raise TargetError(
-            f"{what}: its scope belongs to a {module} App, but computeops_cdk loaded {FRAMEWORK} (the two "
-            f"cores cannot share a tree). To fix: import {module} before computeops_cdk's constructs, or set "
-            f"COMPUTEOPS_CDK_FRAMEWORK={module}."
-        )
+    root = getattr(node, "root", None) if node is not None else None
+    for item in (root, scope):
+        if item is not None and (name := _core_name(type(item))) is not None:
+            return name
+    return active_framework()
 
 
-App: Any = core.App
-TerraformStack: Any = core.TerraformStack
-TerraformOutput: Any = core.TerraformOutput
-TerraformResource: Any = core.TerraformResource
-TerraformProvider: Any = core.TerraformProvider
-TerraformDataSource: Any = core.TerraformDataSource
-Testing: Any = core.Testing
-Token: Any = core.Token
-Fn: Any = core.Fn
-Annotations: Any = core.Annotations
-Aspects: Any = core.Aspects
-IAspect: Any = core.IAspect
-IStackSynthesizer: Any = core.IStackSynthesizer
-TerraformCount: Any = core.TerraformCount
+def active_framework() -> str:
+    """The core constructs are being built with now (``framework_for``), else ``FRAMEWORK``."""
+    return _active.get() or FRAMEWORK
+
+
+def core_module(framework: str | None = None) -> ModuleType:
+    """The module of core ``framework`` (default: the active one), imported on first use."""
+    name = framework or active_framework()
+    module = _loaded.get(name)
+    if module is None:
+        try:
+            module = _loaded[name] = importlib.import_module(name)
+        except ImportError:
+            raise MissingExtraError(
+                f"the app is built on {name}, which is not importable here. To fix: pip install {name}",
+                extra="",
+            ) from None
+    return module
+
+
+@contextmanager
+def framework_for(scope: Any) -> Iterator[str]:
+    """Build with ``scope``'s core inside the block (nested blocks restore the outer core)."""
+    name = framework_of(scope)
+    core_module(name)
+    token = _active.set(name)
+    try:
+        yield name
+    finally:
+        _active.reset(token)
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def in_scope_framework(method: _F) -> _F:
+    """Run ``method(self, scope, ...)`` (a construct's ``__init__``, an aspect's ``visit``) under
+    ``framework_for(scope)``."""
+
+    @functools.wraps(method)
+    def wrapper(self: Any, scope: Any, *args: Any, **kwargs: Any) -> Any:
+        with framework_for(scope):
+            return method(self, scope, *args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def __getattr__(name: str) -> Any:
+    # `from computeops_cdk._compat import TerraformStack` inside a function reads this each call.
+    if name == "core":
+        return core_module()
+    if name in _NAMES:
+        return getattr(core_module(), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+class FrameworkBound(type):
+    """Metaclass of a class whose jsii base is a core class named by its ``__core_base__``.
+
+    ``Cls(scope, ...)`` instantiates ``Cls`` built on that base of ``scope``'s core (built once per
+    core and cached), so the object belongs to the same core as its tree; ``isinstance(obj, Cls)``
+    holds for either core.
+    """
+
+    def __call__(cls, scope: Any, *args: Any, **kwargs: Any) -> Any:
+        if "__core_framework__" in cls.__dict__:  # a class already built on a core: create it
+            return super().__call__(scope, *args, **kwargs)
+        return _bound(cls, framework_of(scope))(scope, *args, **kwargs)
+
+
+_BUILT: dict[tuple[type, str], type] = {}
+
+
+def _bound(cls: type, framework: str) -> type:
+    built = _BUILT.get((cls, framework))
+    if built is None:
+        base = getattr(core_module(framework), cls.__core_base__)  # type: ignore[attr-defined]
+        attrs = {"__core_framework__": framework, "__module__": cls.__module__, "__doc__": cls.__doc__}
+        built = _BUILT[(cls, framework)] = _bound_meta(type(base))(cls.__name__, (cls, base), attrs)
+        built.__qualname__ = cls.__qualname__
+    return built
+
+
+_METAS: dict[type, type] = {}
+
+
+def _bound_meta(base_meta: type) -> type:
+    # The built class's metaclass must derive from both FrameworkBound and the core's (jsii) metaclass.
+    if base_meta not in _METAS:
+        _METAS[base_meta] = type(f"FrameworkBound{base_meta.__name__}", (FrameworkBound, base_meta), {})
+    return _METAS[base_meta]
+
 
 # binding -> (cdktn package, cdktf package, pip extra of computeops-cdk)
 _BINDINGS: dict[str, tuple[str, str, str]] = {
@@ -167,7 +279,7 @@ def import_binding(
             "the engine chose gcp; install computeops-cdk[gcp] ...".
     """
     cdktn_pkg, cdktf_pkg, extra = _BINDINGS[binding]
-    package = cdktn_pkg if FRAMEWORK == "cdktn" else cdktf_pkg
+    package = cdktn_pkg if active_framework() == "cdktn" else cdktf_pkg
     name = f"{package}.{submodule}" if submodule else package
     try:
         return importlib.import_module(name)
@@ -180,12 +292,15 @@ def import_binding(
 
 
 def _missing_message(binding: str, package: str, extra: str, chosen_by: str, provider: str | None) -> str:
-    if FRAMEWORK == "cdktn":
+    # The distribution of the module (cdktn_provider_aws -> cdktn-provider-aws, as pyproject's extras
+    # name it; cdktf_cdktf_provider_aws -> cdktf-cdktf-provider-aws).
+    distribution = package.replace("_", "-")
+    if active_framework() == "cdktn":
         install = f"computeops-cdk[{extra}]"
         fix = f"pip install '{install}'"
     else:
         # cdktf users bring the legacy prebuilt bindings themselves; our extras pull cdktn ones.
-        install = package.replace("_", "-")
+        install = distribution
         fix = f"pip install {install}"
     # The Kubernetes/Helm layer is no provider anyone chose: it is what `cluster=` runs the workload
     # with, whichever cloud holds the cluster; say that, and which extra brings it.
@@ -194,4 +309,6 @@ def _missing_message(binding: str, package: str, extra: str, chosen_by: str, pro
         if extra == "k8s"
         else f"{chosen_by} chose {provider or extra}"
     )
-    return f"{who}; install {install} (the {binding} binding, {package}, is not installed). To fix: {fix}."
+    return (
+        f"{who}; install {install} (the {binding} binding, {distribution}, is not installed). To fix: {fix}."
+    )

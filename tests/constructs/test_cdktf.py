@@ -87,19 +87,28 @@ except MissingExtraError as err:
 print(json.dumps({{"framework": FRAMEWORK, "missing": missing}}))
 """
 
-_MISMATCH = """
+_MIXED = """
 import json, pathlib, sys
-from computeops_cdk.constructs import WorkloadStack  # loads cdktn first
-import cdktf
-from computeops_cdk.errors import TargetError
-app = cdktf.App(outdir=sys.argv[1])
+from computeops_cdk.constructs import BudgetGuard, WorkloadStack  # loads cdktn first: the default core
+import cdktf, cdktn
+from computeops_cdk._compat import FRAMEWORK
+from computeops_cdk.errors import MissingExtraError
+out = pathlib.Path(sys.argv[1])
+app = cdktf.App(outdir=str(out / "cdktf"))
+stack = WorkloadStack(app, "mixed", intent={intent!r})
+cdktf.Aspects.of(app).add(BudgetGuard(max_hourly_usd=1, warn_only=True))
+app.synth()
+native = cdktn.App(outdir=str(out / "cdktn"))
+WorkloadStack(native, "native", intent={intent!r})
+native.synth()
 try:
-    WorkloadStack(app, "x", intent={intent!r})
-    error = None
-except TargetError as err:
-    error = str(err)
-files = [str(p) for p in pathlib.Path(sys.argv[1]).rglob("*") if p.is_file()]
-print(json.dumps({{"error": error, "files": files}}))
+    WorkloadStack(app, "pinned", intent={intent!r}, provider="aws")
+    missing = None
+except MissingExtraError as err:
+    missing = str(err)
+notes = [m.data for m in stack.node.metadata] + [m.data for m in stack.workload.node.metadata]
+print(json.dumps({{"default": FRAMEWORK, "cdktf_stack": isinstance(stack, cdktf.TerraformStack),
+                  "missing": missing, "notes": notes}}))
 """
 
 
@@ -125,14 +134,26 @@ def test_a_cdktf_app_works_without_the_environment_variable(tmp_path: Path) -> N
     assert str(report["missing"]).startswith("your pin chose aws; install cdktf-cdktf-provider-aws")
 
 
-def test_a_scope_of_the_other_framework_is_refused_before_anything_is_written(tmp_path: Path) -> None:
-    report = _run(_MISMATCH, tmp_path)
-    assert report["error"] == (
-        "WorkloadStack 'x': its scope belongs to a cdktf App, but computeops_cdk loaded cdktn (the two cores "
-        "cannot share a tree). To fix: import cdktf before computeops_cdk's constructs, or set "
-        "COMPUTEOPS_CDK_FRAMEWORK=cdktf."
-    )
-    assert report["files"] == []
+def test_one_process_with_both_cores_builds_a_cdktf_app_with_cdktf(tmp_path: Path) -> None:
+    # Issue 9: the core was whichever was imported first, so a cdktf.App in a process that had loaded
+    # cdktn (here: the constructs, imported first) was refused; now the scope's core builds it.
+    report = _run(_MIXED, tmp_path)
+    assert report["default"] == "cdktn" and report["cdktf_stack"] is True
+    doc = json.loads((tmp_path / "cdktf" / "stacks" / "mixed" / "cdk.tf.json").read_text())
+    assert doc["//"]["metadata"]["version"] == "0.21.0"  # synthesized by cdktf
+    prefixes = {k.split("_")[0] for k in doc["resource"]}
+    assert prefixes and prefixes <= set(doc["provider"])
+    record = json.loads((tmp_path / "cdktf" / "stacks" / "mixed" / "computeops-decision.json").read_text())
+    assert doc["output"]["workload_provider"]["value"] == record["decision"]["provider"]
+    assert (tmp_path / "cdktf" / "stacks" / "mixed" / ".checkov.yaml").is_file()
+    # The App's guard visited the cdktf stack; the placement info reached the cdktf tree.
+    assert any("over the budget of 1.00 USD/h" in str(n) for n in report["notes"])
+    assert any(str(n).startswith("computeops placement: ") for n in report["notes"])
+    # The same process builds a cdktn app with cdktn.
+    native = json.loads((tmp_path / "cdktn" / "stacks" / "native" / "cdk.tf.json").read_text())
+    assert native["//"]["metadata"]["version"] == "0.24.0"
+    # A missing binding names the package of the app's core, not of the default one.
+    assert str(report["missing"]).startswith("your pin chose aws; install cdktf-cdktf-provider-aws")
 
 
 def test_an_old_node_is_one_clear_error_naming_node_22(tmp_path: Path) -> None:

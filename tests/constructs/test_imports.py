@@ -91,10 +91,24 @@ def test_missing_extra_names_the_engines_choice_and_the_extra() -> None:
     line = _missing("cdktn_provider_google_beta", "llama-8b-pretrain.yaml")
     assert line == (
         "gcp | the engine chose gcp; install computeops-cdk[gcp] (the google_beta binding, "
-        "cdktn_provider_google_beta, is not installed). To fix: pip install 'computeops-cdk[gcp]'."
+        "cdktn-provider-google-beta, is not installed). To fix: pip install 'computeops-cdk[gcp]'."
     )
 
 
 def test_missing_extra_for_a_pinned_provider_says_so() -> None:
     line = _missing("cdktn_provider_aws", "support-chat.yaml", ', provider="aws"')
     assert line.startswith("aws | your pin chose aws; install computeops-cdk[aws] (the aws binding")
+
+
+def test_each_binding_names_the_distribution_the_extras_install() -> None:
+    # MissingExtraError names the binding's distribution: for cdktn the one computeops-cdk's extra
+    # installs (pyproject), for cdktf the legacy prebuilt package of the same provider.
+    import tomllib
+
+    from computeops_cdk._compat import _BINDINGS
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    for cdktn_module, cdktf_module, extra in _BINDINGS.values():
+        distribution = cdktn_module.replace("_", "-")
+        assert any(req.startswith(f"{distribution}>=") for req in extras[extra]), (distribution, extra)
+        assert cdktf_module.replace("_", "-") == "cdktf-cdktf-" + distribution.removeprefix("cdktn-")

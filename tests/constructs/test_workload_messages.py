@@ -123,6 +123,6 @@ def test_a_cluster_without_the_k8s_extra_names_the_extra_not_a_choice() -> None:
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip().splitlines()[-1] == (
         "k8s | cluster= runs the workload through the Kubernetes and Helm providers; install "
-        "computeops-cdk[k8s] (the kubernetes binding, cdktn_provider_kubernetes, is not installed). "
+        "computeops-cdk[k8s] (the kubernetes binding, cdktn-provider-kubernetes, is not installed). "
         "To fix: pip install 'computeops-cdk[k8s]'."
     )

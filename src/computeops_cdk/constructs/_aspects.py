@@ -7,7 +7,8 @@ from typing import Any
 
 import jsii
 
-from .._compat import Annotations, IAspect, TerraformStack
+from .. import _compat
+from .._compat import IAspect, in_scope_framework
 from ..errors import TargetError
 from ._workload import ComputeWorkload
 
@@ -41,9 +42,10 @@ class BudgetGuard:
         self.max_hourly_usd = max_hourly_usd
         self.warn_only = warn_only
 
+    @in_scope_framework
     def visit(self, node: Any) -> None:
         """Annotate ``node`` when it is a stack whose workloads' hourly prices sum over the budget."""
-        if not TerraformStack.is_stack(node):
+        if not _compat.TerraformStack.is_stack(node):
             return
         workloads = [c for c in node.node.find_all() if isinstance(c, ComputeWorkload)]
         total = sum(w.placement.hourly_usd for w in workloads)
@@ -55,6 +57,6 @@ class BudgetGuard:
             f"({parts}). To fix: tighten the intents' max_hourly_usd, or raise the BudgetGuard budget."
         )
         if self.warn_only:
-            Annotations.of(node).add_warning(message)
+            _compat.Annotations.of(node).add_warning(message)
         else:
-            Annotations.of(node).add_error(message)
+            _compat.Annotations.of(node).add_error(message)

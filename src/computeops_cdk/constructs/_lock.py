@@ -30,8 +30,7 @@ from typing import Any
 import jsii
 from constructs import IValidation
 
-from .. import __version__
-from .._compat import Annotations
+from .. import __version__, _compat
 from ..accounts import Accounts, sha256_label
 from ..catalog import HOURS_PER_MONTH, Catalog
 from ..engine import Calibration, Decision, LockedPlacement, Pin, Placement, placement_of
@@ -304,6 +303,10 @@ class _StaleEntries:
         self._path = path
 
     def validate(self) -> list[str]:
+        with _compat.framework_for(self._workload):
+            return self._validate()
+
+    def _validate(self) -> list[str]:
         kind = type(self._workload)
         peers = [
             node.node.path
@@ -314,7 +317,7 @@ class _StaleEntries:
             return []
         stale = sorted(set(Lockfile.read(self._path).workloads) - set(peers))
         for name in stale:
-            Annotations.of(self._workload).add_warning(
+            _compat.Annotations.of(self._workload).add_warning(
                 f"{self._path}: entry {name!r} belongs to no workload of this app; it is kept. To fix: "
                 f"`computeops lock remove {self._path} --workload {name}` if that workload is gone for good"
             )

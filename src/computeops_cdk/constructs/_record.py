@@ -17,7 +17,8 @@ from typing import Any, cast
 import jsii
 from constructs import IValidation
 
-from .._compat import Aspects, IStackSynthesizer, TerraformProvider, TerraformStack
+from .. import _compat
+from .._compat import IStackSynthesizer, framework_for
 from ..checkov_policies import write_config
 from ..engine import Decision
 from ..engine._decision import DEFAULT_REJECTIONS, RejectionListing
@@ -45,7 +46,8 @@ class _DecisionRecordSynthesizer:
         self.texts: dict[str, str] = {}
 
     def synthesize(self, session: Any) -> None:
-        _apply_inherited_guards(self._stack)
+        with framework_for(self._stack):
+            _apply_inherited_guards(self._stack)
         self._inner.synthesize(session)
         manifest = session.manifest.for_stack(self._stack)
         directory = os.path.join(session.outdir, manifest.working_directory)
@@ -74,9 +76,9 @@ def _apply_inherited_guards(stack: Any) -> None:
     """
     from ._aspects import BudgetGuard
 
-    own = list(Aspects.of(stack).all)
+    own = list(_compat.Aspects.of(stack).all)
     for scope in stack.node.scopes[:-1]:
-        for aspect in Aspects.of(scope).all:
+        for aspect in _compat.Aspects.of(scope).all:
             if isinstance(aspect, BudgetGuard) and aspect not in own:
                 aspect.visit(stack)
 
@@ -90,7 +92,7 @@ def record_decision(workload: Any, decision: Decision, *, rejections: str = DEFA
     The first workload of a stack writes ``computeops-decision.json``; any further one writes
     ``computeops-decision.<construct id>.json`` so that no record overwrites another.
     """
-    stack = TerraformStack.of(workload)
+    stack = _compat.TerraformStack.of(workload)
     synthesizer = stack.synthesizer
     if not isinstance(synthesizer, _DecisionRecordSynthesizer):
         synthesizer = _DecisionRecordSynthesizer(stack, synthesizer)
@@ -106,7 +108,7 @@ def record_stack_cost(workload: Any, decision_file: str, document: Mapping[str, 
     Named like the decision record: ``computeops-stack-cost.json``, or ``computeops-stack-cost.<id>.json``
     for a further workload. Returns the file name.
     """
-    stack = TerraformStack.of(workload)
+    stack = _compat.TerraformStack.of(workload)
     synthesizer = stack.synthesizer
     assert isinstance(synthesizer, _DecisionRecordSynthesizer)  # record_decision ran first
     name = decision_file.replace("computeops-decision", "computeops-stack-cost")
@@ -122,10 +124,12 @@ class _SingleDefaultProvider:
         self._path = path
 
     def validate(self) -> list[str]:
+        with framework_for(self._stack):
+            provider_class = _compat.TerraformProvider
         defaults = [
             node.node.path
             for node in self._stack.node.find_all()
-            if isinstance(node, TerraformProvider)
+            if isinstance(node, provider_class)
             and node.terraform_resource_type == self._type
             and not node.alias
         ]
@@ -140,5 +144,5 @@ class _SingleDefaultProvider:
 
 def single_default_provider(workload: Any, provider_type: str) -> None:
     """Deferred check: by synth time the stack holds one unaliased ``provider_type`` block only."""
-    stack = TerraformStack.of(workload)
+    stack = _compat.TerraformStack.of(workload)
     workload.node.add_validation(_SingleDefaultProvider(stack, provider_type, workload.node.path))

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from constructs import Construct
 
-from .._compat import TerraformStack, check_scope
+from .._compat import FrameworkBound, in_scope_framework
 from ..catalog import Catalog
 from ..engine._decision import DEFAULT_REJECTIONS
 from ..intent import WorkloadIntent
@@ -18,7 +18,7 @@ from ._workload import ComputeWorkload
 __all__ = ["WorkloadStack"]
 
 
-class WorkloadStack(TerraformStack):  # type: ignore[misc]  # the base class comes from the jsii runtime
+class WorkloadStack(metaclass=FrameworkBound):
     """A Terraform stack holding one ``ComputeWorkload`` named ``workload`` and its provider block.
 
     Keyword props are those of ``ComputeWorkload``, documented there once, with its defaults, except:
@@ -26,9 +26,16 @@ class WorkloadStack(TerraformStack):  # type: ignore[misc]  # the base class com
     ``{"computeops/workload": <stack id>}``, and the provider block is always configured (no
     ``configure_provider`` prop). The workload is at ``stack.workload`` and its decision at
     ``stack.decision``. ``cdktn synth`` writes the stack to ``cdktf.out/stacks/<id>/cdk.tf.json`` and
-    the decision record beside it.
+    the decision record beside it. It is a ``TerraformStack`` of the app's core (cdktn or cdktf).
     """
 
+    __core_base__ = "TerraformStack"
+
+    if TYPE_CHECKING:
+
+        def __getattr__(self, name: str) -> Any: ...  # TerraformStack's members (jsii runtime)
+
+    @in_scope_framework
     def __init__(
         self,
         scope: Construct,
@@ -47,8 +54,7 @@ class WorkloadStack(TerraformStack):  # type: ignore[misc]  # the base class com
         rejections: str = DEFAULT_REJECTIONS,
         accounts: str | Path | None = None,
     ) -> None:
-        check_scope(scope, f"WorkloadStack {id!r}")
-        super().__init__(scope, id)
+        super().__init__(scope, id)  # type: ignore[call-arg]  # TerraformStack's, from the jsii runtime
         self.workload = ComputeWorkload(
             self,
             "workload",

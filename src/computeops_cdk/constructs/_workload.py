@@ -11,7 +11,7 @@ from typing import Any
 
 from constructs import Construct
 
-from .._compat import Annotations, TerraformOutput, TerraformStack, check_scope
+from .. import _compat
 from ..accounts import load_accounts
 from ..catalog import PROVIDER_IDS, Catalog, load_catalog
 from ..engine import Calibration, Decision, Pin, Placement, decide
@@ -84,6 +84,7 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
             at every provider. The decision record carries its sha256.
     """
 
+    @_compat.in_scope_framework  # built with the core of the app it is in (cdktn or cdktf)
     def __init__(
         self,
         scope: Construct,
@@ -104,7 +105,6 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
         rejections: str = DEFAULT_REJECTIONS,
         accounts: str | Path | None = None,
     ) -> None:
-        check_scope(scope, f"ComputeWorkload {id!r}")
         super().__init__(scope, id)
         if accounts is not None and not isinstance(accounts, str | Path):
             raise TargetError(
@@ -301,7 +301,7 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
             raise _pinned_error(self.node.path, provider, region, err) from None
 
     def _configure(self, chosen: Placement) -> Any:
-        stack = TerraformStack.of(self)
+        stack = _compat.TerraformStack.of(self)
         key = f"computeops_{chosen.provider}_{_resource_name(chosen.region)}"
         holder = stack.node.try_find_child(key)
         if holder is not None:
@@ -358,13 +358,15 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
                 values[extra] = self.resources[extra]
         prefix = _resource_name(self.node.id).replace("-", "_")
         for name, value in values.items():
-            output = TerraformOutput(self, name, value=value, description=f"computeops decision: {name}")
+            output = _compat.TerraformOutput(
+                self, name, value=value, description=f"computeops decision: {name}"
+            )
             output.override_logical_id(f"{prefix}_{name}")
 
     def _annotate(self, chosen: Placement) -> None:
         """What was chosen, as an info annotation ``cdktn synth`` shows (the library prints nothing);
         a warning for a public service, for machines that boot nothing, and for a target's own notes."""
-        notes = Annotations.of(self)
+        notes = _compat.Annotations.of(self)
         count = f"{chosen.instance_type} x {chosen.instances}"
         notes.add_info(
             f"computeops placement: {chosen.provider} {count} ({chosen.accelerators_per_instance} x "

@@ -22,7 +22,8 @@ from typing import Any
 
 import jsii
 
-from .._compat import Aspects, IAspect, TerraformStack, core
+from .. import _compat
+from .._compat import IAspect, in_scope_framework
 
 __all__ = ["EscapeTemplates", "escape_templates", "protect_stack", "raw_expression"]
 
@@ -53,7 +54,7 @@ def _escape_literal(text: str) -> str:
     return text.replace("${", "$${").replace("%{", "%%{")
 
 
-@jsii.implements(core.IStringProducer)
+@jsii.implements(_compat.core.IStringProducer)  # either core's: jsii checks by shape
 class _Raw:
     def __init__(self, text: str) -> None:
         self._text = text
@@ -65,7 +66,7 @@ class _Raw:
 def raw_expression(text: str) -> str:
     """A Terraform expression a target writes on purpose (``${element(x[*].id, count.index)}``), as a
     cdktn token: the escape leaves tokens alone, so this is the one way to emit a literal ``${``."""
-    return str(core.Lazy.string_value(_Raw(text)))
+    return str(_compat.core.Lazy.string_value(_Raw(text)))
 
 
 # Where each kind of element keeps its attributes in its own ``to_terraform()`` fragment.
@@ -82,9 +83,11 @@ class EscapeTemplates:
     byte-identically.
     """
 
+    @in_scope_framework
     def visit(self, node: Any) -> None:
         """Override each string of ``node`` whose escaped form differs from what it holds."""
-        if not isinstance(node, core.TerraformElement) or TerraformStack.is_stack(node):
+        core = _compat.core
+        if not isinstance(node, core.TerraformElement) or core.TerraformStack.is_stack(node):
             return
         fragment = node.to_terraform()
         if not isinstance(fragment, Mapping):
@@ -149,7 +152,7 @@ def protect_stack(scope: Any) -> None:
 
     if not isinstance(scope, Construct):
         return
-    stack = TerraformStack.of(scope)
-    aspects = Aspects.of(stack)
+    stack = _compat.TerraformStack.of(scope)
+    aspects = _compat.Aspects.of(stack)
     if not any(isinstance(a, EscapeTemplates) for a in aspects.all):
         aspects.add(EscapeTemplates())

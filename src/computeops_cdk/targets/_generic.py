@@ -8,20 +8,20 @@ name of jsii's ``synthesizeAttributes`` hook); ``None`` values are left out, nes
 emitted as given. ``TerraformProvider`` with ``terraform_provider_source`` is what puts the provider
 into ``terraform.required_providers``.
 
-This module imports cdktn (through ``_compat``) at import time, so target modules import it lazily,
-inside ``configure``/``emit``.
+Each base class is that of the scope's core (``_compat.FrameworkBound``: a ``cdktf.App`` gets cdktf's
+``TerraformResource``). This module imports the CDK runtime (through ``_compat``) at import time, so
+target modules import it lazily, inside ``configure``/``emit``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jsii
 
-from .._compat import TerraformProvider, TerraformResource, core
-
-_TerraformDataSource: Any = core.TerraformDataSource
+from .. import _compat
+from .._compat import FrameworkBound
 
 __all__ = [
     "PROVIDER_SOURCES",
@@ -65,17 +65,23 @@ def _clean(value: Any) -> Any:
     return value
 
 
-class GenericProvider(TerraformProvider):  # type: ignore[misc]
+class GenericProvider(metaclass=FrameworkBound):
     """A provider block for ``local_name`` (a key of ``PROVIDER_SOURCES``) with the given attributes.
 
     Credentials never go here: every provider in ``PROVIDER_SOURCES`` reads them from its environment
     variables (documented per target).
     """
 
+    __core_base__ = "TerraformProvider"
+
+    if TYPE_CHECKING:
+
+        def __getattr__(self, name: str) -> Any: ...  # the core base's members (jsii runtime)
+
     def __init__(self, scope: Any, id: str, *, local_name: str, attributes: Mapping[str, Any] | None = None):
         source, version = PROVIDER_SOURCES[local_name]
         self._alias_value: str | None = None
-        super().__init__(
+        super().__init__(  # type: ignore[call-arg]  # TerraformProvider's
             scope,
             id,
             terraform_resource_type=local_name,
@@ -103,13 +109,19 @@ class GenericProvider(TerraformProvider):  # type: ignore[misc]
         return {**self._attributes, "alias": alias} if alias else dict(self._attributes)
 
 
-class GenericResource(TerraformResource):  # type: ignore[misc]
+class GenericResource(metaclass=FrameworkBound):
     """A resource of Terraform type ``resource_type`` with attributes named as in the provider schema."""
+
+    __core_base__ = "TerraformResource"
+
+    if TYPE_CHECKING:
+
+        def __getattr__(self, name: str) -> Any: ...  # the core base's members (jsii runtime)
 
     def __init__(
         self, scope: Any, id: str, *, resource_type: str, provider: Any, attributes: Mapping[str, Any]
     ):
-        super().__init__(scope, id, terraform_resource_type=resource_type, provider=provider)
+        super().__init__(scope, id, terraform_resource_type=resource_type, provider=provider)  # type: ignore[call-arg]
         self._attributes = _clean(dict(attributes))
 
     def _synthesize_attributes(self) -> Mapping[str, Any]:
@@ -120,11 +132,17 @@ class GenericResource(TerraformResource):  # type: ignore[misc]
         return str(self.get_string_attribute(name))
 
 
-class GenericDataSource(_TerraformDataSource):  # type: ignore[misc]
+class GenericDataSource(metaclass=FrameworkBound):
     """A data source of Terraform type ``data_type`` with attributes named as in the provider schema."""
 
+    __core_base__ = "TerraformDataSource"
+
+    if TYPE_CHECKING:
+
+        def __getattr__(self, name: str) -> Any: ...  # the core base's members (jsii runtime)
+
     def __init__(self, scope: Any, id: str, *, data_type: str, provider: Any, attributes: Mapping[str, Any]):
-        super().__init__(scope, id, terraform_resource_type=data_type, provider=provider)
+        super().__init__(scope, id, terraform_resource_type=data_type, provider=provider)  # type: ignore[call-arg]
         self._attributes = _clean(dict(attributes))
 
     def _synthesize_attributes(self) -> Mapping[str, Any]:
@@ -145,7 +163,7 @@ def provider_for(scope: Any, local_name: str, attributes: Mapping[str, Any] | No
     Targets' ``configure`` creates a fresh block in the scope it is given instead: the construct keeps
     one block per provider and region and aliases the extra ones, which a shared block would break.
     """
-    stack = core.TerraformStack.of(scope)
+    stack = _compat.TerraformStack.of(scope)
     for node in stack.node.find_all():
         if isinstance(node, GenericProvider) and node.terraform_resource_type == local_name:
             return node
@@ -272,7 +290,16 @@ class CrusoeComputeInstance(GenericResource):
 class CrusoeIbPartition(GenericResource):
     """``crusoe_ib_partition`` (crusoecloud/crusoe ``docs/resources/ib_partition.md``)."""
 
-    def __init__(self, scope: Any, id: str, *, provider: Any, name: str, ib_network_id: str) -> None:
+    def __init__(
+        self,
+        scope: Any,
+        id: str,
+        *,
+        provider: Any,
+        name: str,
+        ib_network_id: str,
+        project_id: str | None = None,
+    ) -> None:
         super().__init__(
             scope, id, resource_type="crusoe_ib_partition", provider=provider, attributes=locals_of(locals())
         )
@@ -374,6 +401,6 @@ def option_or_variable(
     if options.get(key) is not None:
         return options[key]
     name = "".join(c if c.isalnum() else "_" for c in f"{prefix}_{key}")
-    variable = core.TerraformVariable(scope, f"var-{key}", type="string", description=description)
+    variable = _compat.core.TerraformVariable(scope, f"var-{key}", type="string", description=description)
     variable.override_logical_id(name)
     return variable.string_value
