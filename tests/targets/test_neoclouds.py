@@ -302,7 +302,9 @@ def test_nebius_instances_in_a_gpu_cluster(synth: dict[str, Any]) -> None:
     for vm in vms:
         assert vm["resources"] == {"platform": "gpu-h200-sxm", "preset": "8gpu-128vcpu-1600gb"}
         assert vm["gpu_cluster"]["id"].startswith("${nebius_compute_v1_gpu_cluster.neb_")
-        assert vm["preemptible"] == {"on_preemption": "STOP"}
+        # Both are required in the schema (nebius/nebius docs/resources/compute_v1_instance.md): a
+        # block without priority would fail at plan.
+        assert vm["preemptible"] == {"on_preemption": "STOP", "priority": 5}
         (nic,) = vm["network_interfaces"]
         assert "public_ip_address" not in nic
         assert nic["ip_address"] == {}
@@ -495,6 +497,8 @@ def test_nebius_ranks_rendezvous_and_get_the_ssh_user(booted: tuple[dict[str, An
     assert 'MASTER_ADDR=""' in first and "NODE_RANK=0" in first
     assert "NODE_RANK=1" in second
     assert 'MASTER_ADDR="${nebius_compute_v1_instance.neb_instance-0_' in second
+    # The schema's read-only path to the first rank's private address (status -> network_interfaces).
+    assert ".status.network_interfaces.0.ip_address.address}" in second
     assert f"ssh_authorized_keys: ['{KEY}']" in first
 
 
@@ -546,3 +550,30 @@ def test_a_secret_where_the_provider_has_no_store_is_refused_with_the_reason(
         target.emit(
             None, placement(provider=target.provider, instance_type=instance_type), provider=None, props=props
         )
+
+
+@pytest.mark.synth
+def test_crusoe_ranks_rendezvous_on_a_partition_of_their_project() -> None:
+    # The partition was created in the provider's default project while the instances took project_id.
+    from computeops_cdk.targets.crusoe import CrusoeTarget
+
+    props = TargetProps(
+        name="crt",
+        model="meta-llama/Llama-3.1-8B",
+        workload_type="training",
+        options={"ib_network_id": "ib-net-1", "project_id": "proj-7", "command": ["torchrun", "t.py"]},
+    )
+    p = placement(
+        provider="crusoe",
+        instance_type="crusoe_A100-80G-sxm4x8",
+        region="culpeper-usa-1",
+        instances=2,
+        training=True,
+    )
+    doc, _ = synth_cases("crt", {"crt": (CrusoeTarget(), p, props)})
+    (partition,) = resources(doc, "crusoe_ib_partition", "crt")
+    assert partition["project_id"] == "proj-7"
+    first, second = resources(doc, "crusoe_compute_instance", "crt")
+    assert {first["project_id"], second["project_id"]} == {"proj-7"}
+    assert 'MASTER_ADDR=""' in first["startup_script"] and "NODE_RANK=1" in second["startup_script"]
+    assert ".network_interfaces.0.private_ipv4.address}" in second["startup_script"]

@@ -60,10 +60,15 @@ def _prices() -> dict[str, Any]:
 
 
 def priced(provider: str, key: str, region: str, *, part: str, quantity: float) -> BilledPart:
-    """``quantity`` of price ``key`` in ``region``; an unpriced part when no sourced price covers it."""
-    entry = _prices().get(provider, {}).get(key)
-    unit = entry["unit"] if entry else key
-    if entry is None or region not in entry["regions"]:
+    """``quantity`` of price ``key`` in ``region``; an unpriced part when no sourced price covers it.
+
+    A price key holds one entry or a list of them (regions priced differently, each with its own source).
+    """
+    found = _prices().get(provider, {}).get(key)
+    entries: list[dict[str, Any]] = found if isinstance(found, list) else [found] if found else []
+    entry = next((e for e in entries if region in e["regions"]), None)
+    unit = entries[0]["unit"] if entries else key
+    if entry is None:
         return unpriced(part, quantity=quantity, unit=unit, why=f"no sourced {provider} price for {region}")
     usd = float(entry["usd"]) * quantity
     hourly = usd / HOURS_PER_MONTH if unit.endswith("-month") else usd

@@ -27,7 +27,11 @@ from ._base import Target, TargetProps
 from ._boot import BOOT_OPTIONS, Rendezvous, boot_script, plan_for
 from ._support import require_supported
 
-__all__ = ["CHECKOV_SKIPS", "CrusoeTarget", "crusoe_type"]
+__all__ = ["CHECKOV_SKIPS", "RANK0_ADDRESS", "CrusoeTarget", "crusoe_type"]
+
+RANK0_ADDRESS = "network_interfaces.0.private_ipv4.address"
+"""The first instance's private address for the other ranks' rendezvous (``network_interfaces`` ->
+read-only ``private_ipv4.address``, crusoecloud/crusoe ``docs/resources/compute_instance.md``)."""
 
 CHECKOV_SKIPS: Mapping[str, str] = {
     "CKV_COPS_1": "without the subnet_id option the instance gets the provider's default networking, "
@@ -114,12 +118,15 @@ class CrusoeTarget(Target):
         # Instances share an InfiniBand partition only when an IB network is named (ids are per account);
         # without one they are independent replicas.
         if placement.instances > 1 and opts.get("ib_network_id"):
+            # In the instances' project: a partition of another project (the provider's default one)
+            # could not be attached to them.
             partition = CrusoeIbPartition(
                 scope,
                 "ib-partition",
                 provider=provider,
                 name=f"{props.name}-ib",
                 ib_network_id=str(opts["ib_network_id"]),
+                project_id=opts.get("project_id"),
             )
             roles["ib_partition"] = partition
             adapters = [{"ib_partition_id": partition.attr("id")}]
@@ -129,7 +136,7 @@ class CrusoeTarget(Target):
         def startup(i: int) -> str | None:
             if plan is None:
                 return None
-            first = instances[0].attr("network_interfaces.0.private_ipv4.address") if i else ""
+            first = instances[0].attr(RANK0_ADDRESS) if i else ""
             multi = placement.instances > 1 and adapters is not None and not plan.serves
             return boot_script(
                 plan,

@@ -31,7 +31,7 @@ from ._boot import BOOT_OPTIONS, Rendezvous, boot_script, cloud_config, plan_for
 from ._options import flag_option
 from ._support import require_supported
 
-__all__ = ["CHECKOV_SKIPS", "NebiusTarget", "platform_and_preset"]
+__all__ = ["CHECKOV_SKIPS", "PREEMPTIBLE_PRIORITY", "RANK0_ADDRESS", "NebiusTarget", "platform_and_preset"]
 
 NO_SECRET_STORE = "reading a secret at boot from Nebius MysteryBox is not wired by this target"
 CHECKOV_SKIPS: Mapping[str, str] = {
@@ -53,6 +53,14 @@ NON_REPLICATED_UNIT_GIB = (
 )
 
 _TYPE = re.compile(r"^(gpu-[a-z0-9-]+)_(\d+gpu-\d+vcpu-\d+gb)$")
+PREEMPTIBLE_PRIORITY = 5
+"""``preemptible.priority`` of spot instances (required with ``on_preemption``; 1 to 5, "5 indicates the
+highest priority" and it "affects the order in which Compute tries to preempt VMs", nebius/nebius
+``docs/resources/compute_v1_instance.md``): the highest, so a training rank is preempted as late as the
+platform allows."""
+RANK0_ADDRESS = "status.network_interfaces.0.ip_address.address"
+"""The first instance's private address for the other ranks' rendezvous (read-only ``status`` ->
+``network_interfaces`` list -> ``ip_address.address`` in the same schema doc)."""
 
 
 def platform_and_preset(instance_type: str) -> tuple[str, str]:
@@ -140,7 +148,7 @@ class NebiusTarget(Target):
         def user_data(i: int) -> str | None:
             if plan is None:
                 return None
-            first = instances[0].attr("status.network_interfaces.0.ip_address.address") if i else ""
+            first = instances[0].attr(RANK0_ADDRESS) if i else ""
             multi = placement.instances > 1 and gpu_cluster is not None and not plan.serves
             rendezvous = Rendezvous(rank=i, master_addr=first, nodes=placement.instances) if multi else None
             key = opts.get("ssh_public_key")
@@ -167,7 +175,9 @@ class NebiusTarget(Target):
                     # ip_address {} = a private address; public_ip_address {} only with public_ip=True.
                     network_interfaces=[interface],
                     gpu_cluster=gpu_cluster,
-                    preemptible={"on_preemption": "STOP"} if placement.pricing == "spot" else None,
+                    preemptible={"on_preemption": "STOP", "priority": PREEMPTIBLE_PRIORITY}
+                    if placement.pricing == "spot"
+                    else None,
                     labels={**props.tags, "computeops-gpu": placement.accelerator.lower()},
                     cloud_init_user_data=user_data(i),
                 )

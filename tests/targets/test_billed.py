@@ -1,0 +1,58 @@
+"""The billed extras' prices (targets/data/billed_extras.json): each cited, per region, never 0."""
+
+from __future__ import annotations
+
+import json
+import re
+from importlib import resources
+from typing import Any
+
+import pytest
+
+from computeops_cdk import load_catalog
+from computeops_cdk.targets._billed import priced
+
+KEYS = ("ebs_gp3_gb_month", "nat_gateway_hour", "nlb_hour", "vpc_interface_endpoint_hour")
+
+
+def _entries() -> dict[str, list[dict[str, Any]]]:
+    text = resources.files("computeops_cdk.targets").joinpath("data/billed_extras.json").read_text("utf-8")
+    aws = json.loads(text)["aws"]
+    return {key: value if isinstance(value, list) else [value] for key, value in aws.items()}
+
+
+def test_every_price_cites_its_source_and_date_and_no_region_twice() -> None:
+    entries = _entries()
+    assert set(KEYS) <= set(entries)
+    for key, items in entries.items():
+        seen: set[str] = set()
+        for entry in items:
+            assert entry["usd"] > 0, key
+            assert entry["source"].startswith("https://") and entry["quotes"].startswith(
+                "https://aws.amazon.com/"
+            )
+            assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", entry["as_of"])
+            assert not seen & set(entry["regions"]), (key, seen & set(entry["regions"]))
+            seen |= set(entry["regions"])
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_every_gpu_region_is_priced_from_a_source_or_null_with_the_reason(key: str) -> None:
+    regions = sorted({o.region for o in load_catalog().offers if o.provider == "aws"})
+    assert len(regions) > 10
+    for region in regions:
+        part = priced("aws", key, region, part="x", quantity=2)
+        if part.hourly_usd is None:
+            assert part.note == f"no sourced aws price for {region}" and part.source is None
+        else:
+            assert part.hourly_usd > 0 and part.source is not None and "list price" in part.note
+
+
+def test_regions_priced_differently_take_their_own_entry() -> None:
+    assert priced("aws", "nat_gateway_hour", "us-east-2", part="NAT", quantity=1).hourly_usd == 0.045
+    singapore = priced("aws", "nat_gateway_hour", "ap-southeast-1", part="NAT", quantity=1)
+    assert (
+        singapore.hourly_usd == 0.059
+        and singapore.source == "https://basavytix.com/blog/aws-nat-gateway-pricing"
+    )
+    assert priced("aws", "nat_gateway_hour", "eu-west-1", part="NAT", quantity=1).hourly_usd is None
