@@ -577,3 +577,20 @@ def test_crusoe_ranks_rendezvous_on_a_partition_of_their_project() -> None:
     assert {first["project_id"], second["project_id"]} == {"proj-7"}
     assert 'MASTER_ADDR=""' in first["startup_script"] and "NODE_RANK=1" in second["startup_script"]
     assert ".network_interfaces.0.private_ipv4.address}" in second["startup_script"]
+
+
+@pytest.mark.synth
+def test_nebius_boots_an_exact_image_when_given_one() -> None:
+    from computeops_cdk.targets.nebius import NebiusTarget
+
+    p = placement(provider="nebius", instance_type="gpu-h200-sxm_8gpu-128vcpu-1600gb", region="eu-north1")
+    props = TargetProps(
+        name="img", options={"project_id": "p", "subnet_id": "s", "image_id": "computeimage-e00abc"}
+    )
+    doc, _ = synth_cases("img", {"img": (NebiusTarget(), p, props)})
+    (vm,) = resources(doc, "nebius_compute_v1_instance", "img")
+    spec = vm["boot_disk"]["managed_disk"]["spec"]
+    assert spec["source_image_id"] == "computeimage-e00abc" and "source_image_family" not in spec
+    both = TargetProps(name="img", options={"image_id": "x", "image_family": "y"})
+    with pytest.raises(TargetError, match="'image_id' and 'image_family' both name the boot image"):
+        synth_cases("img2", {"img": (NebiusTarget(), p, both)})

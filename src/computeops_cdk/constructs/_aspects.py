@@ -15,7 +15,9 @@ from ._workload import ComputeWorkload
 __all__ = ["BudgetGuard"]
 
 
-@jsii.implements(IAspect)
+@jsii.implements(
+    IAspect
+)  # the default core's interface: jsii matches implementers by shape, so it serves either core's app
 class BudgetGuard:
     """Fail synth when the workloads of a stack would cost more per hour than a budget.
 

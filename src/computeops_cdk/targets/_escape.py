@@ -73,7 +73,7 @@ def raw_expression(text: str) -> str:
 _DEPTH = {"resource": 2, "data": 2, "output": 1, "variable": 1, "provider": 1}
 
 
-@jsii.implements(IAspect)
+@jsii.implements(IAspect)  # the default core's: jsii matches by shape (either core's app)
 class EscapeTemplates:
     """Escape every literal ``${`` / ``%{`` in the attributes of every Terraform element it visits.
 

@@ -5,7 +5,10 @@ Provider ``nebius/nebius`` (0.6.x, public registry), generic resources. Credenti
 is implied by the project: ``project_id`` must be a project in the placement's region.
 
 Options: ``project_id``, ``subnet_id``. Default: Terraform variables ``<name>_project_id`` /
-``<name>_subnet_id``. ``image_family``: Default ``ubuntu22.04-cuda12`` (name unverified).
+``<name>_subnet_id``. ``image_family``: Default ``ubuntu22.04-cuda12`` (name unverified); a family
+resolves to its newest image when a disk is created. ``image_id``: an exact image id
+(``source_image_id``) instead, the same image for every instance the stack ever creates. Default: none,
+the family.
 ``boot_disk_gb``: Default 200. ``boot_disk_type``: ``NETWORK_SSD`` (Default), ``NETWORK_SSD_IO_M3`` or
 ``NETWORK_SSD_NON_REPLICATED`` (a multiple of 93 GiB); the last two are encrypted at rest with
 Nebius's managed key (``disk_encryption``), which Nebius offers for those types only.
@@ -87,6 +90,7 @@ class NebiusTarget(Target):
         "project_id": "project in the placement's region. Default: a Terraform variable <name>_project_id.",
         "subnet_id": "subnet id. Default: a Terraform variable <name>_subnet_id.",
         "image_family": "boot image family. Default: ubuntu22.04-cuda12.",
+        "image_id": "exact boot image id (source_image_id) instead of the family. Default: none.",
         "boot_disk_gb": "boot disk size in GiB. Default: 200.",
         "boot_disk_type": "NETWORK_SSD, or NETWORK_SSD_IO_M3 / NETWORK_SSD_NON_REPLICATED, encrypted at "
         "rest. Default: NETWORK_SSD.",
@@ -185,6 +189,23 @@ class NebiusTarget(Target):
         return {"instance": instances[0], "instances": instances, **roles}
 
 
+def _image(opts: Mapping[str, Any]) -> dict[str, Any]:
+    # source_image_id and source_image_family exclude each other (compute_v1_instance.md).
+    image_id, family = opts.get("image_id"), opts.get("image_family")
+    if image_id is not None and family is not None:
+        raise TargetError(
+            "nebius options 'image_id' and 'image_family' both name the boot image. To fix: give one."
+        )
+    if image_id is not None:
+        if not isinstance(image_id, str) or not image_id.strip():
+            raise TargetError(
+                f"nebius option 'image_id' must be an image id (got {image_id!r}). "
+                "To fix: give the id of a Nebius image, or leave it out for the image family"
+            )
+        return {"source_image_id": image_id}
+    return {"source_image_family": {"image_family": str(family or "ubuntu22.04-cuda12")}}
+
+
 def _boot_disk_spec(opts: Mapping[str, Any]) -> dict[str, Any]:
     """The managed boot disk's spec: type, size, image; managed encryption where Nebius has it."""
     kind = str(opts.get("boot_disk_type", "NETWORK_SSD"))
@@ -200,11 +221,7 @@ def _boot_disk_spec(opts: Mapping[str, Any]) -> dict[str, Any]:
             f"{NON_REPLICATED_UNIT_GIB} GiB, boot_disk_gb is {size}. "
             f"To fix: options={{'boot_disk_gb': {NON_REPLICATED_UNIT_GIB * 3}}}."
         )
-    spec: dict[str, Any] = {
-        "type": kind,
-        "size_gibibytes": size,
-        "source_image_family": {"image_family": str(opts.get("image_family", "ubuntu22.04-cuda12"))},
-    }
+    spec: dict[str, Any] = {"type": kind, "size_gibibytes": size, **_image(opts)}
     if kind in ENCRYPTABLE_DISKS:
         spec["disk_encryption"] = {"type": "DISK_ENCRYPTION_MANAGED"}
     return spec
