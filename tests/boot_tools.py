@@ -91,9 +91,10 @@ def boot_texts(doc: dict[str, Any]) -> list[str]:
             if resource.get(attribute):
                 value = resource[attribute]
                 found.append(base64.b64decode(value).decode() if encoded else value)
-    for resource in resources.get("google_compute_instance", {}).values():
-        if "startup-script" in resource.get("metadata", {}):
-            found.append(resource["metadata"]["startup-script"])
+    for kind in ("google_compute_instance", "google_tpu_v2_vm"):
+        for resource in resources.get(kind, {}).values():
+            if "startup-script" in (resource.get("metadata") or {}):
+                found.append(resource["metadata"]["startup-script"])
     for resource in resources.get("oci_core_instance", {}).values():
         if "user_data" in resource.get("metadata", {}):
             found.append(base64.b64decode(resource["metadata"]["user_data"]).decode())

@@ -120,3 +120,148 @@ def test_training_script_runs_the_container_with_the_rendezvous() -> None:
     assert "FI_PROVIDER" not in script  # EFA settings only on an EFA fabric
     with pytest.raises(TargetError, match="not an OpenSSH public key"):
         cloud_config(text, ssh_key="hello")
+
+
+# --- weights from object storage (weights_uri) ---
+
+
+def _weights_plan(uri: str, *, store: Any, target: str, **changes: Any) -> Any:
+    kind = "training" if changes.get("training") else "inference"
+    return boot_plan(
+        _placement(**changes),
+        {"weights_uri": uri},
+        name="w",
+        kind=kind,
+        model="meta-llama/Llama-3.1-70B-Instruct",
+        target=target,
+        store=None,
+        weights_store=store,
+    )
+
+
+@pytest.mark.parametrize(
+    ("uri", "store", "target", "copy"),
+    [
+        (
+            "s3://my-models/llama/70b",
+            "s3",
+            "aws",
+            "aws s3 sync --only-show-errors --region us-east-1 s3://my-models/llama/70b "
+            "/opt/computeops/weights",
+        ),
+        (
+            "gs://my-models/llama/70b/",
+            "gcs",
+            "gcp",
+            "gcloud storage rsync --recursive --quiet gs://my-models/llama/70b /opt/computeops/weights",
+        ),
+        (
+            "https://mymodels.blob.core.windows.net/models/llama-70b",
+            "azure_blob",
+            "azure",
+            "python3 - mymodels models llama-70b /opt/computeops/weights <<'PY'",
+        ),
+    ],
+)
+def test_weights_uri_copies_the_bucket_and_vllm_serves_the_copy(
+    uri: str, store: Any, target: str, copy: str
+) -> None:
+    plan = _weights_plan(uri, store=store, target=target)
+    script = check_boot(cloud_config(boot_script(plan)), terraform=False)
+    assert copy in script
+    assert "-v /opt/computeops/weights:/weights:ro" in script
+    assert '--model /weights --served-model-name "$MODEL"' in script
+    assert "MODEL=meta-llama/Llama-3.1-70B-Instruct" in script  # clients still ask for the model by name
+    assert script.index(copy) < script.index("docker run")  # copied before the server starts
+    assert "AccountKey" not in script and "sig=" not in script  # no key, no SAS: the machine's identity
+
+
+def test_azure_weights_downloader_is_valid_python() -> None:
+    from computeops_cdk.targets._weights import _AZURE_FETCH
+
+    compile(_AZURE_FETCH, "fetch", "exec")
+    assert "${" not in _AZURE_FETCH and "%{" not in _AZURE_FETCH
+
+
+def test_training_mounts_the_weights_too() -> None:
+    plan = _weights_plan("gs://bkt/base", store="gcs", target="gcp", training=True)
+    script = check_boot(
+        boot_script(plan, rendezvous=Rendezvous(rank=0, master_addr="", nodes=2)), terraform=False
+    )
+    assert "-v /opt/computeops/weights:/weights:ro" in script and "--served-model-name" not in script
+
+
+@pytest.mark.parametrize(
+    ("uri", "store", "message"),
+    [
+        ("gs://bucket/x", "s3", "is a Google Cloud Storage URI, but the workload runs on aws"),
+        ("s3://bucket/x", "azure_blob", "is a Amazon S3 URI, but the workload runs on azure"),
+        ("https://acct.blob.core.windows.net/c/x", "gcs", "is a Azure Blob Storage URI, but"),
+        ("s3://bucket/a b", "s3", "must be a Amazon S3 URI s3://"),
+        ("s3://bucket/$(reboot)", "s3", "must be a Amazon S3 URI"),
+        ("s3://bucket/a/../b", "s3", "must be a Amazon S3 URI"),
+        ("https://example.com/weights", "azure_blob", "must be a Azure Blob Storage URI"),
+        (42, "gcs", "got int 42"),
+    ],
+)
+def test_a_bad_or_foreign_weights_uri_is_a_target_error(uri: object, store: Any, message: str) -> None:
+    with pytest.raises(TargetError, match=message):
+        _weights_plan(uri, store=store, target={"s3": "aws", "gcs": "gcp", "azure_blob": "azure"}[store])  # type: ignore[arg-type]
+
+
+def test_a_target_without_object_storage_refuses_weights_uri_with_its_reason() -> None:
+    with pytest.raises(TargetError, match="nebius cannot read 'weights_uri' at boot: no identity"):
+        boot_plan(
+            _placement(),
+            {"weights_uri": "s3://b/x"},
+            name="w",
+            kind="inference",
+            model="m/x",
+            target="nebius",
+            store=None,
+            unsupported_weights="no identity",
+        )
+
+
+# --- Cloud TPU VMs ---
+
+
+def _tpu_plan(options: dict[str, Any] | None = None, **changes: Any) -> Any:
+    kind = "training" if changes.get("training") else "inference"
+    return boot_plan(
+        _placement(provider="gcp", instance_type="tpu-v6e-8", accelerator="TPU-v6e", **changes),
+        options or {},
+        name="t",
+        kind=kind,
+        model="meta-llama/Llama-3.1-8B-Instruct",
+        target="gcp",
+        store="gcp_secret_manager",
+        tpu=True,
+    )
+
+
+def test_tpu_inference_runs_vllms_tpu_image_on_a_single_host_slice() -> None:
+    plan = _tpu_plan({"hf_token_secret": "projects/p/secrets/hf"})
+    script = check_boot(boot_script(plan), terraform=False)
+    assert "IMAGE=vllm/vllm-tpu:v0.11.1" in script
+    assert "--privileged --net host" in script and "--gpus" not in script
+    assert '--entrypoint python3 "$IMAGE" -m vllm.entrypoints.openai.api_server' in script
+    assert "--tensor-parallel-size 2 --max-num-seqs 178" in script
+    assert "worker-network-endpoints" in script and "single-host" in script  # refuses a multi-host slice
+    assert "gcloud secrets versions access latest --secret=projects/p/secrets/hf" in script
+
+
+def test_tpu_training_runs_on_every_host_and_slices_meet_at_the_coordinator() -> None:
+    plan = _tpu_plan({"command": ["python3", "train.py"]}, training=True)
+    first = check_boot(
+        boot_script(plan, rendezvous=Rendezvous(rank=0, master_addr="", nodes=2)), terraform=False
+    )
+    second = check_boot(
+        boot_script(plan, rendezvous=Rendezvous(rank=1, master_addr="10.0.0.7", nodes=2)), terraform=False
+    )
+    assert "us-central1-docker.pkg.dev/tpu-pytorch-releases/docker/xla:r2.7.0_3.10_tpuvm" in first
+    assert "MEGASCALE_NUM_SLICES=2" in first and "MEGASCALE_SLICE_ID=0" in first
+    assert 'COORDINATOR="10.0.0.7"' in second and "MEGASCALE_SLICE_ID=1" in second
+    assert "agent-worker-number" in first and "PJRT_DEVICE=TPU" in first
+    single = check_boot(boot_script(plan), terraform=False)
+    assert "MEGASCALE" not in single  # one slice: the TPU runtime finds its hosts itself

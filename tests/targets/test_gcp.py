@@ -125,6 +125,8 @@ def test_gcp_declares_no_unsupported_feature_outside_the_vocabulary() -> None:
 
 CLUSTER = "projects/p/locations/us-central1/clusters/gpu"
 SECRET = "projects/my-project/secrets/hf-token"
+MODEL = "meta-llama/Llama-3.1-8B-Instruct"
+WEIGHTS = "gs://acme-models/llama-3.1-8b"
 
 
 @pytest.fixture(scope="module")
@@ -183,6 +185,44 @@ def synthesized() -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
             TargetProps(
                 name="ddp", model="meta-llama/Llama-3.1-8B", options={"command": ["torchrun", "t.py"]}
             ),
+        ),
+        "pub": (
+            placement(instances=2),
+            TargetProps(
+                name="pub",
+                model=MODEL,
+                options={
+                    "expose": "public",
+                    "public_source_ranges": ["203.0.113.0/24"],
+                    "weights_uri": WEIGHTS,
+                },
+            ),
+        ),
+        "https": (
+            placement(),
+            TargetProps(name="https", model=MODEL, options={"expose": "public", "domain": "llm.example.com"}),
+        ),
+        "tpuserve": (
+            placement(
+                instance_type="tpu-v6e-8",
+                accelerator="TPU-v6e",
+                accelerators_per_instance=8,
+                region="us-east5",
+            ),
+            TargetProps(
+                name="tpuserve", model=MODEL, options={"hf_token_secret": SECRET, "weights_uri": WEIGHTS}
+            ),
+        ),
+        "tputrain": (
+            placement(
+                instance_type="tpu-v5p-8",
+                accelerator="TPU-v5p",
+                accelerators_per_instance=4,
+                region="us-east5",
+                instances=2,
+                training=True,
+            ),
+            TargetProps(name="tputrain", model=MODEL, options={"command": ["python3", "train.py"]}),
         ),
     }
     return synth_cases("gcp", {key: (target, p, props) for key, (p, props) in cases.items()})
@@ -415,7 +455,8 @@ def test_startup_script_serves_the_model_with_the_token_from_secret_manager(synt
     (grant,) = resources(synth, "google_secret_manager_secret_iam_member", "serve")
     assert grant["secret_id"] == SECRET and grant["role"] == "roles/secretmanager.secretAccessor"
     assert grant["member"].startswith("serviceAccount:${google_service_account.serve_service-account_")
-    assert len(boot_texts(synth)) == 2 + 3  # serve + ddp; VMs without a model boot nothing
+    # serve + ddp + pub + https VMs, tpuserve + tputrain TPU VMs; machines without a model boot nothing
+    assert len(boot_texts(synth)) == 2 + 3 + 2 + 1 + 1 + 2
 
 
 @pytest.mark.synth
@@ -448,16 +489,154 @@ def test_internal_load_balancer_fronts_the_serving_vms(synth: dict[str, Any]) ->
     assert serving[0]["source_ranges"] == ["35.191.0.0/16", "130.211.0.0/22", "10.64.0.0/20"]
 
 
-def test_public_exposure_is_refused_with_the_reason() -> None:
-    with pytest.raises(
-        TargetError, match=r"gcp cannot expose the service as 'public': .*proxy load balancer"
-    ):
+@pytest.mark.synth
+def test_public_passthrough_load_balancer_admits_the_clients_and_the_probes_only(
+    synthesized: tuple[dict[str, Any], dict[str, dict[str, Any]]],
+) -> None:
+    synth, roles = synthesized
+    (rule,) = resources(synth, "google_compute_forwarding_rule", "pub")
+    assert (rule["load_balancing_scheme"], rule["ip_protocol"], rule["ports"]) == (
+        "EXTERNAL",
+        "TCP",
+        ["8000"],
+    )
+    assert rule["ip_address"].startswith("${google_compute_address.pub_public-ip_")
+    (address,) = resources(synth, "google_compute_address", "pub")
+    assert address["address_type"] == "EXTERNAL"
+    (backend,) = resources(synth, "google_compute_region_backend_service", "pub")
+    assert backend["load_balancing_scheme"] == "EXTERNAL" and backend["protocol"] == "TCP"
+    (check,) = resources(synth, "google_compute_region_health_check", "pub")
+    assert check["http_health_check"] == {"port": 8000, "request_path": "/health"}
+    (group,) = resources(synth, "google_compute_instance_group", "pub")
+    assert len(group["instances"]) == 2
+    serving = [r for r in resources(synth, "google_compute_firewall", "pub") if r["name"] == "pub-serving"]
+    # Google's documented probe ranges for external passthrough load balancers, then the clients.
+    assert serving[0]["source_ranges"] == [
+        "35.191.0.0/16",
+        "209.85.152.0/22",
+        "209.85.204.0/22",
+        "203.0.113.0/24",
+    ]
+    assert serving[0]["allow"] == [{"protocol": "tcp", "ports": ["8000"]}]
+    assert roles["pub"]["expose"] == "public"
+    assert "no TLS listener" in roles["pub"]["warnings"][0]
+    parts = {p.part: p for p in roles["pub"]["billed"]}
+    assert {"external load balancer forwarding rule", "static external IP address"} <= set(parts)
+    assert parts["static external IP address"].hourly_usd is None  # no sourced price: null with a note
+    assert "no sourced GCP price" in parts["static external IP address"].note
+
+
+@pytest.mark.synth
+def test_public_https_load_balancer_with_a_managed_certificate_for_the_domain(
+    synthesized: tuple[dict[str, Any], dict[str, dict[str, Any]]],
+) -> None:
+    synth, roles = synthesized
+    (rule,) = resources(synth, "google_compute_global_forwarding_rule", "https")
+    assert (rule["load_balancing_scheme"], rule["port_range"]) == ("EXTERNAL_MANAGED", "443")
+    (cert,) = resources(synth, "google_compute_managed_ssl_certificate", "https")
+    assert cert["managed"] == {"domains": ["llm.example.com"]}
+    (proxy,) = resources(synth, "google_compute_target_https_proxy", "https")
+    assert proxy["ssl_policy"].startswith("${google_compute_ssl_policy.https_ssl-policy_")
+    (policy,) = resources(synth, "google_compute_ssl_policy", "https")
+    assert (policy["profile"], policy["min_tls_version"]) == ("MODERN", "TLS_1_2")
+    (backend,) = resources(synth, "google_compute_backend_service", "https")
+    assert (backend["protocol"], backend["port_name"]) == ("HTTP", "http")
+    (check,) = resources(synth, "google_compute_health_check", "https")
+    assert check["http_health_check"] == {"port": 8000, "request_path": "/health"}
+    serving = [
+        r for r in resources(synth, "google_compute_firewall", "https") if r["name"] == "https-serving"
+    ]
+    assert serving[0]["source_ranges"] == ["35.191.0.0/16", "130.211.0.0/22"]  # Google's front ends only
+    assert roles["https"]["endpoint"] == "https://llm.example.com"
+    assert "warnings" not in roles["https"]  # TLS: nothing to warn about beyond the public exposure
+    assert resources(synth, "google_compute_forwarding_rule", "https") == []
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"expose": "public", "domain": "not a domain"}, "'domain' must be a DNS name"),
+        ({"expose": "public", "public_source_ranges": ["10.0.0.300/8"]}, "list of 1..100 CIDR ranges"),
+        ({"expose": "public", "public_source_ranges": "0.0.0.0/0"}, "list of 1..100 CIDR ranges"),
+    ],
+)
+def test_bad_public_options_are_target_errors(options: dict[str, Any], message: str) -> None:
+    with pytest.raises(TargetError, match=message):
+        GcpTarget().emit(
+            None, placement(), provider=None, props=TargetProps(name="x", model="m/x", options=options)
+        )
+
+
+@pytest.mark.parametrize("mode", ["internal", "public"])
+def test_tpu_vms_refuse_load_balancers_with_the_reason(mode: str) -> None:
+    with pytest.raises(TargetError, match=rf"gcp cannot expose the service as '{mode}': TPU VMs are not"):
+        GcpTarget().emit(
+            None,
+            placement(instance_type="tpu-v6e-8", accelerator="TPU-v6e", accelerators_per_instance=8),
+            provider=None,
+            props=TargetProps(name="x", model="m/x", options={"expose": mode}),
+        )
+
+
+@pytest.mark.synth
+def test_weights_from_the_users_bucket_with_read_on_that_bucket_only(
+    synthesized: tuple[dict[str, Any], dict[str, dict[str, Any]]],
+) -> None:
+    from boot_tools import check_boot
+
+    synth, _ = synthesized
+    (grant,) = resources(synth, "google_storage_bucket_iam_member", "pub")
+    assert (grant["bucket"], grant["role"]) == ("acme-models", "roles/storage.objectViewer")
+    assert grant["member"].startswith("serviceAccount:${google_service_account.pub_service-account_")
+    script = check_boot(resources(synth, "google_compute_instance", "pub")[0]["metadata"]["startup-script"])
+    assert f"gcloud storage rsync --recursive --quiet {WEIGHTS} /opt/computeops/weights" in script
+    assert '--model /weights --served-model-name "$MODEL"' in script
+    assert resources(synth, "google_storage_bucket_iam_member", "serve") == []  # Hugging Face: no grant
+
+
+def test_weights_of_another_cloud_are_refused() -> None:
+    with pytest.raises(TargetError, match="is a Amazon S3 URI, but the workload runs on gcp"):
         GcpTarget().emit(
             None,
             placement(),
             provider=None,
-            props=TargetProps(name="x", model="m/x", options={"expose": "public"}),
+            props=TargetProps(name="x", model="m/x", options={"weights_uri": "s3://bucket/model"}),
         )
+
+
+@pytest.mark.synth
+def test_tpu_inference_boots_vllms_tpu_image(
+    synthesized: tuple[dict[str, Any], dict[str, dict[str, Any]]],
+) -> None:
+    from boot_tools import check_boot
+
+    synth, roles = synthesized
+    (tpu,) = resources(synth, "google_tpu_v2_vm", "tpuserve")
+    script = check_boot(tpu["metadata"]["startup-script"])
+    assert "IMAGE=vllm/vllm-tpu:v0.11.1" in script and f"MODEL={MODEL}" in script
+    assert "--tensor-parallel-size 8" in script and "--port 8000" in script
+    assert f"gcloud secrets versions access latest --secret={SECRET}" in script
+    assert "gs://acme-models/llama-3.1-8b /opt/computeops/weights" in script
+    assert "hf_" not in script.replace("hf-token", "")  # a reference, never a token
+    # The first TPU VM's address (a reference, resolved in the construct's endpoint output).
+    assert roles["tpuserve"]["endpoint"].startswith("http://${TfToken[")
+    assert roles["tpuserve"]["endpoint"].endswith("]}:8000")
+    (grant,) = resources(synth, "google_secret_manager_secret_iam_member", "tpuserve")
+    assert grant["member"].startswith("serviceAccount:${google_service_account.tpuserve_service-account_")
+    assert "no_boot_reason" not in roles["tpuserve"]
+
+
+@pytest.mark.synth
+def test_tpu_training_runs_on_every_host_of_every_slice(synth: dict[str, Any]) -> None:
+    from boot_tools import check_boot
+
+    slices = resources(synth, "google_tpu_v2_vm", "tputrain")
+    texts = [tpu["metadata"]["startup-script"] for tpu in slices]
+    first, second = (check_boot(t) for t in texts)
+    assert "python3 train.py" in first and "tpu-pytorch-releases/docker/xla:r2.7.0_3.10_tpuvm" in first
+    assert "MEGASCALE_SLICE_ID=0" in first and "MEGASCALE_SLICE_ID=1" in second
+    assert 'COORDINATOR="${google_tpu_v2_vm.tputrain_tpu-0_' in texts[1]
+    assert "--privileged --net host" in first
 
 
 def test_billed_parts_without_a_sourced_price_are_null_with_the_reason(

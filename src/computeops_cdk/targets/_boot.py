@@ -30,12 +30,15 @@ from typing import Any, Literal
 
 from ..engine import Placement
 from ..errors import TargetError, described
+from ._weights import WEIGHTS_DIR, ObjectStore, WeightsSource, download_lines, parse_weights
 
 __all__ = [
     "BOOT_OPTIONS",
     "DEFAULT_PORT",
+    "DEFAULT_TPU_TRAINING_IMAGE",
     "DEFAULT_TRAINING_IMAGE",
     "DEFAULT_VLLM_IMAGE",
+    "DEFAULT_VLLM_TPU_IMAGE",
     "RENDEZVOUS_PORT",
     "BootPlan",
     "Rendezvous",
@@ -52,11 +55,28 @@ DEFAULT_VLLM_IMAGE = "vllm/vllm-openai:v0.10.0"
 """vLLM's published OpenAI-compatible server image (Docker Hub ``vllm/vllm-openai``, tag v0.10.0)."""
 DEFAULT_TRAINING_IMAGE = "nvcr.io/nvidia/pytorch:24.12-py3"
 """NVIDIA's PyTorch container (NGC ``nvidia/pytorch``, release 24.12)."""
+DEFAULT_VLLM_TPU_IMAGE = "vllm/vllm-tpu:v0.11.1"
+"""vLLM's published TPU server image (Docker Hub ``vllm/vllm-tpu``, tag v0.11.1: the tag Google's
+GoogleCloudPlatform/accelerated-platforms pins as ``ira_online_tpu_vllm_image_url`` in
+platforms/gke/base/use-cases/inference-ref-arch/terraform/_shared_config/inference-ref-arch_variables.tf
+at 000925676aafd7a56bd4a9667cb50e9b966115ce; run ``--privileged --net=host`` with a large /dev/shm, as
+vllm-project/tpu-inference docs/getting_started/installation.md says)."""
+DEFAULT_TPU_TRAINING_IMAGE = "us-central1-docker.pkg.dev/tpu-pytorch-releases/docker/xla:r2.7.0_3.10_tpuvm"
+"""PyTorch/XLA's Cloud TPU VM image, release 2.7 (the "Cloud TPU VMs Docker" table of pytorch/xla's
+README)."""
 DEFAULT_PORT = 8000
 RENDEZVOUS_PORT = 29500
 DEFAULT_MAX_NUM_SEQS = 256
 """vLLM's own default, used only when the estimate states no operating point."""
 _SMOKE = ("python", "-c", "import torch; print(torch.cuda.device_count(), 'GPUs visible')")
+_TPU_SMOKE = (
+    "python3",
+    "-c",
+    "import torch_xla.runtime as xr; print(xr.global_runtime_device_count(), 'TPU devices visible')",
+)
+MEGASCALE_PORT = 8081
+"""The port of the multislice (Megascale) coordinator, as Ray's TPU support sets ``MEGASCALE_PORT``."""
+_METADATA = "http://metadata.google.internal/computeMetadata/v1/instance/attributes"
 
 BOOT_OPTIONS: Mapping[str, str] = {
     "container_image": "workload container image. Default: DEFAULT_VLLM_IMAGE (inference), "
@@ -168,6 +188,8 @@ class BootPlan:
     user_data: str | None = None
     append: str | None = None
     region: str = ""
+    weights: WeightsSource | None = None
+    tpu: bool = False
 
     @property
     def serves(self) -> bool:
@@ -202,6 +224,9 @@ def boot_plan(
     target: str,
     store: SecretStore | None,
     unsupported_secret: str = "",
+    weights_store: ObjectStore | None = None,
+    unsupported_weights: str = "",
+    tpu: bool = False,
 ) -> BootPlan:
     """Validate the boot options and size the server from the decision.
 
@@ -210,7 +235,19 @@ def boot_plan(
         model: the model id the construct resolved (a Hugging Face id when the registry knows one).
         store: the provider's secret store; None when the provider has none.
         unsupported_secret: why the provider has no secret store (the error when a secret is given).
+        weights_store: the provider's object store the machines can read with their identity; None
+            when the target does not implement ``weights_uri``.
+        unsupported_weights: why ``weights_uri`` is not implemented (the error when it is given).
+        tpu: the machines are Cloud TPU VMs (TPU images and container flags).
     """
+    weights_value = options.get("weights_uri")
+    if weights_value is not None and weights_store is None:
+        raise TargetError(
+            f"{target} cannot read 'weights_uri' at boot: "
+            f"{unsupported_weights or 'this target does not implement it'}. To fix: drop it "
+            "(vLLM then downloads the model from Hugging Face), or choose AWS, GCP or Azure."
+        )
+    weights = parse_weights(weights_value, store=weights_store, target=target) if weights_store else None
     secret_value = options.get("hf_token_secret")
     if secret_value is not None and store is None:
         raise TargetError(
@@ -227,7 +264,10 @@ def boot_plan(
             f"{target}: model {model_url!r} is not a Hugging Face id vLLM can load. "
             "To fix: options={'model_url': 'org/model'}."
         )
-    default_image = DEFAULT_VLLM_IMAGE if kind == "inference" else DEFAULT_TRAINING_IMAGE
+    if tpu:
+        default_image = DEFAULT_VLLM_TPU_IMAGE if kind == "inference" else DEFAULT_TPU_TRAINING_IMAGE
+    else:
+        default_image = DEFAULT_VLLM_IMAGE if kind == "inference" else DEFAULT_TRAINING_IMAGE
     image = (
         _str_option(options.get("container_image"), "container_image", _IMAGE, default_image, target)
         or default_image
@@ -273,12 +313,14 @@ def boot_plan(
         tensor_parallel=min(tp, placement.accelerators_per_instance),
         max_num_seqs=max_num_seqs(placement),
         gpus_per_node=placement.accelerators_per_instance,
-        command=tuple(command) if command else _SMOKE,
+        command=tuple(command) if command else (_TPU_SMOKE if tpu else _SMOKE),
         env=dict(env),
         secret=secret,
         user_data=replace,
         append=append,
         region=placement.region,
+        weights=weights,
+        tpu=tpu,
     )
 
 
@@ -351,10 +393,26 @@ def boot_script(plan: BootPlan, *, rendezvous: Rendezvous | None = None) -> str:
         ]
         lines += [f"  printf '%s\\n' {_q(f'{key}={value}')}" for key, value in sorted(plan.env.items())]
         lines.append(f"}} >> {env_file}")
-    lines += _serve(plan) if plan.serves else _train(plan, rendezvous)
+    if plan.weights is not None:
+        lines += download_lines(plan.weights, plan.region)
+    if plan.tpu:
+        lines += _serve_tpu(plan) if plan.serves else _train_tpu(plan, rendezvous)
+    else:
+        lines += _serve(plan) if plan.serves else _train(plan, rendezvous)
     if plan.append:
         lines += ["# --- user_data_append ---", plan.append.rstrip("\n")]
     return "\n".join(lines) + "\n"
+
+
+def _model_args(plan: BootPlan) -> str:
+    """vLLM's model arguments: the Hugging Face id, or the copied weights served under that name."""
+    if plan.weights is None:
+        return '--model "$MODEL"'
+    return '--model /weights --served-model-name "$MODEL"'
+
+
+def _weights_mount(plan: BootPlan) -> list[str]:
+    return [f"  -v {WEIGHTS_DIR}:/weights:ro \\"] if plan.weights is not None else []
 
 
 def _serve(plan: BootPlan) -> list[str]:
@@ -366,10 +424,17 @@ def _serve(plan: BootPlan) -> list[str]:
         "docker run -d --name vllm --restart unless-stopped --gpus all --ipc host \\",
         f"  -p {port}:{port} --env-file /opt/computeops/workload.env \\",
         "  -v /opt/computeops/cache:/root/.cache/huggingface \\",
+        *_weights_mount(plan),
         f"  --health-cmd 'curl -fsS http://127.0.0.1:{port}/health || exit 1' \\",
         "  --health-interval 30s --health-timeout 10s --health-retries 3 --health-start-period 1800s \\",
-        '  "$IMAGE" --model "$MODEL" --host 0.0.0.0 '
+        f'  "$IMAGE" {_model_args(plan)} --host 0.0.0.0 '
         f"--port {port} --tensor-parallel-size {plan.tensor_parallel} --max-num-seqs {plan.max_num_seqs}",
+        *_wait_for_health(port),
+    ]
+
+
+def _wait_for_health(port: str) -> list[str]:
+    return [
         "# Weights download on first start; wait (at most an hour) until the server answers /health.",
         "for _ in $(seq 1 360); do",
         f"  if curl -fsS http://127.0.0.1:{port}/health >/dev/null 2>&1; then",
@@ -379,6 +444,74 @@ def _serve(plan: BootPlan) -> list[str]:
         "  sleep 10",
         "done",
     ]
+
+
+def _serve_tpu(plan: BootPlan) -> list[str]:
+    """vLLM's TPU image on a single-host TPU VM (the script exits with the reason on a multi-host slice:
+    vLLM's TPU backend serves one host's chips, and every host of a slice boots this script)."""
+    port = str(plan.port)
+    health = f"python3 -c 'import urllib.request; urllib.request.urlopen(\"http://127.0.0.1:{port}/health\")'"
+    return [
+        f"ENDPOINTS=$(curl -fsS -H 'Metadata-Flavor: Google' {_METADATA}/worker-network-endpoints || true)",
+        "HOSTS=$(printf '%s' \"$ENDPOINTS\" | tr ',' '\\n' | grep -c . || true)",
+        'if [ "${HOSTS:-1}" -gt 1 ]; then',
+        '  echo "computeops: this TPU slice has $HOSTS hosts; the generated script serves single-host'
+        " slices only (vLLM serves one host's chips). To fix: a single-host slice, or user_data.\" >&2",
+        "  exit 1",
+        "fi",
+        f"IMAGE={_q(plan.image)}",
+        f"MODEL={_q(plan.model)}",
+        "docker rm -f vllm >/dev/null 2>&1 || true",
+        "docker run -d --name vllm --restart unless-stopped --privileged --net host \\",
+        "  --shm-size 16g --env-file /opt/computeops/workload.env \\",
+        "  -v /opt/computeops/cache:/root/.cache/huggingface \\",
+        *_weights_mount(plan),
+        f"  --health-cmd {_q(health)} \\",
+        "  --health-interval 30s --health-timeout 10s --health-retries 3 --health-start-period 1800s \\",
+        '  --entrypoint python3 "$IMAGE" -m vllm.entrypoints.openai.api_server \\',
+        f"  {_model_args(plan)} --host 0.0.0.0 --port {port} "
+        f"--tensor-parallel-size {plan.tensor_parallel} --max-num-seqs {plan.max_num_seqs}",
+        *_wait_for_health(port),
+    ]
+
+
+def _train_tpu(plan: BootPlan, rendezvous: Rendezvous | None) -> list[str]:
+    """The training container on every host of every slice. Within a slice the TPU runtime finds the
+    other hosts itself; several slices rendezvous through the multislice (Megascale) coordinator on
+    the first slice's first host."""
+    slices = rendezvous.nodes if rendezvous else 1
+    lines = [
+        f"IMAGE={_q(plan.image)}",
+        f"WORKER=$(curl -fsS -H 'Metadata-Flavor: Google' {_METADATA}/agent-worker-number || echo 0)",
+        "{",
+        '  echo "PJRT_DEVICE=TPU"',
+        '  echo "TPU_WORKER_ID=$WORKER"',
+    ]
+    if rendezvous is not None and slices > 1:
+        lines += [
+            f'  echo "MEGASCALE_NUM_SLICES={slices}"',
+            f'  echo "MEGASCALE_SLICE_ID={rendezvous.rank}"',
+            f'  echo "MEGASCALE_PORT={MEGASCALE_PORT}"',
+        ]
+    lines.append("} >> /opt/computeops/workload.env")
+    if rendezvous is not None and slices > 1:
+        lines += [
+            f'COORDINATOR="{rendezvous.master_addr}"',
+            "# The first slice's first host coordinates; it uses its own address.",
+            'if [ -z "$COORDINATOR" ]; then COORDINATOR=$(hostname -I | cut -d" " -f1); fi',
+            f'echo "MEGASCALE_COORDINATOR_ADDRESS=$COORDINATOR:{MEGASCALE_PORT}" \\',
+            "  >> /opt/computeops/workload.env",
+        ]
+    command = " ".join(_q(part) for part in plan.command)
+    lines += [
+        "docker rm -f trainer >/dev/null 2>&1 || true",
+        "docker run -d --name trainer --restart on-failure:3 --privileged --net host --shm-size 16g \\",
+        "  --env-file /opt/computeops/workload.env -v /opt/computeops/cache:/root/.cache/huggingface \\",
+        *_weights_mount(plan),
+        f'  "$IMAGE" {command}',
+        'echo "computeops: TPU host $WORKER started the training container"',
+    ]
+    return lines
 
 
 def _train(plan: BootPlan, rendezvous: Rendezvous | None) -> list[str]:
@@ -417,6 +550,7 @@ def _train(plan: BootPlan, rendezvous: Rendezvous | None) -> list[str]:
         "docker run -d --name trainer --restart on-failure:3 --gpus all --ipc host --network host \\",
         '  --ulimit memlock=-1 --ulimit stack=67108864 "${DEVICES[@]}" \\',
         "  --env-file /opt/computeops/workload.env -v /opt/computeops/cache:/root/.cache/huggingface \\",
+        *_weights_mount(plan),
         f'  "$IMAGE" {command}',
         f'echo "computeops: node $NODE_RANK of $NNODES started (rendezvous $MASTER_ADDR:{RENDEZVOUS_PORT})"',
     ]
@@ -484,6 +618,9 @@ def plan_for(
     target: str,
     store: SecretStore | None,
     unsupported_secret: str = "",
+    weights_store: ObjectStore | None = None,
+    unsupported_weights: str = "",
+    tpu: bool = False,
 ) -> BootPlan | None:
     """The boot plan for a target's ``TargetProps``; None when no model is known and no script given
     (a hand-built ``TargetProps`` without ``model``: the machines then boot the image only)."""
@@ -502,6 +639,9 @@ def plan_for(
         target=target,
         store=store,
         unsupported_secret=unsupported_secret,
+        weights_store=weights_store,
+        unsupported_weights=unsupported_weights,
+        tpu=tpu,
     )
 
 

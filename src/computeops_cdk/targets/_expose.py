@@ -13,13 +13,32 @@ not implement is a ``TargetError`` naming the provider and the reason.
 
 from __future__ import annotations
 
+import ipaddress
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from ..engine import Placement
 from ..errors import TargetError, described, did_you_mean, did_you_mean_text
 
-__all__ = ["EXPOSE_MODES", "EXPOSE_OPTION", "expose_mode"]
+__all__ = [
+    "DOMAIN_OPTION",
+    "EXPOSE_MODES",
+    "EXPOSE_OPTION",
+    "SOURCE_RANGES_OPTION",
+    "domain_option",
+    "expose_mode",
+    "source_ranges",
+]
+
+DOMAIN_OPTION = (
+    "DNS name of a public service (expose='public'): an HTTPS load balancer with a provider-managed "
+    "certificate for it. Default: none."
+)
+SOURCE_RANGES_OPTION = (
+    "client address ranges (CIDRs) a public service admits (expose='public'). Default: the whole internet."
+)
+_DOMAIN = re.compile(r"^(?=.{4,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$")
 
 EXPOSE_MODES = ("none", "internal", "public")
 EXPOSE_OPTION = (
@@ -59,3 +78,36 @@ def expose_mode(
             "To fix: options={'expose': 'none'}, or choose a provider that implements it."
         )
     return str(given)
+
+
+def source_ranges(props: Any, *, target: str, default: list[str]) -> list[str]:
+    """The validated ``public_source_ranges`` option (CIDRs), or ``default``."""
+    given: Any = props.options.get("public_source_ranges")
+    if given is None:
+        return list(default)
+    ok = isinstance(given, list | tuple) and bool(given) and len(given) <= 100
+    cleaned: list[str] = []
+    for item in given if ok else ():
+        try:
+            cleaned.append(str(ipaddress.ip_network(item, strict=False)) if isinstance(item, str) else "")
+        except ValueError:
+            cleaned.append("")
+    if not ok or "" in cleaned:
+        raise TargetError(
+            f"{target} option 'public_source_ranges' must be a list of 1..100 CIDR ranges (got "
+            f"{described(given)}). To fix: e.g. options={{'public_source_ranges': ['203.0.113.0/24']}}."
+        )
+    return cleaned
+
+
+def domain_option(props: Any, *, target: str) -> str | None:
+    """The validated ``domain`` option (a lowercase DNS name), or None."""
+    given: Any = props.options.get("domain")
+    if given is None:
+        return None
+    if not isinstance(given, str) or not _DOMAIN.match(given):
+        raise TargetError(
+            f"{target} option 'domain' must be a DNS name such as 'llm.example.com' (got "
+            f"{described(given)}). To fix: options={{'domain': 'llm.example.com'}}."
+        )
+    return given

@@ -9,6 +9,21 @@ range). A network the user names keeps its own egress and SSH rules.
 the VMs, a regional TCP backend service, an HTTP health check on ``/health``, an internal forwarding
 rule on the serving port) and a firewall rule admitting the serving port from the subnetwork and from
 Google's health-check ranges (``35.191.0.0/16``, ``130.211.0.0/22``).
+
+``expose='public'`` (explicit opt-in), over the same instance group and ``/health`` check:
+
+- with a ``domain``: a global external Application Load Balancer (``EXTERNAL_MANAGED``): a static global
+  address, a Google-managed certificate for the domain, an SSL policy (``MODERN``, TLS >= 1.2), an HTTPS
+  proxy on 443 and an HTTP backend service to the serving port. The firewall admits the serving port from
+  Google's front ends only, which use the health-check ranges (``35.191.0.0/16``, ``130.211.0.0/22``;
+  https://cloud.google.com/load-balancing/docs/firewall-rules, "Global external Application Load
+  Balancer"). Point the domain's DNS A record at the address output.
+- without one: a regional external passthrough Network Load Balancer (a static regional address, a TCP
+  backend service, an external forwarding rule on the serving port). It is layer 4 and keeps the clients'
+  addresses, so there is no TLS listener (the service speaks plain HTTP) and the firewall admits the
+  serving port from the clients (``public_source_ranges``, default ``0.0.0.0/0``) and from the probes'
+  ranges for external passthrough load balancers (``35.191.0.0/16``, ``209.85.152.0/22``,
+  ``209.85.204.0/22``; https://cloud.google.com/load-balancing/docs/health-check-concepts#ip-ranges).
 """
 
 from __future__ import annotations
@@ -18,10 +33,20 @@ from typing import Any
 from ..errors import TargetError
 from ._base import TargetProps
 
-__all__ = ["HEALTH_CHECK_RANGES", "IAP_RANGE", "egress_and_iap", "internal_load_balancer"]
+__all__ = [
+    "HEALTH_CHECK_RANGES",
+    "IAP_RANGE",
+    "PASSTHROUGH_HEALTH_CHECK_RANGES",
+    "egress_and_iap",
+    "internal_load_balancer",
+    "public_load_balancer",
+]
 
 IAP_RANGE = "35.235.240.0/20"
 HEALTH_CHECK_RANGES = ("35.191.0.0/16", "130.211.0.0/22")
+"""Google's health-check probes and front ends (proxy load balancers, internal passthrough)."""
+PASSTHROUGH_HEALTH_CHECK_RANGES = ("35.191.0.0/16", "209.85.152.0/22", "209.85.204.0/22")
+"""Google's health-check probes for external passthrough Network Load Balancers."""
 
 
 def _google(submodule: str) -> Any:
@@ -87,25 +112,8 @@ def internal_load_balancer(
             "'network' (the forwarding rule and the firewall rule need it). To fix: also pass "
             "options={'network': '<network name or self link>'}, or use expose='none'."
         )
-    check = _google("compute_region_health_check").ComputeRegionHealthCheck(
-        scope,
-        "health",
-        name=f"{props.name}-health",
-        region=region,
-        http_health_check={"port": port, "request_path": "/health"},
-        log_config={"enable": True},
-        provider=provider,
-    )
-    group_mod = _google("compute_instance_group")
-    group = group_mod.ComputeInstanceGroup(
-        scope,
-        "group",
-        name=f"{props.name}-group",
-        zone=zone,
-        instances=[i.self_link for i in instances],
-        named_port=[group_mod.ComputeInstanceGroupNamedPort(name="http", port=port)],
-        provider=provider,
-    )
+    check = _regional_check(scope, region=region, port=port, provider=provider, props=props)
+    group = _instance_group(scope, zone=zone, instances=instances, port=port, provider=provider, props=props)
     backend_mod = _google("compute_region_backend_service")
     backend = backend_mod.ComputeRegionBackendService(
         scope,
@@ -132,6 +140,191 @@ def internal_load_balancer(
         provider=provider,
     )
     sources = [*HEALTH_CHECK_RANGES, *([cidr] if cidr else [])]
+    _serving_rule(scope, network=network, sources=sources, port=port, provider=provider, props=props)
+    return {"load_balancer": rule, "endpoint": f"http://{rule.ip_address}:{port}"}
+
+
+def public_load_balancer(
+    scope: Any,
+    *,
+    region: str,
+    zone: str,
+    network: Any,
+    instances: list[Any],
+    port: int,
+    domain: str | None,
+    source_ranges: list[str],
+    provider: Any,
+    props: TargetProps,
+) -> dict[str, Any]:
+    """An internet-facing load balancer over ``instances``: HTTPS for ``domain``, else TCP passthrough."""
+    if not network:
+        raise TargetError(
+            "gcp cannot put a public load balancer in front of a given 'subnetwork' without its "
+            "'network' (the firewall rule needs it). To fix: also pass options={'network': '<network "
+            "name or self link>'}, or use expose='none'."
+        )
+    group = _instance_group(scope, zone=zone, instances=instances, port=port, provider=provider, props=props)
+    if domain:
+        return _https_load_balancer(
+            scope, network=network, group=group, port=port, domain=domain, provider=provider, props=props
+        )
+    check = _regional_check(scope, region=region, port=port, provider=provider, props=props)
+    address = _google("compute_address").ComputeAddress(
+        scope,
+        "public-ip",
+        name=f"{props.name}-public-ip",
+        region=region,
+        address_type="EXTERNAL",
+        network_tier="PREMIUM",
+        provider=provider,
+    )
+    backend_mod = _google("compute_region_backend_service")
+    backend = backend_mod.ComputeRegionBackendService(
+        scope,
+        "public-backend",
+        name=f"{props.name}-public-backend",
+        region=region,
+        protocol="TCP",
+        load_balancing_scheme="EXTERNAL",
+        health_checks=[check.id],
+        backend=[backend_mod.ComputeRegionBackendServiceBackend(group=group.id, balancing_mode="CONNECTION")],
+        log_config={"enable": True},
+        provider=provider,
+    )
+    rule = _google("compute_forwarding_rule").ComputeForwardingRule(
+        scope,
+        "public-forwarding-rule",
+        name=f"{props.name}-public",
+        region=region,
+        load_balancing_scheme="EXTERNAL",
+        ip_protocol="TCP",
+        ip_address=address.address,
+        ports=[str(port)],
+        backend_service=backend.id,
+        network_tier="PREMIUM",
+        provider=provider,
+    )
+    sources = [*PASSTHROUGH_HEALTH_CHECK_RANGES, *source_ranges]
+    _serving_rule(scope, network=network, sources=sources, port=port, provider=provider, props=props)
+    return {
+        "load_balancer": rule,
+        "address": address.address,
+        "endpoint": f"http://{address.address}:{port}",
+    }
+
+
+def _https_load_balancer(
+    scope: Any, *, network: Any, group: Any, port: int, domain: str, provider: Any, props: TargetProps
+) -> dict[str, Any]:
+    """A global external Application Load Balancer with a Google-managed certificate for ``domain``."""
+    address = _google("compute_global_address").ComputeGlobalAddress(
+        scope, "public-ip", name=f"{props.name}-public-ip", provider=provider
+    )
+    certificate = _google("compute_managed_ssl_certificate").ComputeManagedSslCertificate(
+        scope,
+        "certificate",
+        name=f"{props.name}-cert",
+        managed={"domains": [domain]},
+        provider=provider,
+    )
+    policy = _google("compute_ssl_policy").ComputeSslPolicy(
+        scope,
+        "ssl-policy",
+        name=f"{props.name}-tls",
+        profile="MODERN",
+        min_tls_version="TLS_1_2",
+        provider=provider,
+    )
+    check = _google("compute_health_check").ComputeHealthCheck(
+        scope,
+        "public-health",
+        name=f"{props.name}-public-health",
+        http_health_check={"port": port, "request_path": "/health"},
+        log_config={"enable": True},
+        provider=provider,
+    )
+    backend_mod = _google("compute_backend_service")
+    backend = backend_mod.ComputeBackendService(
+        scope,
+        "public-backend",
+        name=f"{props.name}-public-backend",
+        protocol="HTTP",
+        port_name="http",
+        load_balancing_scheme="EXTERNAL_MANAGED",
+        # Long completions stream for minutes: the 30 s default would cut them.
+        timeout_sec=600,
+        health_checks=[check.id],
+        backend=[
+            backend_mod.ComputeBackendServiceBackend(
+                group=group.id, balancing_mode="UTILIZATION", capacity_scaler=1
+            )
+        ],
+        log_config={"enable": True, "sample_rate": 1},
+        provider=provider,
+    )
+    url_map = _google("compute_url_map").ComputeUrlMap(
+        scope, "url-map", name=f"{props.name}-urls", default_service=backend.id, provider=provider
+    )
+    proxy = _google("compute_target_https_proxy").ComputeTargetHttpsProxy(
+        scope,
+        "https-proxy",
+        name=f"{props.name}-https",
+        url_map=url_map.id,
+        ssl_certificates=[certificate.id],
+        ssl_policy=policy.id,
+        provider=provider,
+    )
+    rule = _google("compute_global_forwarding_rule").ComputeGlobalForwardingRule(
+        scope,
+        "public-forwarding-rule",
+        name=f"{props.name}-public",
+        load_balancing_scheme="EXTERNAL_MANAGED",
+        ip_protocol="TCP",
+        ip_address=address.address,
+        port_range="443",
+        target=proxy.id,
+        provider=provider,
+    )
+    # Google's front ends reach the backends from the health-check ranges: nothing else may.
+    _serving_rule(
+        scope, network=network, sources=list(HEALTH_CHECK_RANGES), port=port, provider=provider, props=props
+    )
+    return {"load_balancer": rule, "address": address.address, "endpoint": f"https://{domain}"}
+
+
+def _regional_check(scope: Any, *, region: str, port: int, provider: Any, props: TargetProps) -> Any:
+    """The regional HTTP health check on vLLM's ``/health``."""
+    return _google("compute_region_health_check").ComputeRegionHealthCheck(
+        scope,
+        "health",
+        name=f"{props.name}-health",
+        region=region,
+        http_health_check={"port": port, "request_path": "/health"},
+        log_config={"enable": True},
+        provider=provider,
+    )
+
+
+def _instance_group(
+    scope: Any, *, zone: str, instances: list[Any], port: int, provider: Any, props: TargetProps
+) -> Any:
+    """The unmanaged instance group of the serving VMs, its named port ``http`` the serving port."""
+    group_mod = _google("compute_instance_group")
+    return group_mod.ComputeInstanceGroup(
+        scope,
+        "group",
+        name=f"{props.name}-group",
+        zone=zone,
+        instances=[i.self_link for i in instances],
+        named_port=[group_mod.ComputeInstanceGroupNamedPort(name="http", port=port)],
+        provider=provider,
+    )
+
+
+def _serving_rule(
+    scope: Any, *, network: Any, sources: list[str], port: int, provider: Any, props: TargetProps
+) -> None:
     fw_mod = _google("compute_firewall")
     fw_mod.ComputeFirewall(
         scope,
@@ -145,4 +338,3 @@ def internal_load_balancer(
         log_config={"metadata": "INCLUDE_ALL_METADATA"},
         provider=provider,
     )
-    return {"load_balancer": rule, "endpoint": f"http://{rule.ip_address}:{port}"}

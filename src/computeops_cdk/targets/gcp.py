@@ -17,11 +17,18 @@ Options (``TargetProps.options``):
   VMs egress). Default: a new custom-mode VPC network and one regional subnetwork (``cidr``, default
   ``10.64.0.0/20``) with private Google access and flow logs, Cloud NAT for egress and SSH from IAP only
   (``_gcp_network``).
-- ``expose``: ``none`` / ``internal`` (an internal passthrough load balancer). Default: internal for
-  inference VMs. ``public`` is not implemented (see ``EXPOSE_UNSUPPORTED``).
+- ``expose``: ``none`` / ``internal`` (an internal passthrough load balancer) / ``public`` (explicit:
+  an HTTPS Application Load Balancer with a Google-managed certificate when ``domain`` is given, else a
+  TCP passthrough Network Load Balancer without TLS; ``_gcp_network``). Default: internal for inference
+  GPU VMs. TPU VMs are not Compute Engine instances and join no instance group: ``none`` only, their
+  address is the ``endpoint`` output (``EXPOSE_UNSUPPORTED``).
+- ``domain``: the public service's DNS name (HTTPS). ``public_source_ranges``: the client CIDRs the
+  passthrough load balancer admits. Default: none (plain TCP), the whole internet.
 - ``container_image``, ``model_url``, ``hf_token_secret`` (a Secret Manager id), ``port``, ``command``,
-  ``env``, ``user_data`` (the ``startup-script``), ``user_data_append``: the boot script of GPU VMs
-  (``_boot.BOOT_OPTIONS``). TPU VMs boot their runtime only.
+  ``env``, ``user_data`` (the ``startup-script``), ``user_data_append``: the boot script of GPU VMs and
+  TPU VMs (``_boot.BOOT_OPTIONS``; on TPU VMs vLLM's TPU image or PyTorch/XLA's, on every host).
+- ``weights_uri``: ``gs://bucket/prefix`` of the weights; the VMs' service account gets
+  ``roles/storage.objectViewer`` on that bucket (``_weights``). Default: Hugging Face.
 - ``service_account_email``: service account for the VMs. Default: a new service account with no
   roles granted (grant what the workload needs), never the Compute Engine default account.
 - ``kms_key_self_link``: Cloud KMS key for the boot disks of GPU VMs. Default: Google-managed
@@ -47,26 +54,44 @@ from typing import Any
 from ..engine import Placement
 from ..errors import TargetError
 from ._base import Target, TargetProps
-from ._billed import unpriced_parts
+from ._billed import unpriced, unpriced_parts
 from ._boot import BOOT_OPTIONS, BootPlan, Rendezvous, boot_script, plan_for
-from ._expose import EXPOSE_OPTION, expose_mode
+from ._expose import (
+    DOMAIN_OPTION,
+    EXPOSE_OPTION,
+    SOURCE_RANGES_OPTION,
+    domain_option,
+    expose_mode,
+    source_ranges,
+)
 from ._gcp_machines import GpuMachine, TpuSlice, default_zone, map_instance_type
-from ._gcp_network import egress_and_iap, internal_load_balancer
+from ._gcp_network import egress_and_iap, internal_load_balancer, public_load_balancer
 from ._options import chosen_by, flag_option, require_applicable, whole_option
 from ._support import require_supported
+from ._weights import WEIGHTS_OPTION
 from .k8s import GPU_TAINT_KEY, pool_labels
 
-__all__ = ["CHECKOV_SKIPS", "DEFAULT_IMAGE", "EXPOSE_UNSUPPORTED", "TPU_RUNTIMES", "GcpTarget"]
+__all__ = [
+    "CHECKOV_SKIPS",
+    "DEFAULT_IMAGE",
+    "EXPOSE_LIMITATIONS",
+    "EXPOSE_UNSUPPORTED",
+    "TPU_RUNTIMES",
+    "GcpTarget",
+]
 
-EXPOSE_UNSUPPORTED: Mapping[str, str] = {
-    "public": "an internet-facing service with TLS needs a proxy load balancer, a certificate and a DNS "
-    "name this target does not create; put your own external load balancer in front of the internal one",
-}
-"""``expose`` modes the GCP target does not implement, with the reason."""
-_NO_TPU_SCRIPT = (
-    "TPU VMs boot their TPU runtime only: vLLM and training on TPUs need TPU-specific images, which this "
-    "target does not generate a script for; pass options={'user_data': ...} as the startup script"
+_TPU_NO_LB = (
+    "TPU VMs are not Compute Engine instances and cannot join the instance group a load balancer needs; "
+    "the TPU VM's own address is the endpoint output (reach it inside the network)"
 )
+EXPOSE_UNSUPPORTED: Mapping[str, str] = {"internal": _TPU_NO_LB, "public": _TPU_NO_LB}
+"""``expose`` modes the GCP target does not implement on TPU VMs, with the reason (GPU VMs have all)."""
+EXPOSE_LIMITATIONS: Mapping[str, str] = {
+    "public": "without 'domain' the public load balancer is a TCP passthrough Network Load Balancer: "
+    "no TLS listener, the service answers plain HTTP to the admitted client ranges; give 'domain' for an "
+    "HTTPS Application Load Balancer with a Google-managed certificate",
+}
+"""What an implemented ``expose`` mode does not do, with the reason (quoted in the warning)."""
 
 DEFAULT_IMAGE = (
     "projects/deeplearning-platform-release/global/images/common-cu128-ubuntu-2204-nvidia-570-v20260320"
@@ -132,6 +157,9 @@ class GcpTarget(Target):
         "gpu_driver_version": "GKE driver install, LATEST/DEFAULT/INSTALLATION_DISABLED (node pools only). "
         "Default: LATEST.",
         "expose": EXPOSE_OPTION,
+        "domain": DOMAIN_OPTION,
+        "public_source_ranges": SOURCE_RANGES_OPTION,
+        "weights_uri": WEIGHTS_OPTION,
         **BOOT_OPTIONS,
     }
     unsupported: Mapping[str, str] = {
@@ -164,33 +192,57 @@ class GcpTarget(Target):
         emitted = _TPU if isinstance(machine, TpuSlice) else _VM
         require_applicable(props, target="gcp", emitted=emitted, readers=_OPTION_READERS)
         tpu = isinstance(machine, TpuSlice)
-        plan = None if tpu else plan_for(placement, props, target="gcp", store="gcp_secret_manager")
+        plan = plan_for(
+            placement, props, target="gcp", store="gcp_secret_manager", weights_store="gcs", tpu=tpu
+        )
         mode = expose_mode(
             placement,
             props,
             target="gcp",
             serves=plan is not None,
-            unsupported={**EXPOSE_UNSUPPORTED, **({"internal": _NO_TPU_SCRIPT} if tpu else {})},
+            unsupported=EXPOSE_UNSUPPORTED if tpu else {},
         )
+        domain = domain_option(props, target="gcp")
+        clients = source_ranges(props, target="gcp", default=["0.0.0.0/0"])
         network, subnetwork, cidr = self._network(scope, placement.region, provider, props)
         email = self._service_account(scope, provider, props)
+        _grant_reads(scope, plan, email, provider, props)
         if isinstance(machine, TpuSlice):
-            resources = self._tpus(scope, placement, machine, zone, (network, subnetwork), email, props)
-            if props.model is not None and props.options.get("user_data") is None:
-                resources["no_boot_reason"] = _NO_TPU_SCRIPT
-            return resources
-        if plan is not None and plan.secret is not None:
-            _grant_secret(scope, plan, email, provider, props)
+            return self._tpus(scope, placement, machine, zone, (network, subnetwork), email, props, plan)
         resources = self._vms(scope, placement, machine, zone, subnetwork, email, provider, props, plan)
         size = whole_option(props, "boot_disk_gb", 200, target="gcp", unit="GB")
         why = "no sourced GCP price in the data (data/billed_extras.json)"
         own_network = props.options.get("network") or props.options.get("subnetwork")
+        lb_part = {
+            "internal": "internal load balancer forwarding rule",
+            "public": "external load balancer forwarding rule",
+        }
         resources["billed"] = unpriced_parts(
             why,
             disks=(f"boot disks ({placement.instances} x {size} GB)", placement.instances * size),
             nat=None if own_network else "Cloud NAT",
-            load_balancer="internal load balancer forwarding rule" if mode == "internal" else None,
+            load_balancer=lb_part.get(mode),
         )
+        if mode == "public":
+            resources["billed"].append(
+                unpriced("static external IP address", quantity=1, unit="address-hour", why=why)
+            )
+            resources.update(
+                public_load_balancer(
+                    scope,
+                    region=placement.region,
+                    zone=zone,
+                    network=network,
+                    instances=resources["instances"],
+                    port=plan.port if plan else 8000,
+                    domain=domain,
+                    source_ranges=clients,
+                    provider=provider,
+                    props=props,
+                )
+            )
+            if domain is None:
+                resources["warnings"] = [f"gcp: {EXPOSE_LIMITATIONS['public']}."]
         if mode == "internal":
             resources.update(
                 internal_load_balancer(
@@ -360,17 +412,26 @@ class GcpTarget(Target):
         network: tuple[Any, Any],
         email: str,
         props: TargetProps,
+        plan: BootPlan | None = None,
     ) -> dict[str, Any]:
         mod = _google_beta("google_tpu_v2_vm", props)
         beta = _beta_provider(scope, placement.region, props)
         runtime = str(props.options.get("tpu_runtime_version", TPU_RUNTIMES[tpu.generation]))
-        script = props.options.get("user_data")
         spot = placement.pricing == "spot"
         labels = _labels(
             props, {"computeops-tpu": tpu.accelerator_type, "computeops-pricing": placement.pricing}
         )
-        vms = [
-            mod.GoogleTpuV2Vm(
+        slices = placement.instances
+        vms: list[Any] = []
+        for i in range(slices):
+            metadata = None
+            if plan is not None:
+                # Every host of a slice runs the startup script; several slices meet at slice 0.
+                first = vms[0].network_endpoints.get(0).ip_address if i else ""
+                together = slices > 1 and not plan.serves
+                rendezvous = Rendezvous(rank=i, master_addr=first, nodes=slices) if together else None
+                metadata = {"startup-script": boot_script(plan, rendezvous=rendezvous)}
+            vm = mod.GoogleTpuV2Vm(
                 scope,
                 f"tpu-{i}",
                 name=f"{props.name}-{i}",
@@ -387,14 +448,16 @@ class GcpTarget(Target):
                     "enable_secure_boot": flag_option(props, "secure_boot", True, target="gcp")
                 },
                 service_account={"email": email, "scope": ["https://www.googleapis.com/auth/cloud-platform"]},
-                # The user's own startup script (no script is generated for TPU VMs).
-                metadata={"startup-script": str(script)} if script is not None else None,
+                metadata=metadata,
                 labels=labels,
                 provider=beta,
             )
-            for i in range(placement.instances)
-        ]
-        return {"tpu": vms[0], "tpus": vms}
+            vms.append(vm)
+        resources: dict[str, Any] = {"tpu": vms[0], "tpus": vms}
+        if plan is not None and plan.serves:
+            address = vms[0].network_endpoints.get(0).ip_address
+            resources["endpoint"] = f"http://{address}:{plan.port}"
+        return resources
 
     def _node_pool(
         self,
@@ -464,10 +527,12 @@ _OPTION_READERS: Mapping[str, tuple[str, ...]] = {
     "tpu_runtime_version": (_TPU,),
     "gke_location": (_POOL,),
     "gpu_driver_version": (_POOL,),
-    "expose": (_VM,),
+    "expose": (_VM, _TPU),
+    "domain": (_VM,),
+    "public_source_ranges": (_VM,),
+    "weights_uri": (_VM, _TPU),
     # model_url and command: the Kubernetes layer reads them on a cluster.
-    **{key: (_VM,) for key in BOOT_OPTIONS if key not in ("user_data", "model_url", "command")},
-    "user_data": (_VM, _TPU),
+    **{key: (_VM, _TPU) for key in BOOT_OPTIONS if key not in ("model_url", "command")},
 }
 
 
@@ -505,18 +570,31 @@ def _project(scope: Any, props: TargetProps) -> Any:
     return existing.string_value
 
 
-def _grant_secret(scope: Any, plan: BootPlan, email: str, provider: Any, props: TargetProps) -> None:
-    """Read access for the VMs' service account to the one secret holding the Hugging Face token."""
-    assert plan.secret is not None
-    mod = _google("secret_manager_secret_iam_member", props)
-    mod.SecretManagerSecretIamMember(
-        scope,
-        "read-hf-token",
-        secret_id=plan.secret.id.split("/versions/")[0],
-        role="roles/secretmanager.secretAccessor",
-        member=f"serviceAccount:{email}",
-        provider=provider,
-    )
+def _grant_reads(scope: Any, plan: BootPlan | None, email: str, provider: Any, props: TargetProps) -> None:
+    """Read access for the VMs' service account to what the boot script reads, nothing else: the one
+    secret holding the Hugging Face token, and the bucket of ``weights_uri`` (``objectViewer`` on that
+    bucket: GCS grants on buckets, not on prefixes, without IAM conditions)."""
+    if plan is None:
+        return
+    if plan.secret is not None:
+        mod = _google("secret_manager_secret_iam_member", props)
+        mod.SecretManagerSecretIamMember(
+            scope,
+            "read-hf-token",
+            secret_id=plan.secret.id.split("/versions/")[0],
+            role="roles/secretmanager.secretAccessor",
+            member=f"serviceAccount:{email}",
+            provider=provider,
+        )
+    if plan.weights is not None:
+        _google("storage_bucket_iam_member", props).StorageBucketIamMember(
+            scope,
+            "read-weights",
+            bucket=plan.weights.bucket,
+            role="roles/storage.objectViewer",
+            member=f"serviceAccount:{email}",
+            provider=provider,
+        )
 
 
 def _google(submodule: str, props: TargetProps) -> Any:
