@@ -61,6 +61,7 @@ def test_examples_cover_auto_pinned_and_three_hyperscalers() -> None:
         "inference-eks",
         "finetune-gcp",
         "inference-azure",
+        "inference-gcp-public",
     } <= set(EXAMPLES)
     for name in EXAMPLES:
         config = json.loads((STACKS / name / "cdktf.json").read_text())
@@ -266,3 +267,40 @@ def test_standalone_aws_inference_serves_behind_an_internal_load_balancer(
     text = instance["user_data"]
     assert f"--tensor-parallel-size {placement.estimate.tensor_parallel}" in text
     assert "arn:aws:secretsmanager:us-east-1:123456789012:secret:hf-token-AbCdEf" in text
+
+
+def test_public_gcp_inference_serves_https_for_its_domain_from_the_teams_bucket(
+    synthesized: tuple[Path, dict[str, Any]],
+) -> None:
+    from boot_tools import check_boot
+
+    outdir, stacks = synthesized
+    doc = _normalized(outdir / "inference-gcp-public" / "cdk.tf.json")
+    workload = stacks["inference-gcp-public"].workload
+    resources = doc["resource"]
+    (rule,) = resources["google_compute_global_forwarding_rule"].values()
+    assert (rule["port_range"], rule["load_balancing_scheme"]) == ("443", "EXTERNAL_MANAGED")
+    (cert,) = resources["google_compute_managed_ssl_certificate"].values()
+    assert cert["managed"]["domains"] == ["llm.example.com"]
+    serving = [r for r in resources["google_compute_firewall"].values() if r["name"].endswith("-serving")]
+    assert serving[0]["source_ranges"] == ["35.191.0.0/16", "130.211.0.0/22"]
+    assert all(
+        "access_config" not in vm["network_interface"][0]
+        for vm in resources["google_compute_instance"].values()
+    )
+    outputs = doc["output"]
+    assert outputs["workload_endpoint"]["value"] == "https://llm.example.com"
+    assert outputs["workload_address"]["value"].startswith("${google_compute_global_address.")
+    (grant,) = resources["google_storage_bucket_iam_member"].values()
+    assert (grant["bucket"], grant["role"]) == ("example-models", "roles/storage.objectViewer")
+    for vm in resources["google_compute_instance"].values():
+        script = check_boot(vm["metadata"]["startup-script"])
+        assert "gcloud storage rsync --recursive --quiet gs://example-models/llama-3.1-8b-instruct" in script
+        assert f"--tensor-parallel-size {workload.placement.estimate.tensor_parallel or 1}" in script
+    warnings = [m.data for m in workload.node.metadata if "warn" in m.type]
+    assert any("exposed to the internet (expose='public')" in w for w in warnings)
+    costs = json.loads((outdir / "inference-gcp-public" / "computeops-stack-cost.json").read_text())
+    parts = {p["part"]: p for p in costs["billed_extras"]}
+    # Billed separately from the instances; no sourced GCP price here: null with the reason, never 0.
+    for part in ("external load balancer forwarding rule", "static external IP address"):
+        assert parts[part]["hourly_usd"] is None and "no sourced GCP price" in parts[part]["note"]

@@ -478,3 +478,35 @@ def test_malformed_options_are_target_errors(options: dict[str, Any], message: s
     with pytest.raises(TargetError) as caught:
         _synth("bad-options", make_placement(), **options)
     assert str(caught.value) == message
+
+
+def test_weights_from_s3_with_a_policy_scoped_to_the_bucket_prefix() -> None:
+    from boot_tools import boot_texts, check_boot
+
+    doc = _synth("weights", make_placement(), weights_uri="s3://acme-models/llama/70b")
+    (text,) = boot_texts(doc)
+    script = check_boot(text)
+    copy = (
+        "aws s3 sync --only-show-errors --region us-east-1 s3://acme-models/llama/70b /opt/computeops/weights"
+    )
+    assert copy in script and '--model /weights --served-model-name "$MODEL"' in script
+    (policy,) = [p for p in doc["resource"]["aws_iam_role_policy"].values() if "weights" in p["name_prefix"]]
+    assert json.loads(policy["policy"])["Statement"] == [
+        {
+            "Effect": "Allow",
+            "Action": "s3:ListBucket",
+            "Resource": "arn:aws:s3:::acme-models",
+            "Condition": {"StringLike": {"s3:prefix": ["llama/70b", "llama/70b/*"]}},
+        },
+        {"Effect": "Allow", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::acme-models/llama/70b/*"},
+    ]
+    assert "AccessKey" not in json.dumps(doc) and "aws_access_key" not in json.dumps(doc)
+
+
+def test_weights_of_another_cloud_or_on_a_cluster_are_refused() -> None:
+    from computeops_cdk.errors import TargetError
+
+    with pytest.raises(TargetError, match="is a Google Cloud Storage URI, but the workload runs on aws"):
+        _synth("gcsweights", make_placement(), weights_uri="gs://bucket/model")
+    with pytest.raises(TargetError, match="weights_uri do not apply to EKS node groups"):
+        _synth("eksweights", make_placement(), cluster="prod", weights_uri="s3://bucket/model")

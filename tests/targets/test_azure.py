@@ -78,9 +78,47 @@ def synth() -> dict[str, Any]:
                 options={"hf_token_secret": SECRET, "key_vault_id": VAULT},
             ),
         ),
+        "pub": (
+            placement(
+                instance_type="Standard_NC40ads_H100_v5",
+                accelerator="H100-NVL",
+                accelerators_per_instance=1,
+                instances=2,
+            ),
+            TargetProps(
+                name="pub",
+                model="meta-llama/Llama-3.1-8B-Instruct",
+                options={
+                    "expose": "public",
+                    "public_source_ranges": ["203.0.113.0/24"],
+                    "weights_uri": WEIGHTS,
+                    "storage_account_id": ACCOUNT,
+                },
+            ),
+        ),
+        "open": (
+            placement(
+                instance_type="Standard_NC40ads_H100_v5", accelerator="H100-NVL", accelerators_per_instance=1
+            ),
+            TargetProps(
+                name="open",
+                model="meta-llama/Llama-3.1-8B-Instruct",
+                options={"expose": "public", "weights_uri": WEIGHTS},
+            ),
+        ),
     }
-    doc, _ = synth_cases("azure", {key: (target, p, props) for key, (p, props) in cases.items()})
+    doc, roles = synth_cases("azure", {key: (target, p, props) for key, (p, props) in cases.items()})
+    ROLES.update(roles)
     return doc
+
+
+ROLES: dict[str, dict[str, Any]] = {}
+"""What each case's emit returned (filled by the synth fixture)."""
+WEIGHTS = "https://acmemodels.blob.core.windows.net/models/llama-3.1-8b"
+ACCOUNT = (
+    "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/ml/providers/"
+    "Microsoft.Storage/storageAccounts/acmemodels"
+)
 
 
 @pytest.mark.synth
@@ -133,7 +171,9 @@ def test_network_has_no_public_ip_and_no_inbound_rule(synth: dict[str, Any]) -> 
         assert "public_ip_address_id" not in config
     (nsg,) = resources(synth, "azurerm_network_security_group", "nd")
     assert "security_rule" not in nsg
-    assert "azurerm_network_security_rule" not in synth["resource"]
+    # Inbound rules exist only where a service is public on purpose.
+    rules = synth["resource"]["azurerm_network_security_rule"]
+    assert {name.split("_")[0] for name in rules} == {"pub", "open"}
     (assoc,) = resources(synth, "azurerm_subnet_network_security_group_association", "nd")
     assert assoc["network_security_group_id"].startswith("${azurerm_network_security_group.nd_")
 
@@ -212,13 +252,77 @@ def test_internal_load_balancer_probes_health_over_every_nic(synth: dict[str, An
     assert resources(synth, "azurerm_lb", "nd") == []  # nothing served: nothing exposed
 
 
-def test_public_exposure_is_refused_with_the_reason() -> None:
-    with pytest.raises(
-        TargetError, match=r"azure cannot expose the service as 'public': .*Application Gateway"
-    ):
+@pytest.mark.synth
+def test_public_load_balancer_has_a_static_ip_a_health_probe_and_an_nsg_rule(synth: dict[str, Any]) -> None:
+    (ip,) = resources(synth, "azurerm_public_ip", "pub_lb-ip")
+    assert (ip["allocation_method"], ip["sku"]) == ("Static", "Standard")
+    (lb,) = resources(synth, "azurerm_lb", "pub")
+    (frontend,) = lb["frontend_ip_configuration"]
+    assert frontend["name"] == "public" and frontend["public_ip_address_id"].startswith(
+        "${azurerm_public_ip.pub_lb-ip"
+    )
+    (probe,) = resources(synth, "azurerm_lb_probe", "pub")
+    assert (probe["protocol"], probe["port"], probe["request_path"]) == ("Http", 8000, "/health")
+    (rule,) = resources(synth, "azurerm_lb_rule", "pub")
+    assert (rule["protocol"], rule["frontend_port"], rule["frontend_ip_configuration_name"]) == (
+        "Tcp",
+        8000,
+        "public",
+    )
+    assert rule["disable_outbound_snat"] is True  # egress stays on the NAT gateway
+    assert len(resources(synth, "azurerm_network_interface_backend_address_pool_association", "pub")) == 2
+    (allow,) = resources(synth, "azurerm_network_security_rule", "pub")
+    assert (allow["direction"], allow["access"], allow["destination_port_range"]) == (
+        "Inbound",
+        "Allow",
+        "8000",
+    )
+    assert allow["source_address_prefixes"] == ["203.0.113.0/24"]
+    (default,) = resources(synth, "azurerm_network_security_rule", "open")
+    assert default["source_address_prefix"] == "Internet"
+    roles = ROLES["pub"]
+    assert roles["expose"] == "public" and roles["endpoint"].startswith("http://")  # plain HTTP: layer 4
+    assert any("no TLS listener" in w for w in roles["warnings"])
+    parts = {p.part: p for p in roles["billed"]}
+    assert parts["Standard public load balancer"].hourly_usd is None
+    assert parts["load balancer public IP (Standard, static)"].hourly_usd is None
+    assert "no sourced Azure price" in parts["load balancer public IP (Standard, static)"].note
+
+
+@pytest.mark.synth
+def test_weights_from_blob_storage_with_a_reader_role_on_that_container(synth: dict[str, Any]) -> None:
+    import base64
+
+    from boot_tools import check_boot
+
+    vm = resources(synth, "azurerm_linux_virtual_machine", "pub")[0]
+    script = check_boot(base64.b64decode(vm["custom_data"]).decode(), terraform=False)
+    assert "python3 - acmemodels models llama-3.1-8b /opt/computeops/weights <<'PY'" in script
+    assert "resource=https%3A%2F%2Fstorage.azure.com%2F" in script  # the managed identity's token
+    assert '--model /weights --served-model-name "$MODEL"' in script
+    grants = resources(synth, "azurerm_role_assignment", "pub")
+    assert len(grants) == 2  # one per VM identity
+    assert {g["role_definition_name"] for g in grants} == {"Storage Blob Data Reader"}
+    assert {g["scope"] for g in grants} == {f"{ACCOUNT}/blobServices/default/containers/models"}
+    # Without storage_account_id: no grant, and a warning saying how to grant it.
+    assert resources(synth, "azurerm_role_assignment", "open") == []
+    assert any("storage_account_id" in w for w in ROLES["open"]["warnings"])
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"weights_uri": "gs://bucket/x"}, "is a Google Cloud Storage URI, but the workload runs on azure"),
+        ({"weights_uri": WEIGHTS, "storage_account_id": "/subscriptions/x"}, "must be the resource id of"),
+        ({"storage_account_id": ACCOUNT}, "applies to weights_uri, which is not given"),
+        (
+            {"weights_uri": WEIGHTS, "storage_account_id": ACCOUNT.replace("acmemodels", "othermodels")},
+            "must be the resource id of storage account 'acmemodels'",
+        ),
+    ],
+)
+def test_bad_weights_options_are_target_errors(options: dict[str, Any], message: str) -> None:
+    with pytest.raises(TargetError, match=message):
         AzureTarget().emit(
-            None,
-            placement(),
-            provider=None,
-            props=TargetProps(name="x", model="m/x", options={"expose": "public"}),
+            None, placement(), provider=None, props=TargetProps(name="x", model="m/x", options=options)
         )

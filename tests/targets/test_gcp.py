@@ -646,3 +646,27 @@ def test_billed_parts_without_a_sourced_price_are_null_with_the_reason(
     assert set(parts) == {"boot disks", "Cloud NAT", "internal load balancer forwarding rule"}
     assert all(p.hourly_usd is None and "no sourced GCP price" in p.note for p in parts.values())
     assert parts["boot disks"].quantity == 2 * 200
+
+
+@pytest.mark.synth
+def test_tpu_serving_on_a_generation_vllm_does_not_document_warns(
+    synthesized: tuple[dict[str, Any], dict[str, dict[str, Any]]],
+) -> None:
+    _, roles = synthesized
+    assert "warnings" not in roles["tpuserve"]  # v6e: documented
+    _, v5p = synth_cases(
+        "gcp-v5p",
+        {
+            "v5p": (
+                GcpTarget(),
+                placement(
+                    instance_type="tpu-v5p-8",
+                    accelerator="TPU-v5p",
+                    accelerators_per_instance=4,
+                    region="us-east5",
+                ),
+                TargetProps(name="v5p", model=MODEL),
+            )
+        },
+    )
+    assert "v5p-8 is not among them" in v5p["v5p"]["warnings"][0]

@@ -594,3 +594,35 @@ def test_nebius_boots_an_exact_image_when_given_one() -> None:
     both = TargetProps(name="img", options={"image_id": "x", "image_family": "y"})
     with pytest.raises(TargetError, match="'image_id' and 'image_family' both name the boot image"):
         synth_cases("img2", {"img": (NebiusTarget(), p, both)})
+
+
+@pytest.mark.parametrize(
+    ("target", "instance_type", "reason"),
+    [
+        (
+            NebiusTarget(),
+            "gpu-h100-sxm_8gpu-128vcpu-1600gb",
+            "Nebius Object Storage at boot needs an access key",
+        ),
+        (CrusoeTarget(), "crusoe_A100-80G-sxm4x8", "Crusoe instances have no cloud identity"),
+        (OciTarget(), "BM.GPU.H100.8", "needs a dynamic group and a tenancy IAM policy"),
+        (RunPodTarget(), "2x_A100-80GB_SECURE", "RunPod runs the container itself"),
+        (VastTarget(), "1x-RTX_4090-32-65536", "Vast.ai runs the container itself"),
+        (LambdaTarget(), "gpu_1x_a10", "nothing boots on Lambda"),
+    ],
+)
+def test_weights_uri_where_no_identity_can_read_a_bucket_is_refused_with_the_reason(
+    target: Target, instance_type: str, reason: str
+) -> None:
+    assert "not supported" in target.options["weights_uri"]  # declared, with the reason
+    props = TargetProps(name="w", model=MODEL, options={"weights_uri": "s3://bucket/model"})
+    with pytest.raises(TargetError, match=f"cannot read 'weights_uri' at boot: .*{reason}"):
+        target.emit(
+            None, placement(provider=target.provider, instance_type=instance_type), provider=None, props=props
+        )
+
+
+def test_lambda_names_the_providers_it_read_and_what_stays_out_of_scope() -> None:
+    from computeops_cdk.targets.lambda_ import NO_BOOT
+
+    assert "elct9620/lambdalabs" in NO_BOOT and "over SSH" in NO_BOOT and "out of scope" in NO_BOOT

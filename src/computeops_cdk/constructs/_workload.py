@@ -352,8 +352,9 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
             "hourly_usd": chosen.hourly_usd,
             "unit_cost": f"{chosen.unit_cost.value:g} {chosen.unit_cost.unit}",
         }
-        # Where the service answers (a load balancer), and a script nothing could boot (Lambda).
-        for extra in ("endpoint", "boot_script"):
+        # Where the service answers (a load balancer), the public address to point a DNS record at, and
+        # a script nothing could boot (Lambda).
+        for extra in ("endpoint", "address", "boot_script"):
             if self.resources.get(extra) is not None:
                 values[extra] = self.resources[extra]
         prefix = _resource_name(self.node.id).replace("-", "_")

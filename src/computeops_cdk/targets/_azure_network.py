@@ -7,6 +7,13 @@ public IP, pull images and download weights through it. A subnet the user names 
 ``expose='internal'``: a Standard internal load balancer in the subnet, an HTTP probe on ``/health``, a
 TCP rule on the serving port and every NIC in its backend pool. The NSG needs no extra rule: Azure's
 default rules admit the virtual network and the load balancer's probes.
+
+``expose='public'`` (explicit opt-in): a Standard public load balancer with its own static public IP, the
+same ``/health`` probe and TCP rule, and an NSG rule admitting the serving port from
+``public_source_ranges`` (default the ``Internet`` service tag) in the NSG the target created (Azure's
+default ``AllowAzureLoadBalancerInBound`` rule admits the probes). Azure Load Balancer is layer 4: it has no
+TLS listener, so the service answers plain HTTP; terminate TLS in front of it (Application Gateway or
+your own proxy). Outbound traffic keeps leaving through the NAT gateway (the rule disables SNAT).
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ from typing import Any
 
 from ._base import TargetProps
 
-__all__ = ["internal_load_balancer", "nat_gateway"]
+__all__ = ["internal_load_balancer", "nat_gateway", "public_load_balancer"]
 
 
 def _azurerm(submodule: str) -> Any:
@@ -72,7 +79,98 @@ def internal_load_balancer(
 ) -> dict[str, Any]:
     """A Standard internal load balancer over ``nics`` (ip configuration ``internal``)."""
     lb_mod = _azurerm("lb")
-    frontend = "internal"
+    frontend = lb_mod.LbFrontendIpConfiguration(
+        name="internal", subnet_id=subnet_id, private_ip_address_allocation="Dynamic"
+    )
+    lb = _balance(
+        scope,
+        rg=rg,
+        location=location,
+        frontend=frontend,
+        nics=nics,
+        port=port,
+        provider=provider,
+        props=props,
+    )
+    address = lb.frontend_ip_configuration.get(0).private_ip_address
+    return {"load_balancer": lb, "endpoint": f"http://{address}:{port}"}
+
+
+def public_load_balancer(
+    scope: Any,
+    *,
+    rg: Any,
+    location: str,
+    nics: list[Any],
+    port: int,
+    nsg_name: Any,
+    source_ranges: list[str] | None,
+    provider: Any,
+    props: TargetProps,
+) -> dict[str, Any]:
+    """A Standard public load balancer with a static public IP over ``nics``; the NSG rule for the port
+    when the target created the NSG (``nsg_name``)."""
+    ip = _azurerm("public_ip").PublicIp(
+        scope,
+        "lb-ip",
+        name=f"{props.name}-lb-ip",
+        resource_group_name=rg,
+        location=location,
+        allocation_method="Static",
+        sku="Standard",
+        tags=dict(props.tags),
+        provider=provider,
+    )
+    frontend = _azurerm("lb").LbFrontendIpConfiguration(name="public", public_ip_address_id=ip.id)
+    lb = _balance(
+        scope,
+        rg=rg,
+        location=location,
+        frontend=frontend,
+        nics=nics,
+        port=port,
+        provider=provider,
+        props=props,
+    )
+    if nsg_name is not None:
+        sources = (
+            {"source_address_prefixes": source_ranges}
+            if source_ranges
+            else {"source_address_prefix": "Internet"}
+        )
+        _azurerm("network_security_rule").NetworkSecurityRule(
+            scope,
+            "allow-serving",
+            name="allow-serving-port",
+            resource_group_name=rg,
+            network_security_group_name=nsg_name,
+            priority=100,
+            direction="Inbound",
+            access="Allow",
+            protocol="Tcp",
+            source_port_range="*",
+            destination_port_range=str(port),
+            destination_address_prefix="VirtualNetwork",
+            provider=provider,
+            **sources,
+        )
+    return {"load_balancer": lb, "address": ip.ip_address, "endpoint": f"http://{ip.ip_address}:{port}"}
+
+
+def _balance(
+    scope: Any,
+    *,
+    rg: Any,
+    location: str,
+    frontend: Any,
+    nics: list[Any],
+    port: int,
+    provider: Any,
+    props: TargetProps,
+) -> Any:
+    """A Standard load balancer with ``frontend``, an HTTP probe on ``/health``, a TCP rule on ``port``
+    and every NIC's ``internal`` ip configuration in its backend pool."""
+    lb_mod = _azurerm("lb")
     lb = lb_mod.Lb(
         scope,
         "lb",
@@ -80,11 +178,7 @@ def internal_load_balancer(
         resource_group_name=rg,
         location=location,
         sku="Standard",
-        frontend_ip_configuration=[
-            lb_mod.LbFrontendIpConfiguration(
-                name=frontend, subnet_id=subnet_id, private_ip_address_allocation="Dynamic"
-            )
-        ],
+        frontend_ip_configuration=[frontend],
         tags=dict(props.tags),
         provider=provider,
     )
@@ -109,7 +203,7 @@ def internal_load_balancer(
         protocol="Tcp",
         frontend_port=port,
         backend_port=port,
-        frontend_ip_configuration_name=frontend,
+        frontend_ip_configuration_name=frontend.name,
         backend_address_pool_ids=[pool.id],
         probe_id=probe.id,
         disable_outbound_snat=True,
@@ -125,5 +219,4 @@ def internal_load_balancer(
             backend_address_pool_id=pool.id,
             provider=provider,
         )
-    address = lb.frontend_ip_configuration.get(0).private_ip_address
-    return {"load_balancer": lb, "endpoint": f"http://{address}:{port}"}
+    return lb

@@ -80,9 +80,8 @@ def expose_mode(
     return str(given)
 
 
-def source_ranges(props: Any, *, target: str, default: list[str]) -> list[str]:
-    """The validated ``public_source_ranges`` option (CIDRs), or ``default``."""
-    given: Any = props.options.get("public_source_ranges")
+def source_ranges(given: Any, *, target: str, default: list[str]) -> list[str]:
+    """The validated ``public_source_ranges`` option value (CIDRs), or ``default`` when None."""
     if given is None:
         return list(default)
     ok = isinstance(given, list | tuple) and bool(given) and len(given) <= 100
@@ -100,9 +99,8 @@ def source_ranges(props: Any, *, target: str, default: list[str]) -> list[str]:
     return cleaned
 
 
-def domain_option(props: Any, *, target: str) -> str | None:
-    """The validated ``domain`` option (a lowercase DNS name), or None."""
-    given: Any = props.options.get("domain")
+def domain_option(given: Any, *, target: str) -> str | None:
+    """The validated ``domain`` option value (a lowercase DNS name), or None."""
     if given is None:
         return None
     if not isinstance(given, str) or not _DOMAIN.match(given):

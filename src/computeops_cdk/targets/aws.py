@@ -32,6 +32,8 @@ Options (``TargetProps.options``):
     certificate_arn: ACM certificate for the TLS listener of a public load balancer. Default: none.
     container_image, model_url, hf_token_secret (a Secrets Manager ARN), port, command, env,
         user_data, user_data_append: the boot script (``_boot.BOOT_OPTIONS``).
+    weights_uri: ``s3://bucket/prefix`` of the weights, copied at boot with the instance profile, whose
+        role may list that prefix and get its objects, nothing else (``_weights``). Default: Hugging Face.
     root_volume_gib: root volume size. Default: ``DEFAULT_ROOT_VOLUME_GIB`` (model weights + images).
     image_id: an exact AMI id (``ami-...``) to boot. Default: the AMI named ``DEFAULT_AMI_NAME``.
     ami_name: the exact name of an AMI owned by ``amazon``. A pattern with ``*`` or ``?`` opts in to the
@@ -60,6 +62,7 @@ from ._billed import BilledPart, priced, unpriced
 from ._boot import BOOT_OPTIONS, BootPlan, Rendezvous, boot_script, cloud_config, plan_for
 from ._expose import EXPOSE_OPTION, expose_mode
 from ._options import chosen_by, require_applicable, whole_option
+from ._weights import WEIGHTS_OPTION, WeightsSource
 from .k8s import GPU_LABEL, GPU_TAINT_KEY, gpu_label_value, is_training
 
 __all__ = ["CHECKOV_SKIPS", "DEFAULT_AMI_NAME", "DEFAULT_AMI_OWNER", "DEFAULT_ROOT_VOLUME_GIB", "AwsTarget"]
@@ -121,7 +124,15 @@ def _fn() -> Any:
 # Options only standalone instances read (on a cluster the Kubernetes layer runs the workload).
 _STANDALONE_ONLY: Mapping[str, tuple[str, ...]] = {
     key: ("standalone instances",)
-    for key in ("expose", "certificate_arn", "vpc_endpoints", "image_id", "ami_name", *BOOT_OPTIONS)
+    for key in (
+        "expose",
+        "certificate_arn",
+        "weights_uri",
+        "vpc_endpoints",
+        "image_id",
+        "ami_name",
+        *BOOT_OPTIONS,
+    )
     if key not in ("model_url", "command")  # the Kubernetes layer reads these two on a cluster
 }
 
@@ -139,6 +150,7 @@ class AwsTarget(Target):
         "expose": EXPOSE_OPTION,
         "certificate_arn": "ACM certificate ARN for a public load balancer's TLS listener. Default: none.",
         **BOOT_OPTIONS,
+        "weights_uri": WEIGHTS_OPTION,
         "root_volume_gib": "root volume size in GiB. Default: DEFAULT_ROOT_VOLUME_GIB (500).",
         "image_id": "exact AMI id (ami-...). Default: the AMI named DEFAULT_AMI_NAME (or the lock's).",
         "ami_name": "exact AMI name (owner amazon); a '*' pattern opts in to the newest match, which moves "
@@ -179,7 +191,7 @@ class AwsTarget(Target):
                 scope, props, multi_node=_multi_node(placement), vpc_id=_vpc_id(scope, props)
             )
             return _node_group(scope, placement, props, subnets=subnets, security_group=group)
-        plan = plan_for(placement, props, target="aws", store="aws_secrets_manager")
+        plan = plan_for(placement, props, target="aws", store="aws_secrets_manager", weights_store="s3")
         mode = expose_mode(placement, props, target="aws", serves=plan is not None, unsupported={})
         net = network(scope, placement, props)
         port = plan.port if plan else 8000
@@ -507,6 +519,14 @@ def _instances(
             role=role.name,
             policy=json.dumps({"Version": "2012-10-17", "Statement": [statement]}),
         )
+    if plan is not None and plan.weights is not None:
+        _aws("iam_role_policy").IamRolePolicy(
+            scope,
+            "read_weights",
+            name_prefix=f"{props.name}-weights-",
+            role=role.name,
+            policy=json.dumps(_weights_policy(plan.weights, placement.region)),
+        )
     profile = _aws("iam_instance_profile").IamInstanceProfile(
         scope, "instance_profile", name_prefix=f"{props.name}-", role=role.name, tags=dict(props.tags)
     )
@@ -646,3 +666,19 @@ def _node_group(
         tags=dict(props.tags),
     )
     return {"node_group": group, "launch_template": template, "role": role, "security_group": security_group}
+
+
+def _weights_policy(weights: WeightsSource, region: str) -> dict[str, Any]:
+    """Read access to the objects under ``weights_uri``'s prefix and to listing that prefix only."""
+    partition = (
+        "aws-us-gov" if region.startswith("us-gov-") else "aws-cn" if region.startswith("cn-") else "aws"
+    )
+    bucket = f"arn:{partition}:s3:::{weights.bucket}"
+    objects = f"{bucket}/{weights.prefix}/*" if weights.prefix else f"{bucket}/*"
+    listing: dict[str, Any] = {"Effect": "Allow", "Action": "s3:ListBucket", "Resource": bucket}
+    if weights.prefix:
+        listing["Condition"] = {"StringLike": {"s3:prefix": [weights.prefix, f"{weights.prefix}/*"]}}
+    return {
+        "Version": "2012-10-17",
+        "Statement": [listing, {"Effect": "Allow", "Action": "s3:GetObject", "Resource": objects}],
+    }

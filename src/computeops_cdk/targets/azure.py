@@ -11,8 +11,14 @@ Options (``TargetProps.options``):
 - ``subnet_id``: existing subnet for the NIC (it must give the VMs egress). Default: a new VNet
   ``10.70.0.0/16`` with one subnet ``10.70.1.0/24`` behind an NSG that has no inbound allow rule, and a NAT
   gateway for egress (``_azure_network``).
-- ``expose``: ``none`` / ``internal`` (a Standard internal load balancer). Default: internal for inference.
-  ``public`` is not implemented (``EXPOSE_UNSUPPORTED``).
+- ``expose``: ``none`` / ``internal`` (a Standard internal load balancer) / ``public`` (explicit: a
+  Standard public load balancer with a static public IP and an NSG rule for the port; layer 4, so no TLS
+  listener, see ``EXPOSE_LIMITATIONS``). Default: internal for inference.
+- ``public_source_ranges``: the client CIDRs the NSG admits on a public service. Default: the
+  ``Internet`` service tag.
+- ``weights_uri``: ``https://<account>.blob.core.windows.net/<container>/prefix`` of the weights, read
+  with each VM's managed identity; with ``storage_account_id`` (the account's resource id) each identity
+  gets "Storage Blob Data Reader" on that container. Default: Hugging Face.
 - ``key_vault_id``: resource id of the Key Vault holding ``hf_token_secret``; the VMs' identities get
   "Key Vault Secrets User" on it. Default: none (grant that access yourself; a warning says so).
 - ``container_image``, ``model_url``, ``hf_token_secret`` (a Key Vault secret id), ``port``, ``command``,
@@ -34,22 +40,34 @@ from typing import Any
 
 from ..engine import Placement
 from ..errors import TargetError
-from ._azure_network import internal_load_balancer, nat_gateway
+from ._azure_network import internal_load_balancer, nat_gateway, public_load_balancer
 from ._base import Target, TargetProps
-from ._billed import unpriced_parts
+from ._billed import unpriced, unpriced_parts
 from ._boot import BOOT_OPTIONS, BootPlan, boot_script, cloud_config, plan_for
-from ._expose import EXPOSE_OPTION, expose_mode
+from ._expose import EXPOSE_OPTION, SOURCE_RANGES_OPTION, expose_mode, source_ranges
 from ._options import chosen_by, require_applicable, whole_option
 from ._support import require_supported
+from ._weights import WEIGHTS_OPTION, WeightsSource
 from .k8s import GPU_TAINT_KEY, pool_labels
 
-__all__ = ["CHECKOV_SKIPS", "DEFAULT_IMAGE", "EXPOSE_UNSUPPORTED", "AzureTarget", "gpu_count", "vm_size"]
+__all__ = [
+    "CHECKOV_SKIPS",
+    "DEFAULT_IMAGE",
+    "EXPOSE_LIMITATIONS",
+    "EXPOSE_UNSUPPORTED",
+    "AzureTarget",
+    "gpu_count",
+    "vm_size",
+]
 
-EXPOSE_UNSUPPORTED: Mapping[str, str] = {
-    "public": "an internet-facing service with TLS needs an Application Gateway, a certificate and a DNS "
-    "name this target does not create; put your own gateway in front of the internal load balancer",
+EXPOSE_UNSUPPORTED: Mapping[str, str] = {}
+"""``expose`` modes the Azure target does not implement, with the reason (none)."""
+EXPOSE_LIMITATIONS: Mapping[str, str] = {
+    "public": "Azure Load Balancer is layer 4 and has no TLS listener: the public service answers plain "
+    "HTTP on its address; terminate TLS in front of it (an Application Gateway or your own proxy with a "
+    "certificate) before real traffic",
 }
-"""``expose`` modes the Azure target does not implement, with the reason."""
+"""What an implemented ``expose`` mode does not do, with the reason (quoted in the warning)."""
 
 DEFAULT_IMAGE: Mapping[str, str] = {
     "publisher": "microsoft-dsvm",
@@ -100,6 +118,9 @@ _OPTION_READERS: Mapping[str, tuple[str, ...]] = {
     "image": (_VM,),
     "key_vault_id": (_VM,),
     "expose": (_VM,),
+    "public_source_ranges": (_VM,),
+    "weights_uri": (_VM,),
+    "storage_account_id": (_VM,),
     # model_url and command: the Kubernetes layer reads them on a cluster.
     **{key: (_VM,) for key in BOOT_OPTIONS if key not in ("model_url", "command")},
 }
@@ -121,6 +142,10 @@ class AzureTarget(Target):
         "zone": 'availability zone ("1", "2", "3"). Default: none (regional placement).',
         "expose": EXPOSE_OPTION,
         "key_vault_id": "Key Vault (resource id) of hf_token_secret, granted to the VMs. Default: none.",
+        "public_source_ranges": SOURCE_RANGES_OPTION,
+        "weights_uri": WEIGHTS_OPTION,
+        "storage_account_id": "storage account (resource id) of weights_uri; each VM identity gets "
+        "Storage Blob Data Reader on the container. Default: none (grant it yourself; a warning says so).",
         **BOOT_OPTIONS,
     }
     unsupported: Mapping[str, str] = {
@@ -146,23 +171,59 @@ class AzureTarget(Target):
         require_applicable(props, target="azure", emitted=emitted, readers=_OPTION_READERS)
         if props.cluster:
             return {"node_pool": self._node_pool(scope, placement, size, provider, props)}
-        plan = plan_for(placement, props, target="azure", store="azure_key_vault")
+        plan = plan_for(placement, props, target="azure", store="azure_key_vault", weights_store="azure_blob")
         mode = expose_mode(
             placement, props, target="azure", serves=plan is not None, unsupported=EXPOSE_UNSUPPORTED
         )
+        clients = source_ranges(props.options.get("public_source_ranges"), target="azure", default=[]) or None
+        account_id = _storage_account_id(props, plan.weights if plan else None)
         rg_name, location = self._resource_group(scope, placement.region, provider, props)
-        subnet_id = self._subnet(scope, rg_name, location, provider, props)
+        subnet_id, nsg_name = self._subnet(scope, rg_name, location, provider, props)
         resources = self._vms(scope, placement, size, rg_name, location, subnet_id, provider, props, plan)
+        warnings: list[str] = []
         if plan is not None and plan.secret is not None:
-            resources.update(_grant_secret(scope, resources["instances"], provider, props))
+            warnings += _grant_secret(scope, resources["instances"], provider, props)
+        if plan is not None and plan.weights is not None:
+            warnings += _grant_weights(
+                scope, plan.weights, account_id, resources["instances"], provider, props
+            )
         disk = whole_option(props, "os_disk_gb", 256, target="azure", unit="GB")
         why = "no sourced Azure price in the data (data/billed_extras.json)"
         resources["billed"] = unpriced_parts(
             why,
             disks=(f"OS disks (Premium SSD, {placement.instances} x {disk} GB)", placement.instances * disk),
             nat=None if props.options.get("subnet_id") else "NAT gateway and its public IP",
-            load_balancer="Standard load balancer" if mode == "internal" else None,
+            load_balancer={
+                "internal": "Standard load balancer",
+                "public": "Standard public load balancer",
+            }.get(mode),
         )
+        if mode == "public":
+            resources["billed"].append(
+                unpriced("load balancer public IP (Standard, static)", quantity=1, unit="IP-hour", why=why)
+            )
+            resources.update(
+                public_load_balancer(
+                    scope,
+                    rg=rg_name,
+                    location=location,
+                    nics=resources["nics"],
+                    port=plan.port if plan else 8000,
+                    nsg_name=nsg_name,
+                    source_ranges=clients,
+                    provider=provider,
+                    props=props,
+                )
+            )
+            warnings.append(f"azure: {EXPOSE_LIMITATIONS['public']}.")
+            if nsg_name is None:
+                warnings.append(
+                    "azure: the VMs are in the given subnet_id, whose network security group this stack "
+                    f"does not manage: admit TCP {plan.port if plan else 8000} from the clients there, or "
+                    "the public load balancer reaches nothing."
+                )
+        if warnings:
+            resources["warnings"] = warnings
         if mode == "internal":
             resources.update(
                 internal_load_balancer(
@@ -200,9 +261,12 @@ class AzureTarget(Target):
         )
         return group.name, region
 
-    def _subnet(self, scope: Any, rg: Any, location: str, provider: Any, props: TargetProps) -> Any:
+    def _subnet(
+        self, scope: Any, rg: Any, location: str, provider: Any, props: TargetProps
+    ) -> tuple[Any, Any]:
+        """The subnet id, and the name of the NSG this stack created for it (None for a given subnet)."""
         if props.options.get("subnet_id"):
-            return props.options["subnet_id"]
+            return props.options["subnet_id"], None
         vnet_mod = _azurerm("virtual_network", props)
         subnet_mod = _azurerm("subnet", props)
         nsg_mod = _azurerm("network_security_group", props)
@@ -241,7 +305,7 @@ class AzureTarget(Target):
             scope, "subnet-nsg", subnet_id=subnet.id, network_security_group_id=nsg.id, provider=provider
         )
         nat_gateway(scope, rg=rg, location=location, subnet_id=subnet.id, provider=provider, props=props)
-        return subnet.id
+        return subnet.id, nsg.name
 
     def _ssh_key(self, scope: Any, props: TargetProps) -> Any:
         if props.options.get("ssh_public_key"):
@@ -368,17 +432,15 @@ class AzureTarget(Target):
         )
 
 
-def _grant_secret(scope: Any, vms: list[Any], provider: Any, props: TargetProps) -> dict[str, Any]:
+def _grant_secret(scope: Any, vms: list[Any], provider: Any, props: TargetProps) -> list[str]:
     """Each VM's identity may read secrets of the named Key Vault; without one, a warning to do it."""
     vault = props.options.get("key_vault_id")
     if not vault:
-        return {
-            "warnings": [
-                "azure: the VMs read hf_token_secret with their system-assigned identities, and no "
-                "key_vault_id is given to grant them access. To fix: pass options={'key_vault_id': "
-                "'<vault resource id>'}, or grant 'Key Vault Secrets User' to the identities yourself."
-            ]
-        }
+        return [
+            "azure: the VMs read hf_token_secret with their system-assigned identities, and no "
+            "key_vault_id is given to grant them access. To fix: pass options={'key_vault_id': "
+            "'<vault resource id>'}, or grant 'Key Vault Secrets User' to the identities yourself."
+        ]
     mod = _azurerm("role_assignment", props)
     for i, vm in enumerate(vms):
         mod.RoleAssignment(
@@ -389,7 +451,68 @@ def _grant_secret(scope: Any, vms: list[Any], provider: Any, props: TargetProps)
             principal_id=vm.identity.principal_id,
             provider=provider,
         )
-    return {}
+    return []
+
+
+_STORAGE_ACCOUNT_ID = re.compile(
+    r"^/subscriptions/[0-9a-fA-F-]{36}/resourceGroups/[-\w.()]{1,90}/providers/"
+    r"Microsoft\.Storage/storageAccounts/(?P<account>[a-z0-9]{3,24})$"
+)
+
+
+def _storage_account_id(props: TargetProps, weights: WeightsSource | None) -> str | None:
+    """The ``storage_account_id`` option, checked to name the account of ``weights_uri`` (at once,
+    before anything is emitted); None when not given."""
+    account_id = props.options.get("storage_account_id")
+    if account_id is None:
+        return None
+    if weights is None:
+        raise TargetError(
+            "azure option 'storage_account_id' applies to weights_uri, which is not given. "
+            "To fix: add options={'weights_uri': "
+            "'https://<account>.blob.core.windows.net/<container>/<prefix>'}, or drop storage_account_id."
+        )
+    match = _STORAGE_ACCOUNT_ID.match(account_id) if isinstance(account_id, str) else None
+    if match is None or match.group("account") != weights.account:
+        raise TargetError(
+            f"azure option 'storage_account_id' must be the resource id of storage account "
+            f"{weights.account!r}, the account of weights_uri (got {account_id!r}). To fix: "
+            f"options={{'storage_account_id': '/subscriptions/<id>/resourceGroups/<rg>/providers/"
+            f"Microsoft.Storage/storageAccounts/{weights.account}'}}."
+        )
+    return str(account_id)
+
+
+def _grant_weights(
+    scope: Any,
+    weights: WeightsSource,
+    account_id: str | None,
+    vms: list[Any],
+    provider: Any,
+    props: TargetProps,
+) -> list[str]:
+    """Each VM's identity may read the blobs of the one container of ``weights_uri`` ("Storage Blob Data
+    Reader" scoped to that container); without ``storage_account_id``, a warning to grant it."""
+    if account_id is None:
+        return [
+            f"azure: the VMs read weights_uri with their system-assigned identities, and no "
+            f"storage_account_id is given to grant them access. To fix: pass options={{'storage_account_id': "
+            f"'/subscriptions/<id>/resourceGroups/<rg>/providers/Microsoft.Storage/storageAccounts/"
+            f"{weights.account}'}}, or grant 'Storage Blob Data Reader' on container {weights.bucket!r} "
+            "yourself."
+        ]
+    container = f"{account_id}/blobServices/default/containers/{weights.bucket}"
+    mod = _azurerm("role_assignment", props)
+    for i, vm in enumerate(vms):
+        mod.RoleAssignment(
+            scope,
+            f"read-weights-{i}",
+            scope=container,
+            role_definition_name="Storage Blob Data Reader",
+            principal_id=vm.identity.principal_id,
+            provider=provider,
+        )
+    return []
 
 
 def _azurerm(submodule: str, props: TargetProps) -> Any:

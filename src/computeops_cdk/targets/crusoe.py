@@ -76,6 +76,13 @@ def crusoe_type(instance_type: str) -> str:
 NO_SECRET_STORE = "Crusoe has no secret store the instance can read at boot"
 
 
+NO_OBJECT_STORE = (
+    "Crusoe instances have no cloud identity an object store grants a bucket to; a key would be "
+    "needed, and computeops writes no keys into Terraform"
+)
+"""Why ``weights_uri`` is refused on crusoe."""
+
+
 class CrusoeTarget(Target):
     """Crusoe target: one instance per node; InfiniBand partition when several nodes share a job."""
 
@@ -89,6 +96,7 @@ class CrusoeTarget(Target):
         "ib_network_id": "IB network of a partition joining the instances. Default: none.",
         "project_id": "Default: unset, the provider reads CRUSOE_DEFAULT_PROJECT.",
         **BOOT_OPTIONS,
+        "weights_uri": f"not supported ({NO_OBJECT_STORE}): refused. Default: none (Hugging Face).",
         "hf_token_secret": f"not supported ({NO_SECRET_STORE}): refused. Default: none.",
     }
     unsupported: Mapping[str, str] = {
@@ -107,6 +115,15 @@ class CrusoeTarget(Target):
 
         require_supported(self, placement, props)
         product = crusoe_type(placement.instance_type)
+        # The boot options first: a bad one fails before anything is emitted.
+        plan = plan_for(
+            placement,
+            props,
+            target="crusoe",
+            store=None,
+            unsupported_secret=NO_SECRET_STORE,
+            unsupported_weights=NO_OBJECT_STORE,
+        )
         opts = props.options
         location = str(opts.get("location") or _LOCATIONS.get(placement.region, placement.region))
         key = option_or_variable(
@@ -131,7 +148,6 @@ class CrusoeTarget(Target):
             roles["ib_partition"] = partition
             adapters = [{"ib_partition_id": partition.attr("id")}]
         interfaces = [{"subnet": opts["subnet_id"]}] if opts.get("subnet_id") else None
-        plan = plan_for(placement, props, target="crusoe", store=None, unsupported_secret=NO_SECRET_STORE)
 
         def startup(i: int) -> str | None:
             if plan is None:

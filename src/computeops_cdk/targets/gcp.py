@@ -119,6 +119,8 @@ CHECKOV_SKIPS: Mapping[str, str] = {
 }
 """checkov checks the emitted GCP resources fail on purpose, with the reason (for ``--skip-check``)."""
 
+_VLLM_TPU_GENERATIONS = ("v5litepod", "v6e")
+"""TPU generations (of those the catalog has) vLLM's TPU backend documents serving on."""
 _HYPERDISK_ONLY = ("a3-ultragpu", "a4-highgpu")  # these families boot from Hyperdisk only
 
 
@@ -202,8 +204,10 @@ class GcpTarget(Target):
             serves=plan is not None,
             unsupported=EXPOSE_UNSUPPORTED if tpu else {},
         )
-        domain = domain_option(props, target="gcp")
-        clients = source_ranges(props, target="gcp", default=["0.0.0.0/0"])
+        domain = domain_option(props.options.get("domain"), target="gcp")
+        clients = source_ranges(
+            props.options.get("public_source_ranges"), target="gcp", default=["0.0.0.0/0"]
+        )
         network, subnetwork, cidr = self._network(scope, placement.region, provider, props)
         email = self._service_account(scope, provider, props)
         _grant_reads(scope, plan, email, provider, props)
@@ -457,6 +461,13 @@ class GcpTarget(Target):
         if plan is not None and plan.serves:
             address = vms[0].network_endpoints.get(0).ip_address
             resources["endpoint"] = f"http://{address}:{plan.port}"
+            if tpu.generation not in _VLLM_TPU_GENERATIONS and plan.user_data is None:
+                resources["warnings"] = [
+                    "gcp: vLLM's TPU backend documents TPU v5e, v6e and v7x (vllm-project/tpu-inference "
+                    f"docs/getting_started/quickstart.md); {tpu.accelerator_type} is not among them, so "
+                    "the generated server may not start. To fix: constrain the intent to v5e/v6e, or "
+                    "pass options={'user_data': ...} with your own server."
+                ]
         return resources
 
     def _node_pool(

@@ -33,9 +33,25 @@ _TYPE = re.compile(r"^gpu_\d+x_[a-z0-9_]+$")
 
 
 NO_BOOT = (
-    "the community lambdalabs provider (elct9620/lambdalabs docs/resources/instance.md) has no user-data or "
-    "startup-script argument: run the generated script once over SSH"
+    "the Lambda Terraform providers have no user-data or startup-script argument (elct9620/lambdalabs "
+    "launches an instance with its region, type, SSH key names and name only): run the generated script "
+    "once over SSH; bootstrapping over SSH from Terraform is out of scope"
 )
+"""Why nothing boots the workload on Lambda. Checked by reading the stored sources (no plugin here):
+elct9620/lambdalabs ``pkg/lambdalabs/instance.go`` (``LaunchInstancePayload``: name, region_name,
+instance_type_name, ssh_key_names; commit 63ed886174f194fdf60dcfb2be3688e70586897d) and
+``internal/provider/instance_resource.go`` (the same four arguments), and
+albertocavalcante/terraform-provider-lambda ``codegen/resource_instance/instance_resource_gen.go``
+(file_system_names, instance_type_name, name, region_name, ssh_key_names; commit
+d790112d2a04f57d267f6a3e24f03f1c3b0ef10a). Whether Lambda's launch API itself takes user data could not
+be confirmed from the stored sources; a provider that passes it would let this target emit the script."""
+
+
+NO_OBJECT_STORE = (
+    "nothing boots on Lambda through its Terraform provider, and a Lambda instance has no cloud "
+    "identity a bucket grants access to"
+)
+"""Why ``weights_uri`` is refused on lambda."""
 
 
 class LambdaTarget(Target):
@@ -46,6 +62,7 @@ class LambdaTarget(Target):
     options: Mapping[str, str] = {
         "ssh_key_name": "SSH key registered with Lambda. Default: a Terraform variable <name>_ssh_key_name.",
         **BOOT_OPTIONS,
+        "weights_uri": f"not supported ({NO_OBJECT_STORE}): refused. Default: none (Hugging Face).",
         "hf_token_secret": "not supported (no secret store and no boot hook): refused. Default: none.",
         "user_data": "the script put in the boot_script output (nothing boots it). Default: generated.",
     }
@@ -67,7 +84,14 @@ class LambdaTarget(Target):
         from ._generic import LambdalabsInstance, option_or_variable
 
         require_supported(self, placement, props)
-        plan = plan_for(placement, props, target="lambda", store=None, unsupported_secret=NO_BOOT)
+        plan = plan_for(
+            placement,
+            props,
+            target="lambda",
+            store=None,
+            unsupported_secret=NO_BOOT,
+            unsupported_weights=NO_OBJECT_STORE,
+        )
         name = placement.instance_type.strip()
         if not _TYPE.match(name):
             raise TargetError(

@@ -81,6 +81,13 @@ def platform_and_preset(instance_type: str) -> tuple[str, str]:
     return match.group(1), match.group(2)
 
 
+NO_OBJECT_STORE = (
+    "reading Nebius Object Storage at boot needs an access key or a service-account grant this target"
+    " does not create, and computeops writes no keys into Terraform"
+)
+"""Why ``weights_uri`` is refused on nebius."""
+
+
 class NebiusTarget(Target):
     """Nebius target: VMs without public IPs; preemptible for spot; a GPU cluster for multi-node."""
 
@@ -98,6 +105,7 @@ class NebiusTarget(Target):
         "ssh_public_key": "OpenSSH key of a computeops sudo user (cloud-init). Default: none.",
         "public_ip": "a public address per instance (egress). Default: False, private only.",
         **BOOT_OPTIONS,
+        "weights_uri": f"not supported ({NO_OBJECT_STORE}): refused. Default: none (Hugging Face).",
         "hf_token_secret": f"not supported ({NO_SECRET_STORE}): refused. Default: none.",
     }
     unsupported: Mapping[str, str] = {
@@ -115,7 +123,14 @@ class NebiusTarget(Target):
         from ._generic import NebiusComputeInstance, NebiusGpuCluster, option_or_variable
 
         require_supported(self, placement, props)
-        plan = plan_for(placement, props, target="nebius", store=None, unsupported_secret=NO_SECRET_STORE)
+        plan = plan_for(
+            placement,
+            props,
+            target="nebius",
+            store=None,
+            unsupported_secret=NO_SECRET_STORE,
+            unsupported_weights=NO_OBJECT_STORE,
+        )
         platform, preset = platform_and_preset(placement.instance_type)
         opts = props.options
         project = option_or_variable(

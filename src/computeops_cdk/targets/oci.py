@@ -39,6 +39,13 @@ _SHAPE = re.compile(r"^(BM|VM)\.GPU[\w.-]*$")
 NO_SECRET_STORE = "reading a secret at boot from OCI Vault is not wired by this target"
 
 
+NO_OBJECT_STORE = (
+    "reading OCI Object Storage as an instance principal needs a dynamic group and a tenancy IAM "
+    "policy this target does not create"
+)
+"""Why ``weights_uri`` is refused on oci."""
+
+
 class OciTarget(Target):
     """OCI target: one ``oci_core_instance`` per instance, private VNIC, legacy IMDS off."""
 
@@ -52,6 +59,7 @@ class OciTarget(Target):
         "availability_domain": "Default: the first one the tenancy lists.",
         "boot_volume_gb": "boot volume size in GB. Default: 200.",
         **BOOT_OPTIONS,
+        "weights_uri": f"not supported ({NO_OBJECT_STORE}): refused. Default: none (Hugging Face).",
         "hf_token_secret": f"not supported ({NO_SECRET_STORE}): refused. Default: none.",
     }
     unsupported: Mapping[str, str] = {
@@ -70,6 +78,15 @@ class OciTarget(Target):
         from ._generic import GenericDataSource, OciCoreInstance, option_or_variable
 
         require_supported(self, placement, props)
+        # The boot options first: a bad one fails before anything is emitted.
+        plan = plan_for(
+            placement,
+            props,
+            target="oci",
+            store=None,
+            unsupported_secret=NO_SECRET_STORE,
+            unsupported_weights=NO_OBJECT_STORE,
+        )
         shape = placement.instance_type.strip()
         if not _SHAPE.match(shape):
             raise TargetError(
@@ -97,7 +114,6 @@ class OciTarget(Target):
             )
             availability_domain = domains.attr("availability_domains.0.name")
         spot = placement.pricing == "spot"
-        plan = plan_for(placement, props, target="oci", store=None, unsupported_secret=NO_SECRET_STORE)
         metadata = {"ssh_authorized_keys": ssh_key}
         if plan is not None:
             # OCI takes cloud-init as base64 user_data; the subnet must give egress (a NAT gateway).

@@ -104,6 +104,13 @@ def data_center_ids(region: str) -> list[str] | None:
 NATIVE = "RunPod runs the pod's container itself; there is no boot script"
 
 
+NO_OBJECT_STORE = (
+    "RunPod runs the container itself (no boot script copies weights) and a pod has no cloud identity"
+    " a bucket grants access to"
+)
+"""Why ``weights_uri`` is refused on runpod."""
+
+
 class RunPodTarget(Target):
     """RunPod target: one ``runpod_pod`` per instance."""
 
@@ -118,6 +125,7 @@ class RunPodTarget(Target):
         "port": "port vLLM serves on. Default: 8000.",
         "command": "training arguments (a list) of the container. Default: the image's own command.",
         **BOOT_OPTIONS,
+        "weights_uri": f"not supported ({NO_OBJECT_STORE}): refused. Default: none (Hugging Face).",
         "hf_token_secret": "name of the RunPod secret holding the Hugging Face token. Default: none.",
         "container_image": "same as image. Default: see image.",
         "user_data": f"not supported ({NATIVE}): refused. Default: none.",
@@ -146,7 +154,9 @@ class RunPodTarget(Target):
         refuse_script_options(props, target="runpod", reason=NATIVE)
         if opts.get("image") is not None:
             props = dataclasses.replace(props, options={**opts, "container_image": opts["image"]})
-        plan = plan_for(placement, props, target="runpod", store="runpod_secret")
+        plan = plan_for(
+            placement, props, target="runpod", store="runpod_secret", unsupported_weights=NO_OBJECT_STORE
+        )
         image = str(opts.get("image", DEFAULT_IMAGE))
         env = dict(opts["env"]) if opts.get("env") else {}
         ports = list(opts["ports"]) if opts.get("ports") else None

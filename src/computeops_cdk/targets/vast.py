@@ -56,6 +56,13 @@ NATIVE = "this target starts only the vLLM server on Vast.ai (its onstart comman
 NO_SECRET_STORE = "Vast.ai has no secret store an instance can read at boot (public models only)"
 
 
+NO_OBJECT_STORE = (
+    "Vast.ai runs the container itself (no boot script copies weights) and an instance has no cloud "
+    "identity a bucket grants access to"
+)
+"""Why ``weights_uri`` is refused on vast."""
+
+
 class VastTarget(Target):
     """Vast.ai target: offer query + one instance per decided instance."""
 
@@ -68,6 +75,7 @@ class VastTarget(Target):
         "model_url": "model vLLM serves (a Hugging Face id). Default: the registry's Hugging Face id.",
         "port": "port vLLM serves on. Default: 8000.",
         **BOOT_OPTIONS,
+        "weights_uri": f"not supported ({NO_OBJECT_STORE}): refused. Default: none (Hugging Face).",
         "container_image": "same as image. Default: see image.",
         "hf_token_secret": f"not supported ({NO_SECRET_STORE}): refused. Default: none.",
         "command": f"not supported ({NATIVE}): refused. Default: none.",
@@ -99,7 +107,14 @@ class VastTarget(Target):
             raise TargetError(f"vast option 'command' cannot apply: {NATIVE}. To fix: drop it.")
         if opts.get("image") is not None:
             props = dataclasses.replace(props, options={**opts, "container_image": opts["image"]})
-        plan = plan_for(placement, props, target="vast", store=None, unsupported_secret=NO_SECRET_STORE)
+        plan = plan_for(
+            placement,
+            props,
+            target="vast",
+            store=None,
+            unsupported_secret=NO_SECRET_STORE,
+            unsupported_weights=NO_OBJECT_STORE,
+        )
         spot = placement.pricing == "spot"
         ceiling = round(placement.hourly_usd * (1.0 + float(opts.get("price_headroom", 0.10))), 4)
         offers = VastaiGpuOffers(
