@@ -21,7 +21,7 @@ from typing import Any
 
 from ..catalog import load_catalog
 from ..engine import Decision, Placement, Rejection, decide
-from ..engine._decision import DEFAULT_REJECTIONS, REJECTION_LISTINGS
+from ..engine._decision import DEFAULT_REJECTIONS, REJECTION_LISTINGS, Rejections
 from ..errors import IntentError, NoFeasiblePlacementError
 from ..intent import WorkloadIntent
 from ..targets import placement_pin
@@ -278,11 +278,14 @@ _HEADERS = [
 
 
 def _examples_by_rule(rejected: Sequence[Rejection]) -> dict[str, str]:
-    """One example message per rule (the first rejection that carries it), in first-seen order."""
+    """One example message per rule (the first rejection that carries it), in first-seen order.
+    Reads the reasons first, so a lazy ``Rejections`` makes only the example records."""
     examples: dict[str, str] = {}
-    for rejection in rejected:
-        for reason in rejection.reasons:
+    reasons_of = rejected.reasons() if isinstance(rejected, Rejections) else (r.reasons for r in rejected)
+    for index, reasons in enumerate(reasons_of):
+        for reason in reasons:
             if reason.rule not in examples:
+                rejection = rejected[index]
                 where = f"{rejection.provider} {rejection.instance_type} in {rejection.region}"
                 examples[reason.rule] = f"{where}: {reason.message}"
     return examples

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 from ..errors import IntentError, described
 
@@ -24,6 +24,7 @@ __all__ = [
     "Placement",
     "Reason",
     "Rejection",
+    "Rejections",
     "UnitCost",
     "UnitName",
 ]
@@ -219,6 +220,77 @@ class Rejection:
         return made
 
 
+class Rejections(Sequence[Rejection]):
+    """``Decision.rejected``: the rejected candidates in canonical order, each a ``Rejection`` record
+    made when it is first read.
+
+    A decision over the embedded catalog rejects about 3,800 offers, and building their records was
+    about a third of a warm ``decide`` (``benchmarks/STARTUP.md``) while most callers only count them
+    by rule or list one example per rule (the default ``summary`` document): ``reasons()``,
+    ``rejections_by_rule`` and ``rejection_examples`` read the reasons without making the records.
+    Indexing, iterating, ``len`` and ``==`` (with another ``Rejections`` or a tuple of records)
+    behave as the tuple of records it stands for.
+    """
+
+    __slots__ = ("_records", "_rows")
+
+    def __init__(self, rows: Sequence[Any] = (), *, records: Sequence[Rejection] | None = None) -> None:
+        """``rows``: the engine's rejected rows ``(row, sizing, hourly, total, reasons)`` whose
+        ``row.offer`` names the offer; or ``records``: records already made."""
+        self._rows = rows
+        self._records: list[Rejection | None] = list(records) if records is not None else [None] * len(rows)
+
+    def reasons(self) -> Iterator[tuple[Reason, ...]]:
+        """Each rejection's reasons, in order, without making the records."""
+        if self._rows:
+            return (row[4] for row in self._rows)
+        return (r.reasons for r in self._records if r is not None)
+
+    def record(self, index: int) -> Rejection:
+        """The record at ``index``, made (once) without making the others."""
+        made = self._records[index]
+        if made is None:
+            row = self._rows[index]
+            offer = row[0].offer
+            made = Rejection.of(offer.provider, offer.instance_type, offer.region, offer.pricing, row[4])
+            self._records[index] = made
+        return made
+
+    def records(self) -> tuple[Rejection, ...]:
+        """Every record (made on the first call)."""
+        return tuple(self.record(i) for i in range(len(self._records)))
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    @overload
+    def __getitem__(self, index: int) -> Rejection: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Rejection, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> Rejection | tuple[Rejection, ...]:
+        if isinstance(index, slice):
+            return tuple(self.record(i) for i in range(len(self._records))[index])
+        return self.record(range(len(self._records))[index])  # negative indices, IndexError
+
+    def __iter__(self) -> Iterator[Rejection]:
+        return (self.record(i) for i in range(len(self._records)))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Rejections):
+            return self.records() == other.records()
+        if isinstance(other, tuple):
+            return self.records() == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.records())
+
+    def __repr__(self) -> str:
+        return f"Rejections({list(self)!r})"
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Decision:
     """The engine's answer for one intent over one catalog.
@@ -234,7 +306,8 @@ class Decision:
     catalog_sha256: str
     chosen: Placement | None
     alternatives: tuple[Placement, ...]
-    rejected: tuple[Rejection, ...]
+    rejected: Sequence[Rejection]
+    """Every candidate rejected, in canonical order (a ``Rejections``: records made when read)."""
     explanation: tuple[str, ...]
     trade_off: str = ""
     """The chosen placement against the runner-up, in words and numbers ("" without a choice)."""
@@ -263,30 +336,39 @@ class Decision:
 
     def rejections_by_rule(self) -> dict[str, int]:
         """How many candidates each rule rejected, sorted by rule id."""
-        counts = Counter(reason.rule for rejection in self.rejected for reason in rejection.reasons)
+        counts = Counter(reason.rule for reasons in self._reasons() for reason in reasons)
         return dict(sorted(counts.items()))
+
+    def _reasons(self) -> Iterator[tuple[Reason, ...]]:
+        rejected = self.rejected
+        if isinstance(rejected, Rejections):
+            return rejected.reasons()
+        return (r.reasons for r in rejected)
+
+    def _example_indices(self) -> dict[str, int]:
+        """For each rule, sorted by rule id, the index of the first rejection carrying it."""
+        first: dict[str, int] = {}
+        for index, reasons in enumerate(self._reasons()):
+            for reason in reasons:
+                if reason.rule not in first:
+                    first[reason.rule] = index
+        return dict(sorted(first.items()))
 
     def rejection_examples(self) -> dict[str, Rejection]:
         """For each rule, sorted by rule id, the first rejection (canonical order) it rejected."""
-        examples: dict[str, Rejection] = {}
-        for rejection in self.rejected:
-            for reason in rejection.reasons:
-                if reason.rule not in examples:
-                    examples[reason.rule] = rejection
-        return dict(sorted(examples.items()))
+        return {rule: self.rejected[index] for rule, index in self._example_indices().items()}
 
     def listed_rejections(self, rejections: RejectionListing = DEFAULT_REJECTIONS) -> tuple[Rejection, ...]:
         """The rejections a document lists: all of them, or the rule examples (canonical order)."""
         if rejections == "all":
-            return self.rejected
+            return tuple(self.rejected)
         if rejections != "summary":
             raise IntentError(
                 f"must be 'all' or 'summary' (got {described(rejections)}). To fix: "
                 "rejections='summary' (one example per rule) or 'all' (every rejection)",
                 path="rejections",
             )
-        chosen = {id(r) for r in self.rejection_examples().values()}
-        return tuple(r for r in self.rejected if id(r) in chosen)
+        return tuple(self.rejected[i] for i in sorted(set(self._example_indices().values())))
 
     def to_dict(self, *, rejections: RejectionListing = DEFAULT_REJECTIONS) -> dict[str, Any]:
         """The ``decide --format json`` document; ``rejections`` says which rejections ``rejected``

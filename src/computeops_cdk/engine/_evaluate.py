@@ -16,7 +16,7 @@ from ..catalog import HOURS_PER_MONTH, PRICE_MODELS
 from ..intent import WorkloadIntent
 from ._accounts import account_price, account_rules
 from ._billing import billed_hours
-from ._decision import Reason, Rejection
+from ._decision import Reason, Rejections
 from ._index import CatalogIndex, Row
 from ._pin import Pin
 from ._price_age import stale_rule
@@ -83,16 +83,12 @@ class Evaluation:
     rejected: list[Rejected]
     pinned_out: dict[str, int]
     pinned_out_feasible: list[Candidate]
-    _rejections: tuple[Rejection, ...] | None = None
+    _rejections: Rejections | None = None
 
-    def rejections(self) -> tuple[Rejection, ...]:
-        """The rejected offers as the Decision's records (canonical order; built once)."""
+    def rejections(self) -> Rejections:
+        """The rejected offers as the Decision's records (canonical order; each made when read)."""
         if self._rejections is None:
-            make = Rejection.of
-            self._rejections = tuple(
-                make(o.provider, o.instance_type, o.region, o.pricing, reasons)
-                for o, reasons in ((r[0].offer, r[4]) for r in self.rejected)
-            )
+            self._rejections = Rejections(tuple(self.rejected))  # a snapshot: the list is the evaluator's
         return self._rejections
 
 
