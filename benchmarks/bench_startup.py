@@ -118,11 +118,80 @@ def warm(repeat: int) -> tuple[str, str, float, float]:
     return ("warm decide", "json.loads(catalog text)", ours, base)
 
 
+# The cold decide's phases, in the order `computeops decide --format json` pays them, each timed in a
+# fresh interpreter (what the ratio's numerator is made of; printed by --profile).
+_PHASES = """
+import time, sys
+t = [time.perf_counter()]
+def mark(): t.append(time.perf_counter())
+import argparse, json; mark()
+import pydantic; from pydantic import BaseModel; mark()
+import yaml; mark()
+import computeops_cdk.catalog; mark()
+import computeops_cdk.intent; mark()
+import computeops_cdk.engine; mark()
+import computeops_cdk.targets; mark()
+import computeops_cdk.cli._decide; mark()
+from computeops_cdk.intent import WorkloadIntent
+intent = WorkloadIntent.from_file(sys.argv[1]); mark()
+from computeops_cdk.catalog import load_catalog
+catalog = load_catalog(); mark()
+from computeops_cdk.engine import decide
+from computeops_cdk.targets import placement_pin
+decision = decide(intent, catalog=catalog, pin=placement_pin()); mark()
+text = decision.to_json(); mark()
+decide(intent, catalog=catalog, pin=placement_pin()); mark()
+print(" ".join(f"{(b - a) * 1000:.2f}" for a, b in zip(t, t[1:])))
+"""
+PHASE_NAMES = (
+    "argparse + json",
+    "pydantic (import, BaseModel)",
+    "yaml",
+    "catalog modules",
+    "intent models (pydantic classes built) + perf model",
+    "engine modules",
+    "targets (ten modules, for the pin's unsupported features)",
+    "cli._decide (rest)",
+    "intent file parsed and validated",
+    "embedded catalog loaded and checked",
+    "first decide (index, suspect prices, sizing: the perf model's estimates)",
+    "to_json (summary rejections)",
+    "(a second decide, for comparison: warm)",
+)
+
+
+def profile(repeat: int) -> str:
+    """Median milliseconds of each cold-decide phase over ``repeat`` fresh interpreters."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    runs = [
+        [
+            float(x)
+            for x in subprocess.run(
+                [sys.executable, "-c", _PHASES, str(EXAMPLE)],
+                capture_output=True,
+                text=True,
+                check=True,
+                env=env,
+            ).stdout.split()
+        ]
+        for _ in range(repeat)
+    ]
+    medians = [statistics.median(column) for column in zip(*runs, strict=True)]
+    lines = ["| phase of a cold decide | ms (median) |", "|---|---|"]
+    lines += [f"| {name} | {ms:.1f} |" for name, ms in zip(PHASE_NAMES, medians, strict=True)]
+    lines.append(f"| total before the second decide | {sum(medians[:-1]):.1f} |")
+    return "\n".join(lines)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=15, help="runs of each side (default: 15)")
     parser.add_argument("--write", metavar="FILE", help="also write the table as Markdown to FILE")
+    parser.add_argument("--profile", action="store_true", help="print the cold decide's phases instead")
     args = parser.parse_args()
+    if args.profile:
+        print(profile(args.repeat))
+        return 0
     rows = [*processes(args.repeat), warm(args.repeat)]
     header = "| measured | against | ms | baseline ms | ratio | target |\n|---|---|---|---|---|---|"
     lines = [header]
