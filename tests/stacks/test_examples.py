@@ -301,6 +301,9 @@ def test_public_gcp_inference_serves_https_for_its_domain_from_the_teams_bucket(
     assert any("exposed to the internet (expose='public')" in w for w in warnings)
     costs = json.loads((outdir / "inference-gcp-public" / "computeops-stack-cost.json").read_text())
     parts = {p["part"]: p for p in costs["billed_extras"]}
-    # Billed separately from the instances; no sourced GCP price here: null with the reason, never 0.
-    for part in ("external load balancer forwarding rule", "static external IP address"):
-        assert parts[part]["hourly_usd"] is None and "no sourced GCP price" in parts[part]["note"]
+    # Billed separately from the instances: the global forwarding rule at Google's list price, the
+    # address without a sourced price (null with the reason, never 0).
+    rule = parts["global external load balancer forwarding rule"]
+    assert rule["hourly_usd"] == 0.025 and rule["source"] == "https://cloud.google.com/load-balancing/pricing"
+    address = parts["static external IP address"]
+    assert address["hourly_usd"] is None and "no sourced GCP price" in address["note"]

@@ -549,6 +549,15 @@ def test_public_https_load_balancer_with_a_managed_certificate_for_the_domain(
     assert serving[0]["source_ranges"] == ["35.191.0.0/16", "130.211.0.0/22"]  # Google's front ends only
     assert roles["https"]["endpoint"] == "https://llm.example.com"
     assert "warnings" not in roles["https"]  # TLS: nothing to warn about beyond the public exposure
+    parts = {p.part: p for p in roles["https"]["billed"]}
+    rule_cost = parts["global external load balancer forwarding rule"]
+    assert (
+        rule_cost.hourly_usd == 0.025
+        and rule_cost.source == "https://cloud.google.com/load-balancing/pricing"
+    )
+    assert parts["load balancer data processing"].hourly_usd is None  # traffic-dependent: null, never 0
+    assert parts["static external IP address"].hourly_usd is None
+    assert "external load balancer forwarding rule" not in parts  # the regional rule is the passthrough's
     assert resources(synth, "google_compute_forwarding_rule", "https") == []
 
 

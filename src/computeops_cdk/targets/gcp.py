@@ -54,7 +54,7 @@ from typing import Any
 from ..engine import Placement
 from ..errors import TargetError
 from ._base import Target, TargetProps
-from ._billed import unpriced, unpriced_parts
+from ._billed import BilledPart, priced, unpriced, unpriced_parts
 from ._boot import BOOT_OPTIONS, BootPlan, Rendezvous, boot_script, plan_for
 from ._expose import (
     DOMAIN_OPTION,
@@ -219,7 +219,8 @@ class GcpTarget(Target):
         own_network = props.options.get("network") or props.options.get("subnetwork")
         lb_part = {
             "internal": "internal load balancer forwarding rule",
-            "public": "external load balancer forwarding rule",
+            # The HTTPS load balancer's rule is global and priced below; the passthrough one is regional.
+            "public": None if domain else "external load balancer forwarding rule",
         }
         resources["billed"] = unpriced_parts(
             why,
@@ -228,9 +229,7 @@ class GcpTarget(Target):
             load_balancer=lb_part.get(mode),
         )
         if mode == "public":
-            resources["billed"].append(
-                unpriced("static external IP address", quantity=1, unit="address-hour", why=why)
-            )
+            resources["billed"] += _public_parts(https=domain is not None, why=why)
             resources.update(
                 public_load_balancer(
                     scope,
@@ -545,6 +544,32 @@ _OPTION_READERS: Mapping[str, tuple[str, ...]] = {
     # model_url and command: the Kubernetes layer reads them on a cluster.
     **{key: (_VM, _TPU) for key in BOOT_OPTIONS if key not in ("model_url", "command")},
 }
+
+
+def _public_parts(*, https: bool, why: str) -> list[BilledPart]:
+    """The billed parts of a public load balancer besides the rule ``unpriced_parts`` lists: the global
+    forwarding rule of the HTTPS load balancer (a sourced price), its data processing, the address."""
+    parts = [unpriced("static external IP address", quantity=1, unit="address-hour", why=why)]
+    if https:
+        parts.insert(
+            0,
+            priced(
+                "gcp",
+                "global_forwarding_rule_hour",
+                "global",
+                part="global external load balancer forwarding rule",
+                quantity=1,
+            ),
+        )
+        parts.append(
+            unpriced(
+                "load balancer data processing",
+                quantity=0,
+                unit="GiB",
+                why="billed per GiB the load balancer processes: depends on traffic the stack cannot know",
+            )
+        )
+    return parts
 
 
 def _compact_placement(scope: Any, placement: Placement, provider: Any, props: TargetProps) -> list[str]:
