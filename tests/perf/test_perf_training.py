@@ -85,3 +85,27 @@ def test_bad_method(accs: dict[str, Accelerator]) -> None:
             L8, precision="bf16", accelerator=accs["H100-SXM"], count=8, seq_len=1, global_batch_tokens=1,
             method="qlora",  # type: ignore[arg-type]
         )  # fmt: skip
+
+
+def test_tpu_chips_beyond_one_pod_are_slices_over_the_network(accs: dict[str, Accelerator]) -> None:
+    # issue 11 (multi-slice TPU training): v8 treated 2,048 v5e chips as one ICI domain, i.e. at the
+    # MFU of one slice with no cross-slice cost; a v5e slice is at most 256 chips (one pod)
+    model = resolve_model("maxtext-16b")
+    kw = {"precision": "bf16", "accelerator": accs["TPU-v5e"], "seq_len": 2048}
+    one = estimate_training(model, count=256, global_batch_tokens=6 * 256 * 2048, **kw)  # type: ignore[arg-type]
+    eight = estimate_training(model, count=2048, global_batch_tokens=6 * 2048 * 2048, **kw)  # type: ignore[arg-type]
+    as_slices = estimate_training(
+        model,
+        count=2048,
+        global_batch_tokens=6 * 2048 * 2048,
+        gpus_per_node=256,
+        **kw,  # type: ignore[arg-type]
+    )
+    assert eight.mfu == as_slices.mfu < one.mfu  # the default is the slice, and slices cost
+    assert any(a.startswith("multi-slice: 8 slices of 256 chips") for a in eight.assumptions)
+    assert not any(a.startswith("multi-slice") for a in one.assumptions)
+    # v5p slices reach 6,144 chips: 512 chips stay one ICI domain
+    v5p = estimate_training(
+        L70, precision="bf16", accelerator=accs["TPU-v5p"], count=512, seq_len=4096, global_batch_tokens=2**22
+    )
+    assert not any(a.startswith("multi-slice") for a in v5p.assumptions)

@@ -162,8 +162,11 @@ def _label_validation(
 def _gpus_per_node(gpus_per_node: int | None, count: int, hw: Hardware) -> int:
     if gpus_per_node is not None:
         return _positive("gpus_per_node", gpus_per_node)
-    # TPU slices are one ICI domain; GPU servers hold 8 (HGX, MI300X OAM platforms).
-    return count if hw.is_tpu else min(count, 8)
+    # A TPU slice is one ICI domain, up to the generation's largest slice (more chips are several
+    # slices joined over the data-center network); GPU servers hold 8 (HGX, MI300X OAM platforms).
+    if hw.is_tpu:
+        return min(count, hw.max_slice_chips or count)
+    return min(count, 8)
 
 
 def estimate_inference(
@@ -258,7 +261,9 @@ def estimate_training(
         precision: compute precision (bf16 mixed precision; fp8 uses FP8 GEMMs where supported).
             For LoRA, int8/int4 store the frozen base quantized (QLoRA) and compute in bf16.
         seq_len: tokens per sequence; global_batch_tokens: tokens per optimizer step.
-        gpus_per_node: accelerators per node (default 8; the whole slice for TPUs).
+        gpus_per_node: accelerators per node (default 8; for TPUs one slice: all ``count`` chips up
+            to the generation's largest slice, 256 on v5e/v6e and 6144 on v5p, beyond which the
+            chips are slices joined over the data-center network, each slice a "node").
         multi_node_fabric: whether nodes are joined by an RDMA fabric (InfiniBand, EFA, RoCE at
             400 Gb/s per GPU). Default True; False models 100 Gb/s Ethernet per node, where
             data-parallel traffic often dominates (``bound="communication"``).

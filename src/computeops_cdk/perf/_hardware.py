@@ -57,6 +57,9 @@ class Hardware:
     link_note: str | None
     """Set when the link bandwidth is assumed rather than published."""
     arch: str
+    max_slice_chips: int | None = None
+    """TPUs: the most chips one slice (one ICI domain) holds; more chips are several slices joined
+    over the data-center network (multi-slice). None for GPUs and TPUs without a cited figure."""
     link_eff: float = cal.LINK_EFF
     """Share of ``link_gbps`` collectives achieve: ``LINK_EFF`` on vendor links, ``PCIE_LINK_EFF``
     over PCIe (fitted: NCCL over PCIe is bounded by the root complex, not the GPU's x16 link)."""
@@ -91,6 +94,12 @@ class Hardware:
                 return self.fp32_tflops, None
             return self.bf16_tflops / 2, "FP32 matmuls run as TF32 at half the BF16 tensor rate"
         return self.bf16_tflops, None
+
+
+# Largest single slice (one ICI domain) per TPU generation, by architecture: v5e and v6e "TPU Pod
+# size 256 chips" (docs.cloud.google.com/tpu/docs/v5e, .../v6e); v5p "single-slice training supports
+# up to 6144 chips", larger jobs are multi-slice (docs.cloud.google.com/tpu/docs/v5p-training).
+_TPU_SLICE_CHIPS: dict[str, int] = {"tpu v5e": 256, "tpu v6e": 256, "tpu v5p": 6144}
 
 
 def hardware_of(acc: Any) -> Hardware:
@@ -156,6 +165,9 @@ def hardware_of(acc: Any) -> Hardware:
         # per direction: catalog figures are bidirectional aggregates
         link_gbps=float(link_gbps) / cal.LINK_DIRECTIONS if fast and link_gbps else cal.PCIE_GBPS,
         is_tpu=is_tpu,
+        max_slice_chips=next((n for key, n in _TPU_SLICE_CHIPS.items() if key in arch), None)
+        if is_tpu
+        else None,
         link_note=link_note,
         arch=arch,
         link_eff=cal.LINK_EFF if fast else cal.PCIE_LINK_EFF,

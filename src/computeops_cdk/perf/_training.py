@@ -221,6 +221,12 @@ def estimate_training_hw(
         )
     else:
         notes.append("one replica: no data-parallel traffic")
+    if hw.is_tpu and count > gpn:
+        notes.append(
+            f"multi-slice: {math.ceil(count / gpn)} slices of {gpn} chips joined over the data-center "
+            "network, modelled as nodes on the inter-node fabric (SCALE_LOSS_PER_DOUBLING per doubling "
+            "of slices; MaxText's v5e multi-slice rows are held out against it)"
+        )
     if lora:
         notes.append("LoRA efficiency assumed equal to full training's (no published LoRA row calibrates it)")
     if hw.link_note and count > 1 and link != "the inter-node fabric":
