@@ -23,7 +23,10 @@ v7: prompt tokens prefilled inside a decode step pay their tensor-parallel all-r
 re-solved on its own rows (its reference row INF-01 moved with the physics change).
 v8: physical training layouts (whole sequences per data-parallel replica, the interleaved pipeline
 bubble for the real micro-batch count, replacing the flat per-stage loss); uncertainty bands
-(BAND_VALIDATED, BAND_EXTRAPOLATED) from the held-out rows."""
+(BAND_VALIDATED, BAND_EXTRAPOLATED) from the held-out rows.
+v9: a TPU slice holds at most the generation's largest ICI domain (_hardware._TPU_SLICE_CHIPS); more
+chips are slices over the data-center network (physics, nothing fitted); the training band recomputed
+with MaxText's v5e multi-slice rows held out."""
 
 VALIDATED_INFERENCE: frozenset[str] = frozenset({"A100-80GB", "B200", "H100-SXM", "H200", "L40S", "MI300X"})
 VALIDATED_TRAINING: frozenset[str] = frozenset(
