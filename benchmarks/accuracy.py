@@ -73,6 +73,7 @@ def predict(row: dict[str, str], accs: dict[str, Accelerator]) -> float:
             seq_len=int(row["seq_len"]),
             global_batch_tokens=int(row["global_batch_tokens"]),
             method=row["method"] or "full",  # type: ignore[arg-type]
+            gpus_per_node=_int(row.get("gpus_per_node") or ""),
         )
         return t.mfu if metric == "mfu" else t.tokens_per_s_per_accelerator
     e = estimate_inference(
@@ -84,6 +85,7 @@ def predict(row: dict[str, str], accs: dict[str, Accelerator]) -> float:
         output_tokens=int(row["output_tokens"]),
         concurrency=_int(row["concurrency"]),
         tensor_parallel=_int(row["tensor_parallel"]),
+        gpus_per_node=_int(row.get("gpus_per_node") or ""),
     )
     return {
         "output_tokens_per_s_total": e.tokens_per_s,
