@@ -102,6 +102,14 @@ def test_attestation_regional_scope(catalog: Catalog) -> None:
     assert by_scope["hipaa"].regions is None
     gcp_high = next(a for a in catalog.provider("gcp").attestations if a.scope == "fedramp_high")
     assert gcp_high.regions and all(catalog.region("gcp", code).country == "US" for code in gcp_high.regions)
+    # issue 11: scoped to the Assured Workloads regions named for the FedRAMP High data boundary, not
+    # every US region (us-east5 and us-south1 are not supported, us-central2 is no AW location)
+    assert gcp_high.regions == ("us-central1", "us-east1", "us-east4")
+    # every FedRAMP attestation says what its service scope is (or that it was not transcribed)
+    for provider in ("aws", "azure", "gcp"):
+        for att in catalog.provider(provider).attestations:
+            if att.scope.startswith("fedramp"):
+                assert "Services:" in att.note, (provider, att.scope)
 
 
 def test_is_tpu_is_the_one_rule_the_engine_and_perf_share() -> None:

@@ -373,3 +373,29 @@ def test_audit_regressions_on_the_embedded_catalog() -> None:
     for p in decision.ranked:
         assert p.estimate.replicas is not None and p.estimate.replicas <= 64
         assert p.hours is not None and p.hours >= STARTUP_HOURS  # never "0.0 h"
+
+
+def test_the_embedded_catalog_scopes_gcp_fedramp_high_to_its_assured_workloads_regions() -> None:
+    # issue 11 section 5: GCP's FedRAMP High held in every US region (us-east5, us-south1 and
+    # us-central2 included); the Assured Workloads locations page names three for that boundary
+    decision = decide(
+        intent_of(
+            {
+                "type": "inference",
+                "model": {"name": "llama-3.1-8b", "precision": "bf16"},
+                "serving": {"output_tokens_per_s": 100},
+            },
+            {"providers": {"allow": ["gcp"]}, "compliance": ["fedramp_high"]},
+        )
+    )
+    messages = {
+        (rej.region, r.message)
+        for rej in decision.rejected
+        for r in rej.reasons
+        if r.rule == "compliance.fedramp_high"
+    }
+    assert (
+        "us-east5",
+        "gcp attests fedramp_high only in us-central1, us-east1, us-east4, not in us-east5",
+    ) in messages
+    assert all(p.region in ("us-central1", "us-east1", "us-east4") for p in decision.ranked)
