@@ -163,3 +163,25 @@ def test_target_errors_raised_while_emitting_carry_the_construct_path() -> None:
     assert message.startswith("[s/tpu] the pinned placement (provider=gcp) violates the intent's hard")
     # TPU candidates fall to target.unsupported; the nearest viable ones are GPUs the allow-list keeps out.
     assert "accelerator.not_allowed" in message and "target.unsupported" in message
+
+
+def test_a_chat_intent_naming_a_hub_repo_is_served_that_repo_at_its_precision() -> None:
+    import json
+
+    from computeops_cdk._compat import Testing
+    from computeops_cdk.constructs import ComputeWorkload
+
+    doc = yaml.safe_load(SUPPORT_CHAT.read_text())
+    # Regression: the registry's first hub id (the base repo) was served for an Instruct intent, and
+    # the intent's fp8 (which the sizing assumed) reached no server flag.
+    doc["workload"]["model"]["name"] = "meta-llama/Llama-3.1-70B-Instruct"
+    stack = _stack()
+    w = ComputeWorkload(stack, "w", intent=doc, provider="aws")
+    (instance,) = json.loads(Testing.synth(stack))["resource"]["aws_instance"].values()
+    assert "MODEL=meta-llama/Llama-3.1-70B-Instruct\n" in instance["user_data"]
+    assert "--quantization fp8" in instance["user_data"]
+    assert w.props.precision == "fp8"
+    doc["workload"]["model"]["name"] = "llama-3.1-70b"  # a registry name: the registry's repo, as before
+    assert (
+        ComputeWorkload(_stack(), "r", intent=doc, provider="aws").props.model == "meta-llama/Llama-3.1-70B"
+    )

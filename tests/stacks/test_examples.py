@@ -307,3 +307,30 @@ def test_public_gcp_inference_serves_https_for_its_domain_from_the_teams_bucket(
     assert rule["hourly_usd"] == 0.025 and rule["source"] == "https://cloud.google.com/load-balancing/pricing"
     address = parts["static external IP address"]
     assert address["hourly_usd"] is None and "no sourced GCP price" in address["note"]
+
+
+def test_every_inference_example_serves_a_replica_on_every_gpu(
+    synthesized: tuple[Path, dict[str, Any]],
+) -> None:
+    import re
+
+    from boot_tools import as_booted, boot_texts
+
+    outdir, stacks = synthesized
+    seen = 0
+    for name in EXAMPLES:
+        workload = stacks[name].workload
+        if workload.props.cluster is not None or workload.props.workload_type != "inference":
+            continue
+        placement = workload.placement
+        for text in boot_texts(_normalized(outdir / name / "cdk.tf.json")):
+            match = re.search(
+                r"--tensor-parallel-size (\d+)(?: --data-parallel-size (\d+))?", as_booted(text)
+            )
+            assert match, f"{name}: no vLLM server in the boot script"
+            tp, dp = int(match[1]), int(match[2] or 1)
+            # TP x DP = the machine's GPUs, and the machines together = the decision's replicas.
+            assert tp * dp == placement.accelerators_per_instance, name
+            assert dp * placement.instances == (placement.estimate.replicas or placement.instances), name
+            seen += 1
+    assert seen

@@ -330,7 +330,8 @@ def test_boot_script_starts_vllm_sized_from_the_estimate_and_passes_the_tools(
     (text,) = boot_texts(doc)
     script = check_boot(text)
     assert '--model "$MODEL"' in script and f"MODEL={MODEL}" in script
-    assert "--tensor-parallel-size 4 --max-num-seqs 178" in script
+    # 6 replicas of TP 4 on 3 machines of 8 GPUs: 2 engines per machine behind one server.
+    assert "--tensor-parallel-size 4 --data-parallel-size 2 --max-num-seqs 178" in script
     assert "--port 8000" in script and "http://127.0.0.1:8000/health" in script
     assert "IMAGE=vllm/vllm-openai:v0.10.0" in script
     # The token is read at boot with the instance role, which may read that one secret only.

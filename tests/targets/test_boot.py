@@ -265,3 +265,66 @@ def test_tpu_training_runs_on_every_host_and_slices_meet_at_the_coordinator() ->
     assert "agent-worker-number" in first and "PJRT_DEVICE=TPU" in first
     single = check_boot(boot_script(plan), terraform=False)
     assert "MEGASCALE" not in single  # one slice: the TPU runtime finds its hosts itself
+
+
+def test_every_gpu_of_a_machine_serves_a_replica() -> None:
+    # The decision: TP 2 x 4 replicas; one machine of 8 GPUs holds all 4 (regression: one vLLM of TP 2
+    # on --gpus all served 1 replica, a quarter of the sized throughput).
+    plan = _plan()
+    assert (plan.tensor_parallel, plan.data_parallel) == (2, 4)
+    script = boot_script(plan)
+    assert "--tensor-parallel-size 2 --data-parallel-size 4 --max-num-seqs 178" in script
+    shellcheck(script)
+    whole = _plan(accelerators_per_instance=2)  # one replica fills the machine: no DP flag
+    assert whole.data_parallel == 1 and "--data-parallel-size" not in boot_script(whole)
+
+
+@pytest.mark.parametrize(
+    ("precision", "flags"),
+    [("fp8", "--quantization fp8"), ("fp16", "--dtype float16"), ("bf16", "--max-num-seqs 178\n")],
+)
+def test_the_intents_precision_is_served(precision: str, flags: str) -> None:
+    plan = boot_plan(
+        _placement(),
+        {},
+        name="w",
+        kind="inference",
+        model="meta-llama/Llama-3.1-70B-Instruct",
+        target="aws",
+        store=None,
+        precision=precision,
+    )
+    script = boot_script(plan)
+    assert flags in script
+    if precision == "bf16":
+        assert "--quantization" not in script and "--dtype" not in script
+
+
+def test_a_precision_vllm_cannot_apply_online_is_refused_unless_the_checkpoint_is_named() -> None:
+    def plan(options: dict[str, Any]) -> Any:
+        return boot_plan(
+            _placement(),
+            options,
+            name="w",
+            kind="inference",
+            model="m/x",
+            target="aws",
+            store=None,
+            precision="int4",
+        )
+
+    with pytest.raises(TargetError, match="precision 'int4' needs a pre-quantized checkpoint"):
+        plan({})
+    named = plan({"model_url": "org/model-awq-int4"})
+    assert named.precision_args == () and '--model "$MODEL"' in boot_script(named)
+    training = boot_plan(
+        _placement(training=True),
+        {},
+        name="w",
+        kind="training",
+        model="m/x",
+        target="aws",
+        store=None,
+        precision="int4",
+    )
+    assert training.precision_args == ()

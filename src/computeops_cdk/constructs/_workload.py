@@ -164,6 +164,7 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
                 if cluster
                 else str((options or {}).get("model_url") or _model_url(workload.model.name)),
                 workload_type=workload.type,
+                precision=workload.model.precision if workload.type == "inference" else None,
                 # The image the lock recorded (it stays until a relock), else the target's pinned one.
                 image=self._image(chosen, cluster),
             )
@@ -464,7 +465,11 @@ def _resource_name(id: str) -> str:
 
 
 def _model_url(name: str) -> str:
-    """The Hugging Face id the model registry knows for ``name``, else ``name`` itself."""
+    """The model to serve: ``name`` itself when it is a Hugging Face id (``org/model``: the intent named
+    the exact repository, e.g. an Instruct variant the registry sizes as its base), else the id the model
+    registry knows for ``name``, else ``name``."""
+    if "/" in name:
+        return name
     try:
         spec = resolve_model(name)
     except EstimateError:

@@ -50,6 +50,8 @@ class TargetProps:
         image: the machine image to boot, as ``Target.image_reference`` names it (the one a lock entry
             recorded). An image option the user gives still wins. Default: None, the target's pinned
             default (``image_reference``).
+        precision: the intent's precision, served with vLLM's flag for it (``fp8`` ->
+            ``--quantization fp8``). Default: None, the checkpoint's dtype.
     """
 
     name: str
@@ -59,6 +61,7 @@ class TargetProps:
     model: str | None = None
     workload_type: str | None = None
     image: Mapping[str, str] | None = None
+    precision: str | None = None
 
     def __post_init__(self) -> None:
         # Values are escaped at synthesis (``_escape``); a mapping key cannot be rewritten there, so a

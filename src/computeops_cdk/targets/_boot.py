@@ -190,10 +190,29 @@ class BootPlan:
     region: str = ""
     weights: WeightsSource | None = None
     tpu: bool = False
+    data_parallel: int = 1
+    """vLLM engines (of ``tensor_parallel`` GPUs each) behind the one API server of a machine: the
+    decision's replicas that share it (``gpus_per_node // tensor_parallel``)."""
+    precision_args: tuple[str, ...] = ()
+    """vLLM flags serving the intent's precision (``--quantization fp8``...); empty for the checkpoint's."""
 
     @property
     def serves(self) -> bool:
         return self.kind == "inference"
+
+    @property
+    def server_flags(self) -> str:
+        """vLLM's sizing flags: TP (and DP when one machine holds several replicas), batch limit, precision.
+
+        vLLM (``--data-parallel-size``, docs/serving/data_parallel_deployment.md of vllm-project/vllm)
+        runs one engine per data-parallel rank, each with ``--tensor-parallel-size`` GPUs, and balances
+        requests between them behind the one API server; ``--max-num-seqs`` applies per engine, i.e. per
+        replica as the estimate's operating point is stated."""
+        flags = [f"--tensor-parallel-size {self.tensor_parallel}"]
+        if self.data_parallel > 1:
+            flags.append(f"--data-parallel-size {self.data_parallel}")
+        flags.append(f"--max-num-seqs {self.max_num_seqs}")
+        return " ".join([*flags, *self.precision_args])
 
 
 def max_num_seqs(placement: Placement) -> int:
@@ -227,6 +246,7 @@ def boot_plan(
     weights_store: ObjectStore | None = None,
     unsupported_weights: str = "",
     tpu: bool = False,
+    precision: str | None = None,
 ) -> BootPlan:
     """Validate the boot options and size the server from the decision.
 
@@ -239,6 +259,8 @@ def boot_plan(
             when the target does not implement ``weights_uri``.
         unsupported_weights: why ``weights_uri`` is not implemented (the error when it is given).
         tpu: the machines are Cloud TPU VMs (TPU images and container flags).
+        precision: the intent's precision, served with vLLM's flag for it. Default: None, the
+            checkpoint's dtype.
     """
     weights_value = options.get("weights_uri")
     if weights_value is not None and weights_store is None:
@@ -272,6 +294,7 @@ def boot_plan(
         _str_option(options.get("container_image"), "container_image", _IMAGE, default_image, target)
         or default_image
     )
+    own_model = options.get("model_url") is not None or weights is not None
     port = options.get("port", DEFAULT_PORT)
     if isinstance(port, bool) or not isinstance(port, int) or not 1024 <= port <= 65535:
         raise TargetError(
@@ -303,14 +326,22 @@ def boot_plan(
                 f"{target} option {key!r} must be a string (a script; got {described(value)}). "
                 f"To fix: options={{{key!r}: '#!/bin/bash\\n...'}}."
             )
-    tp = placement.estimate.tensor_parallel or placement.accelerators_per_instance
+    tp = min(
+        placement.estimate.tensor_parallel or placement.accelerators_per_instance,
+        placement.accelerators_per_instance,
+    )
+    precision_args = _precision_args(precision, kind=kind, tpu=tpu, own_model=own_model, target=target)
     return BootPlan(
         kind=kind,
         name=name,
         image=image,
         model=model_url,
         port=port,
-        tensor_parallel=min(tp, placement.accelerators_per_instance),
+        tensor_parallel=tp,
+        # TPU VMs: vLLM's TPU backend serves one engine per host here (its data parallelism is not
+        # what the generated TPU script runs).
+        data_parallel=1 if tpu else max(1, placement.accelerators_per_instance // tp),
+        precision_args=precision_args,
         max_num_seqs=max_num_seqs(placement),
         gpus_per_node=placement.accelerators_per_instance,
         command=tuple(command) if command else (_TPU_SMOKE if tpu else _SMOKE),
@@ -321,6 +352,43 @@ def boot_plan(
         region=placement.region,
         weights=weights,
         tpu=tpu,
+    )
+
+
+_PRECISION_ARGS: Mapping[str, tuple[str, ...]] = {
+    # bf16: the checkpoint's own dtype (vLLM's --dtype auto; bf16 for current hub models, and fp16 on
+    # GPUs without bf16, where the estimate falls back the same way).
+    "bf16": (),
+    "fp16": ("--dtype", "float16"),
+    "fp32": ("--dtype", "float32"),
+    # Online dynamic FP8 quantization of a bf16/fp16 checkpoint (vLLM docs, features/quantization/fp8:
+    # --quantization="fp8"; W8A8 on Ada/Hopper/Blackwell, weight-only W8A16 on Ampere/Turing).
+    "fp8": ("--quantization", "fp8"),
+}
+"""The intent's precision as vLLM's server flags (the precisions vLLM can apply to any checkpoint)."""
+
+
+def _precision_args(
+    precision: str | None, *, kind: str, tpu: bool, own_model: bool, target: str
+) -> tuple[str, ...]:
+    """vLLM's flags for the intent's precision; a TargetError for one vLLM cannot apply by a flag."""
+    if kind != "inference" or precision is None:
+        return ()
+    if tpu and precision != "bf16":
+        raise TargetError(
+            f"{target}: precision {precision!r} on a TPU VM: the generated TPU script serves the "
+            "checkpoint's dtype (vLLM's TPU quantization flags are not wired here). To fix: "
+            "precision='bf16', or your own script with the user_data option."
+        )
+    if precision in _PRECISION_ARGS:
+        return _PRECISION_ARGS[precision]
+    if own_model:
+        return ()  # a pre-quantized checkpoint the user named: vLLM reads its quantization from its config
+    raise TargetError(
+        f"{target}: precision {precision!r} needs a pre-quantized checkpoint: vLLM quantizes online to "
+        "fp8 only, so the registry's bf16 weights would be served while the sizing assumed "
+        f"{precision}. To fix: name an {precision} checkpoint with options={{'model_url': 'org/model'}} "
+        "(or weights_uri), or precision='fp8' / 'bf16'."
     )
 
 
@@ -427,8 +495,7 @@ def _serve(plan: BootPlan) -> list[str]:
         *_weights_mount(plan),
         f"  --health-cmd 'curl -fsS http://127.0.0.1:{port}/health || exit 1' \\",
         "  --health-interval 30s --health-timeout 10s --health-retries 3 --health-start-period 1800s \\",
-        f'  "$IMAGE" {_model_args(plan)} --host 0.0.0.0 '
-        f"--port {port} --tensor-parallel-size {plan.tensor_parallel} --max-num-seqs {plan.max_num_seqs}",
+        f'  "$IMAGE" {_model_args(plan)} --host 0.0.0.0 --port {port} {plan.server_flags}',
         *_wait_for_health(port),
     ]
 
@@ -469,8 +536,7 @@ def _serve_tpu(plan: BootPlan) -> list[str]:
         f"  --health-cmd {_q(health)} \\",
         "  --health-interval 30s --health-timeout 10s --health-retries 3 --health-start-period 1800s \\",
         '  --entrypoint python3 "$IMAGE" -m vllm.entrypoints.openai.api_server \\',
-        f"  {_model_args(plan)} --host 0.0.0.0 --port {port} "
-        f"--tensor-parallel-size {plan.tensor_parallel} --max-num-seqs {plan.max_num_seqs}",
+        f"  {_model_args(plan)} --host 0.0.0.0 --port {port} {plan.server_flags}",
         *_wait_for_health(port),
     ]
 
@@ -605,10 +671,7 @@ def cloud_config(script: str, *, ssh_key: str | None = None) -> str:
 
 def vllm_args(plan: BootPlan) -> str:
     """The vLLM server arguments (for providers that run the container themselves: RunPod, Vast.ai)."""
-    return (
-        f"--model {_q(plan.model)} --host 0.0.0.0 --port {plan.port} "
-        f"--tensor-parallel-size {plan.tensor_parallel} --max-num-seqs {plan.max_num_seqs}"
-    )
+    return f"--model {_q(plan.model)} --host 0.0.0.0 --port {plan.port} {plan.server_flags}"
 
 
 def plan_for(
@@ -642,6 +705,7 @@ def plan_for(
         weights_store=weights_store,
         unsupported_weights=unsupported_weights,
         tpu=tpu,
+        precision=getattr(props, "precision", None),
     )
 
 
