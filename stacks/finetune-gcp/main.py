@@ -16,7 +16,8 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 def build(app: App) -> WorkloadStack:
     """The stack this example synthesizes (tests call it with their own app)."""
-    # The google provider reads the project from GOOGLE_PROJECT (or options={"project": ...}).
+    # The project is the generated Terraform variable gcp_project (set it with -var or TF_VAR_gcp_project),
+    # or options={"project": ...}.
     return WorkloadStack(app, "finetune-gcp", intent=EXAMPLES / "lora-finetune.yaml", provider="gcp")
 
 

@@ -316,19 +316,27 @@ def test_stack_cost_record_shows_the_billed_extras_beside_the_instances(
     assert parts["NAT data processing"]["hourly_usd"] is None and parts["NAT data processing"]["note"]
     # Three interface endpoints (ssm, ssmmessages, ec2messages) in two zones, per endpoint-AZ hour.
     assert parts["VPC interface endpoints"]["quantity"] == 6
-    assert parts["VPC interface endpoints"]["hourly_usd"] == 0.06
+    # Its only source names no region: null with the note (the data's own rule), never us-east-1's.
+    assert parts["VPC interface endpoints"]["hourly_usd"] is None
+    assert parts["NAT gateway Elastic IP"]["hourly_usd"] == 0.005  # AWS's public IPv4 charge
     assert record["unpriced_parts"] == [
         "NAT data processing",
+        parts["VPC interface endpoints"]["part"],
         "VPC endpoint data processing",
         "load balancer capacity units",
     ]
     sourced = sum(p["hourly_usd"] for p in record["billed_extras"] if p["hourly_usd"] is not None)
     assert record["billed_extras_hourly_usd"] == round(sourced, 4)
+    # Labelled a subtotal: some parts have no sourced price.
+    assert record["billed_extras_hourly_usd_covers"].startswith("sourced parts only: a subtotal, 4 of ")
     # The decision (what the engine ranks and the budgets limit) is the instances' cost only.
     decision = json.loads((outdir / "serve" / "computeops-decision.json").read_text())
     assert decision["decision"]["hourly_usd"] == workload.placement.hourly_usd
     # A region without a sourced price: null parts with the note.
     west = json.loads((outdir / "both" / "computeops-stack-cost.west.json").read_text())
-    assert all(p["hourly_usd"] is None for p in west["billed_extras"])
-    assert west["billed_extras_hourly_usd"] is None
+    # Only the public IPv4 charge (one figure for every region) is priced there.
+    assert [p["part"] for p in west["billed_extras"] if p["hourly_usd"] is not None] == [
+        "NAT gateway Elastic IP (public IPv4)"
+    ]
+    assert west["billed_extras_hourly_usd"] == 0.005
     assert "no sourced aws price for eu-west-1" in west["billed_extras"][0]["note"]

@@ -185,3 +185,25 @@ def test_a_chat_intent_naming_a_hub_repo_is_served_that_repo_at_its_precision() 
     assert (
         ComputeWorkload(_stack(), "r", intent=doc, provider="aws").props.model == "meta-llama/Llama-3.1-70B"
     )
+
+
+def test_synth_warns_when_the_boot_would_predictably_fail_or_idle() -> None:
+    from computeops_cdk.constructs import ComputeWorkload
+
+    def warnings(intent: Any, **options: Any) -> list[str]:
+        w = ComputeWorkload(_stack(), "w", intent=intent, provider="aws", options=options or None)
+        return [str(m.data) for m in w.node.metadata if "warn" in m.type]
+
+    # A gated model (meta-llama) without a token or weights: the download at boot would be a 401.
+    assert any("gated Hugging Face model" in w for w in warnings(SUPPORT_CHAT))
+    secret = "arn:aws:secretsmanager:us-east-1:123456789012:secret:hf-token-AbCdEf"
+    assert not any("gated" in w for w in warnings(SUPPORT_CHAT, hf_token_secret=secret))
+    # Training without a command: the default checks the GPUs and exits while the machines bill.
+    training = ROOT / "examples" / "lora-finetune.yaml"
+    assert any("no 'command' is given" in w for w in warnings(training))
+    assert not any("no 'command'" in w for w in warnings(training, command=["torchrun", "train.py"]))
+
+
+def test_the_gcp_example_says_where_its_project_comes_from() -> None:
+    text = (ROOT / "stacks" / "finetune-gcp" / "main.py").read_text()
+    assert "GOOGLE_PROJECT" not in text and "gcp_project" in text

@@ -251,6 +251,10 @@ def test_inference_replicas_spread_over_two_zones_and_get_no_placement_group(
     }
     offers = doc["data"]["aws_ec2_instance_type_offerings"]["zones"]
     assert offers["filter"] == [{"name": "instance-type", "values": ["p5.48xlarge"]}]
+    # No zone offers the type: a plan-time error naming type and region (not element() of []).
+    (check,) = offers["lifecycle"]["postcondition"]
+    assert check["condition"] == "${length(self.locations) > 0}"
+    assert check["error_message"].startswith("No availability zone of us-east-1 offers p5.48xlarge")
     assert all(s["map_public_ip_on_launch"] is False for s in subnets.values())
 
 
@@ -316,7 +320,17 @@ def test_billed_parts_include_the_interface_endpoints_per_zone() -> None:
     parts = billed()
     endpoints = parts["VPC interface endpoints"]
     assert endpoints.quantity == 6 and endpoints.unit == "endpoint-AZ-hour"  # 3 endpoints x 2 zones
-    assert endpoints.hourly_usd == 0.06 and "privatelink/pricing" in endpoints.note
+    # Regression: priced for us-east-1 from a source that names no region (the data's own rule: null).
+    assert endpoints.hourly_usd is None and "names no region" in endpoints.note
+    # The NAT gateway's Elastic IP: a public IPv4 address, 0.005 USD/h in every region since 2024-02-01.
+    for region in ("us-east-1", "eu-west-1"):
+        stack = TerraformStack(Testing.app(), f"ip-{region}")
+        props = TargetProps(name="ip", model=MODEL)
+        placed = make_placement(region=region)
+        found = get_target("aws").emit(stack, placed, provider=None, props=props)["billed"]
+        (eip,) = [p for p in found if p.part.startswith("NAT gateway Elastic IP")]
+        assert eip.hourly_usd == 0.005 and eip.quantity == 1 and eip.source is not None
+        assert "2024-02-01" in eip.note
     assert parts["VPC endpoint data processing"].hourly_usd is None
     assert "VPC interface endpoints" not in billed(vpc_endpoints=False)
 
@@ -362,7 +376,12 @@ def test_internal_load_balancer_checks_health_and_registers_every_replica(
     doc = stacks["replicas"]
     lb = _one(doc, "aws_lb")
     assert lb["internal"] is True and lb["load_balancer_type"] == "network"
-    assert lb["subnets"] == ["${aws_subnet.private_subnet_0.id}", "${aws_subnet.private_subnet_1.id}"]
+    # Regression: both private subnets, which are in ONE zone when one zone offers the type (element()
+    # wraps), and an NLB refuses two subnets of one zone. One per zone, as the interface endpoints.
+    assert lb["subnets"] == (
+        "${slice([aws_subnet.private_subnet_0.id, aws_subnet.private_subnet_1.id], 0, "
+        "min(2, length(sort(data.aws_ec2_instance_type_offerings.zones.locations))))}"
+    )
     group = _one(doc, "aws_lb_target_group")
     assert group["health_check"]["path"] == "/health" and group["port"] == 8000
     attachment = _one(doc, "aws_lb_target_group_attachment")
@@ -375,7 +394,10 @@ def test_public_exposure_is_explicit_uses_tls_and_public_subnets(stacks: dict[st
     doc = stacks["public"]
     lb = _one(doc, "aws_lb")
     assert lb["internal"] is False
-    assert lb["subnets"] == ["${aws_subnet.public_subnet_0.id}", "${aws_subnet.public_subnet_1.id}"]
+    assert lb["subnets"] == (
+        "${slice([aws_subnet.public_subnet_0.id, aws_subnet.public_subnet_1.id], 0, "
+        "min(2, length(sort(data.aws_ec2_instance_type_offerings.zones.locations))))}"
+    )
     listener = _one(doc, "aws_lb_listener")
     assert (listener["port"], listener["protocol"]) == (443, "TLS")
     assert listener["certificate_arn"].startswith("arn:aws:acm:")

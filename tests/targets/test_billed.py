@@ -12,7 +12,13 @@ import pytest
 from computeops_cdk import load_catalog
 from computeops_cdk.targets._billed import priced
 
-KEYS = ("ebs_gp3_gb_month", "nat_gateway_hour", "nlb_hour", "vpc_interface_endpoint_hour")
+KEYS = (
+    "ebs_gp3_gb_month",
+    "nat_gateway_hour",
+    "nlb_hour",
+    "vpc_interface_endpoint_hour",
+    "public_ipv4_address_hour",
+)
 
 
 def _entries() -> dict[str, list[dict[str, Any]]]:
@@ -32,8 +38,14 @@ def test_every_price_cites_its_source_and_date_and_no_region_twice() -> None:
                 "https://aws.amazon.com/"
             )
             assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", entry["as_of"])
-            assert not seen & set(entry["regions"]), (key, seen & set(entry["regions"]))
-            seen |= set(entry["regions"])
+            regions = entry["regions"]
+            if regions == "all":  # one figure for every region, as its source states
+                assert len(items) == 1 and "all AWS regions" in entry["regions_note"], key
+                continue
+            assert not seen & set(regions), (key, seen & set(regions))
+            seen |= set(regions)
+            # A source naming no region prices no region (null with its note, never another region's).
+            assert regions or entry["unpriced_note"], key
 
 
 @pytest.mark.parametrize("key", KEYS)
@@ -43,7 +55,7 @@ def test_every_gpu_region_is_priced_from_a_source_or_null_with_the_reason(key: s
     for region in regions:
         part = priced("aws", key, region, part="x", quantity=2)
         if part.hourly_usd is None:
-            assert part.note == f"no sourced aws price for {region}" and part.source is None
+            assert part.note.startswith(f"no sourced aws price for {region}") and part.source is None
         else:
             assert part.hourly_usd > 0 and part.source is not None and "list price" in part.note
 
@@ -56,3 +68,15 @@ def test_regions_priced_differently_take_their_own_entry() -> None:
         and singapore.source == "https://basavytix.com/blog/aws-nat-gateway-pricing"
     )
     assert priced("aws", "nat_gateway_hour", "eu-west-1", part="NAT", quantity=1).hourly_usd is None
+
+
+def test_a_price_whose_source_names_no_region_is_null_with_that_reason() -> None:
+    # Regression: the interface endpoint's region-less source was applied to us-east-1.
+    endpoint = priced("aws", "vpc_interface_endpoint_hour", "us-east-1", part="endpoints", quantity=6)
+    assert endpoint.hourly_usd is None and "names no region" in endpoint.note
+
+
+def test_the_public_ipv4_charge_applies_in_every_region() -> None:
+    for region in ("us-east-1", "eu-west-1", "ap-northeast-1"):
+        ip = priced("aws", "public_ipv4_address_hour", region, part="NAT gateway Elastic IP", quantity=1)
+        assert ip.hourly_usd == 0.005 and ip.source is not None and "2024-02-01" in ip.note

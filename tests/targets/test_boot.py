@@ -328,3 +328,30 @@ def test_a_precision_vllm_cannot_apply_online_is_refused_unless_the_checkpoint_i
         precision="int4",
     )
     assert training.precision_args == ()
+
+
+def test_a_partial_secrets_manager_arn_is_refused_with_how_to_get_the_full_one() -> None:
+    # Regression: accepted, while the instance role is granted exactly that string: AccessDenied at boot.
+    with pytest.raises(TargetError, match=r"partial Secrets Manager ARN .* describe-secret --secret-id NAME"):
+        parse_secret(
+            "arn:aws:secretsmanager:us-east-1:123456789012:secret:hf-token",
+            store="aws_secrets_manager",
+            target="aws",
+        )
+    assert parse_secret(ARN, store="aws_secrets_manager", target="aws") is not None
+
+
+def test_the_token_is_read_in_the_secrets_region_not_the_machines() -> None:
+    secret = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:hf-token-AbCdEf"
+    script = boot_script(_plan({"hf_token_secret": secret}, region="us-east-1"))
+    assert f"get-secret-value --region eu-west-1 --secret-id {secret}" in script
+    shellcheck(script)
+
+
+def test_a_server_that_never_answers_health_fails_the_boot() -> None:
+    # Regression: after the hour the loop ended and the script exited 0, a "successful" boot serving nothing.
+    script = boot_script(_plan())
+    wait = script[script.index("healthy=0") :]
+    assert 'if [ "$healthy" -ne 1 ]; then' in wait and "exit 1" in wait
+    assert "did not answer /health on port 8000 within an hour" in wait
+    shellcheck(script)

@@ -587,8 +587,12 @@ def test_nebius_boots_an_exact_image_when_given_one() -> None:
     props = TargetProps(
         name="img", options={"project_id": "p", "subnet_id": "s", "image_id": "computeimage-e00abc"}
     )
-    doc, _ = synth_cases("img", {"img": (NebiusTarget(), p, props)})
+    doc, roles = synth_cases("img", {"img": (NebiusTarget(), p, props)})
     (vm,) = resources(doc, "nebius_compute_v1_instance", "img")
+    # Regression: no billed parts although the stack creates boot disks: listed, null with the reason.
+    (disks,) = roles["img"]["billed"]
+    assert disks.part == "boot disks (NETWORK_SSD, 1 x 200 GiB)" and disks.quantity == 200
+    assert disks.hourly_usd is None and "no sourced Nebius disk price" in disks.note
     spec = vm["boot_disk"]["managed_disk"]["spec"]
     assert spec["source_image_id"] == "computeimage-e00abc" and "source_image_family" not in spec
     both = TargetProps(name="img", options={"image_id": "x", "image_family": "y"})

@@ -197,6 +197,11 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
             },
             "billed_extras": [p.to_dict() for p in self.billed],
             "billed_extras_hourly_usd": round(sum(priced), 4) if priced else None,
+            # What that figure covers: every part, or only the sourced ones (a subtotal, not the total).
+            "billed_extras_hourly_usd_covers": "all parts"
+            if len(priced) == len(self.billed)
+            else f"sourced parts only: a subtotal, {len(self.billed) - len(priced)} of "
+            f"{len(self.billed)} parts unpriced (unpriced_parts)",
             "unpriced_parts": [p.part for p in self.billed if p.hourly_usd is None],
             "note": "billed extras are shown beside the instances' cost and do not change the ranking; "
             "a part without a sourced price is null with a note, never 0; traffic-billed parts are "
@@ -385,15 +390,44 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
             notes.add_warning(
                 f"computeops: nothing starts the workload at boot: {self.resources['no_boot_reason']}."
             )
+        for warning in self._boot_warnings():
+            notes.add_warning(f"computeops: {warning}")
         for warning in self.resources.get("warnings", ()):
             notes.add_warning(f"computeops: {warning}")
+
+    def _boot_warnings(self) -> list[str]:
+        """What the generated boot script will predictably not do (standalone machines only)."""
+        options, model = self.props.options, self.props.model
+        if model is None or options.get("user_data") is not None:
+            return []  # a cluster runs the workload, or the user's own script replaces ours
+        found = []
+        if (
+            self.props.workload_type == "inference"
+            and model.startswith(GATED_HUB_ORGS)
+            and options.get("hf_token_secret") is None
+            and options.get("weights_uri") is None
+        ):
+            found.append(
+                f"{model} is a gated Hugging Face model and neither 'hf_token_secret' nor 'weights_uri' "
+                "is given: the download at boot would be refused (401). To fix: options="
+                "{'hf_token_secret': <your secret store's reference to a token with access>}, or "
+                "'weights_uri'."
+            )
+        if self.props.workload_type in ("training", "fine_tuning") and not options.get("command"):
+            found.append(
+                "no 'command' is given: the default only checks that the GPUs are visible and exits, "
+                "while the machines keep billing. To fix: options={'command': ['torchrun', 'train.py']} "
+                "(with your container_image)."
+            )
+        return found
 
     def _extras_text(self) -> str:
         if not self.billed:
             return ""
         priced = [p.hourly_usd for p in self.billed if p.hourly_usd is not None]
         unknown = [p.part for p in self.billed if p.hourly_usd is None]
-        known = f"+{sum(priced):,.4f} USD/h sourced" if priced else "no sourced price"
+        subtotal = " (a subtotal: some parts are unpriced)" if unknown and priced else ""
+        known = f"+{sum(priced):,.4f} USD/h sourced{subtotal}" if priced else "no sourced price"
         missing = f"; without a sourced price: {', '.join(unknown)}" if unknown else ""
         return f"; billed extras besides the instances: {known}{missing}"
 
@@ -462,6 +496,11 @@ def _resource_name(id: str) -> str:
     cleaned = "".join(c if c.isalnum() else "-" for c in id.lower()).strip("-")
     # 32 characters: IAM name prefixes allow 38, and targets append a dash and a suffix.
     return cleaned[:32].strip("-") or "workload"
+
+
+GATED_HUB_ORGS = ("meta-llama/",)
+"""Hugging Face organisations whose models are gated (a token of an account that accepted the licence
+is needed to download them: Meta's Llama repositories)."""
 
 
 def _model_url(name: str) -> str:

@@ -66,6 +66,10 @@ class AwsNetwork:
     created: bool = False
     endpoints: int = 0
     """Interface endpoints created (each billed per zone and hour); 0 without the new VPC's endpoints."""
+    lb_private: Any = None
+    """The private subnets a load balancer may take, one per zone (None: ``private`` as given)."""
+    lb_public: Any = None
+    """The public subnets a load balancer may take, one per zone (None: ``public``)."""
 
 
 def network(scope: Any, placement: Placement, props: TargetProps) -> AwsNetwork:
@@ -112,11 +116,26 @@ def _new_vpc(scope: Any, placement: Placement, props: TargetProps) -> AwsNetwork
     )
     # The VPC's default security group allows all traffic between its members: empty it.
     _aws("default_security_group").DefaultSecurityGroup(scope, "default_sg", vpc_id=vpc.id, tags=tags)
+    from .. import _compat
+    from ._escape import raw_expression
+
+    core = _compat.core
     offers = _aws("data_aws_ec2_instance_type_offerings").DataAwsEc2InstanceTypeOfferings(
         scope,
         "zones",
         location_type="availability-zone",
         filter=[{"name": "instance-type", "values": [placement.instance_type]}],
+        # An empty offering list would fail later as element() of an empty list: say why at plan.
+        lifecycle=core.TerraformResourceLifecycle(
+            postcondition=[
+                core.Postcondition(
+                    condition=raw_expression("${length(self.locations) > 0}"),
+                    error_message=f"No availability zone of {placement.region} offers "
+                    f"{placement.instance_type} to this account (the EC2 instance type offerings are "
+                    "empty). To fix: choose another region or instance type (pin it, or relock).",
+                )
+            ]
+        ),
     )
     zones = _fn().sort(offers.locations)
     subnet = _aws("subnet").Subnet
@@ -165,7 +184,20 @@ def _new_vpc(scope: Any, placement: Placement, props: TargetProps) -> AwsNetwork
         public=[s.id for s in public],
         created=True,
         endpoints=endpoints,
+        lb_private=_one_per_zone(private, zones),
+        lb_public=_one_per_zone(public, zones),
     )
+
+
+def _one_per_zone(subnets: list[Any], zones: Any) -> Any:
+    """The first ``min(len(subnets), zones)`` subnets: one per zone. The subnets take the zones with
+    element(), which wraps, so a type offered in one zone only has both subnets in it; a load balancer
+    and an interface endpoint refuse two subnets of one zone."""
+    from .._compat import Token
+
+    fn = _fn()
+    ids = [s.id for s in subnets]
+    return Token.as_list(fn.slice(ids, 0, fn.min([len(ids), fn.length_of(zones)])))
 
 
 def _endpoints(
@@ -204,11 +236,7 @@ def _endpoints(
     )
     # One subnet per zone: an interface endpoint refuses two subnets of one zone, which the private
     # subnets are when only one zone offers the instance type (element() wrapped).
-    from .._compat import Token
-
-    fn = _fn()
-    ids = [s.id for s in private]
-    subnets = Token.as_list(fn.slice(ids, 0, fn.min([len(ids), fn.length_of(zones)])))
+    subnets = _one_per_zone(private, zones)
     for service in INTERFACE_ENDPOINTS:
         endpoint(
             scope,
@@ -255,7 +283,8 @@ def load_balancer(
         name=f"{base}-lb",
         internal=not public,
         load_balancer_type="network",
-        subnets=net.public if public else net.private,
+        # One subnet per zone (an NLB refuses two of one zone): the new VPC's, else the subnets given.
+        subnets=(net.lb_public or net.public) if public else (net.lb_private or net.private),
         enable_cross_zone_load_balancing=True,
         enable_deletion_protection=False,
         tags=dict(props.tags),

@@ -62,14 +62,18 @@ def _prices() -> dict[str, Any]:
 def priced(provider: str, key: str, region: str, *, part: str, quantity: float) -> BilledPart:
     """``quantity`` of price ``key`` in ``region``; an unpriced part when no sourced price covers it.
 
-    A price key holds one entry or a list of them (regions priced differently, each with its own source).
+    A price key holds one entry or a list of them (regions priced differently, each with its own source);
+    an entry's ``regions`` is a list, or ``"all"`` when its source states one figure for every region.
     """
     found = _prices().get(provider, {}).get(key)
     entries: list[dict[str, Any]] = found if isinstance(found, list) else [found] if found else []
-    entry = next((e for e in entries if region in e["regions"]), None)
+    # "all": the source states one figure for every region (e.g. AWS's public IPv4 charge).
+    entry = next((e for e in entries if e["regions"] == "all" or region in e["regions"]), None)
     unit = entries[0]["unit"] if entries else key
     if entry is None:
-        return unpriced(part, quantity=quantity, unit=unit, why=f"no sourced {provider} price for {region}")
+        why = f"no sourced {provider} price for {region}"
+        notes = [e["unpriced_note"] for e in entries if e.get("unpriced_note")]
+        return unpriced(part, quantity=quantity, unit=unit, why=f"{why}: {notes[0]}" if notes else why)
     usd = float(entry["usd"]) * quantity
     hourly = usd / HOURS_PER_MONTH if unit.endswith("-month") else usd
     how = f"{quantity:g} {unit} x {entry['usd']} USD (list price, {entry['as_of']}; quotes {entry['quotes']})"

@@ -82,7 +82,7 @@ BOOT_OPTIONS: Mapping[str, str] = {
     "container_image": "workload container image. Default: DEFAULT_VLLM_IMAGE (inference), "
     "DEFAULT_TRAINING_IMAGE (training).",
     "model_url": "model vLLM serves (a Hugging Face id). Default: the registry's Hugging Face id.",
-    "hf_token_secret": "secret REFERENCE holding the Hugging Face token (AWS Secrets Manager ARN, GCP "
+    "hf_token_secret": "secret REFERENCE holding the Hugging Face token (AWS Secrets Manager full ARN, GCP "
     "Secret Manager id, Azure Key Vault secret id, RunPod secret name), read at boot. Default: none "
     "(public models only).",
     "port": "port vLLM serves on. Default: 8000.",
@@ -98,7 +98,11 @@ SecretStore = Literal["aws_secrets_manager", "gcp_secret_manager", "azure_key_va
 
 _SECRET_PATTERNS: Mapping[SecretStore, tuple[re.Pattern[str], str]] = {
     "aws_secrets_manager": (
-        re.compile(r"^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+$"),
+        # The full ARN: Secrets Manager appends "-" and 6 random characters to the name, and the
+        # instance role is granted exactly this ARN (a partial one would be AccessDenied at boot).
+        re.compile(
+            r"^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}$"
+        ),
         "arn:aws:secretsmanager:us-east-1:123456789012:secret:hf-token-AbCdEf",
     ),
     "gcp_secret_manager": (
@@ -111,6 +115,7 @@ _SECRET_PATTERNS: Mapping[SecretStore, tuple[re.Pattern[str], str]] = {
     ),
     "runpod_secret": (re.compile(r"^[A-Za-z0-9_-]{1,64}$"), "hf_token"),
 }
+_PARTIAL_ARN = re.compile(r"^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+$")
 _LITERAL_TOKEN = re.compile(r"^hf_[A-Za-z0-9]{20,}$")
 _MODEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?$")
 _IMAGE = re.compile(
@@ -142,6 +147,15 @@ def parse_secret(value: object, *, store: SecretStore, target: str) -> SecretRef
             f"{target} option 'hf_token_secret' looks like a literal Hugging Face token: a token in "
             "Terraform would land in the state and the plan. To fix: store it in the provider's secret "
             f"store and pass its reference, e.g. options={{'hf_token_secret': {example!r}}}."
+        )
+    partial = store == "aws_secrets_manager" and isinstance(value, str) and _PARTIAL_ARN.match(value)
+    if partial and not pattern.match(str(value)):
+        raise TargetError(
+            f"{target} option 'hf_token_secret' {value!r} is a partial Secrets Manager ARN (no '-' "
+            "and 6-character suffix): the instance role is granted exactly the ARN given, so reading "
+            "the secret at boot would be AccessDenied. To fix: pass the full ARN, which `aws "
+            "secretsmanager describe-secret --secret-id NAME --query ARN --output text` prints, e.g. "
+            f"options={{'hf_token_secret': {example!r}}}."
         )
     if not isinstance(value, str) or not pattern.match(value):
         raise TargetError(
@@ -401,9 +415,10 @@ def _fetch_token(secret: SecretRef, region: str) -> list[str]:
     """Shell lines that set HF_TOKEN from the secret store, with the machine's own identity."""
     ref = _q(secret.id)
     if secret.store == "aws_secrets_manager":
+        # The secret's own region (arn:aws:secretsmanager:REGION:...), which may differ from the machines'.
         return [
             "HF_TOKEN=$(aws secretsmanager get-secret-value --region "
-            f"{_q(region)} --secret-id {ref} --query SecretString --output text)",
+            f"{_q(secret.id.split(':')[3])} --secret-id {ref} --query SecretString --output text)",
         ]
     if secret.store == "gcp_secret_manager":
         path, _, version = secret.id.partition("/versions/")
@@ -503,13 +518,21 @@ def _serve(plan: BootPlan) -> list[str]:
 def _wait_for_health(port: str) -> list[str]:
     return [
         "# Weights download on first start; wait (at most an hour) until the server answers /health.",
+        "healthy=0",
         "for _ in $(seq 1 360); do",
         f"  if curl -fsS http://127.0.0.1:{port}/health >/dev/null 2>&1; then",
         f'    echo "computeops: vLLM serves $MODEL on port {port}"',
+        "    healthy=1",
         "    break",
         "  fi",
         "  sleep 10",
         "done",
+        # A server that never came up is a failed boot (exit 1, logged), not a success.
+        'if [ "$healthy" -ne 1 ]; then',
+        f'  echo "computeops: vLLM did not answer /health on port {port} within an hour. To see why: '
+        'docker logs vllm (weights download, a gated model without a token, out of memory)." >&2',
+        "  exit 1",
+        "fi",
     ]
 
 

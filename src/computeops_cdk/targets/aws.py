@@ -202,7 +202,12 @@ class AwsTarget(Target):
         resources = _instances(scope, placement, props, net=net, security_group=group, plan=plan)
         resources["network"] = net
         resources["billed"] = _billed(
-            placement, props, nat=net.created, load_balancer=mode != "none", endpoints=net.endpoints
+            placement,
+            props,
+            nat=net.created,
+            load_balancer=mode != "none",
+            endpoints=net.endpoints,
+            public_lb=mode == "public",
         )
         if mode != "none":
             resources.update(
@@ -251,7 +256,13 @@ class AwsTarget(Target):
 
 
 def _billed(
-    placement: Placement, props: TargetProps, *, nat: bool, load_balancer: bool, endpoints: int = 0
+    placement: Placement,
+    props: TargetProps,
+    *,
+    nat: bool,
+    load_balancer: bool,
+    endpoints: int = 0,
+    public_lb: bool = False,
 ) -> list[BilledPart]:
     """The stack's billed parts besides the instances: root volumes, the NAT gateway, the load balancer,
     the VPC's interface endpoints (each billed per zone: two zones, one when the type has one only)."""
@@ -267,6 +278,16 @@ def _billed(
     ]
     if nat:
         parts.append(priced("aws", "nat_gateway_hour", region, part="NAT gateway", quantity=1))
+        # The NAT gateway's Elastic IP: a public IPv4 address, billed hourly since 2024-02-01.
+        parts.append(
+            priced(
+                "aws",
+                "public_ipv4_address_hour",
+                region,
+                part="NAT gateway Elastic IP (public IPv4)",
+                quantity=1,
+            )
+        )
         parts.append(
             unpriced(
                 "NAT data processing",
@@ -299,6 +320,17 @@ def _billed(
         )
     if load_balancer:
         parts.append(priced("aws", "nlb_hour", region, part="network load balancer", quantity=1))
+        if public_lb:
+            # An internet-facing NLB holds one public IPv4 address per zone (two subnets at most).
+            parts.append(
+                priced(
+                    "aws",
+                    "public_ipv4_address_hour",
+                    region,
+                    part="load balancer public IPv4 addresses (one per zone, 2 zones)",
+                    quantity=2,
+                )
+            )
         parts.append(
             unpriced(
                 "load balancer capacity units",

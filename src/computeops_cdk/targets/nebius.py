@@ -30,6 +30,7 @@ from typing import Any
 from ..engine import Placement
 from ..errors import TargetError
 from ._base import Target, TargetProps
+from ._billed import unpriced
 from ._boot import BOOT_OPTIONS, Rendezvous, boot_script, cloud_config, plan_for
 from ._options import flag_option
 from ._support import require_supported
@@ -201,7 +202,16 @@ class NebiusTarget(Target):
                     cloud_init_user_data=user_data(i),
                 )
             )
-        return {"instance": instances[0], "instances": instances, **roles}
+        size, kind = boot_disk["size_gibibytes"], boot_disk["type"]
+        billed = [
+            unpriced(
+                f"boot disks ({kind}, {placement.instances} x {size} GiB)",
+                quantity=placement.instances * size,
+                unit="GiB-month",
+                why="no sourced Nebius disk price in the data (data/billed_extras.json)",
+            )
+        ]
+        return {"instance": instances[0], "instances": instances, "billed": billed, **roles}
 
 
 def _image(opts: Mapping[str, Any]) -> dict[str, Any]:
