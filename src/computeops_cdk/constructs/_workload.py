@@ -31,6 +31,7 @@ from ..lockfile import Pins
 from ..perf import resolve_model
 from ..targets import TARGETS, Target, TargetProps, get_target, placement_pin, supported_providers
 from ..targets._billed import BilledPart
+from ..targets._boot import boot_warnings
 from ..targets.k8s import KubeConnection, KubernetesLayer, WorkloadSpec
 from ._app import app_directory
 from ._lock import apply_lock, emitted_placement, lockfile_path, report_stale_entries
@@ -390,36 +391,10 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
             notes.add_warning(
                 f"computeops: nothing starts the workload at boot: {self.resources['no_boot_reason']}."
             )
-        for warning in self._boot_warnings():
+        for warning in boot_warnings(self.props):
             notes.add_warning(f"computeops: {warning}")
         for warning in self.resources.get("warnings", ()):
             notes.add_warning(f"computeops: {warning}")
-
-    def _boot_warnings(self) -> list[str]:
-        """What the generated boot script will predictably not do (standalone machines only)."""
-        options, model = self.props.options, self.props.model
-        if model is None or options.get("user_data") is not None:
-            return []  # a cluster runs the workload, or the user's own script replaces ours
-        found = []
-        if (
-            self.props.workload_type == "inference"
-            and model.startswith(GATED_HUB_ORGS)
-            and options.get("hf_token_secret") is None
-            and options.get("weights_uri") is None
-        ):
-            found.append(
-                f"{model} is a gated Hugging Face model and neither 'hf_token_secret' nor 'weights_uri' "
-                "is given: the download at boot would be refused (401). To fix: options="
-                "{'hf_token_secret': <your secret store's reference to a token with access>}, or "
-                "'weights_uri'."
-            )
-        if self.props.workload_type in ("training", "fine_tuning") and not options.get("command"):
-            found.append(
-                "no 'command' is given: the default only checks that the GPUs are visible and exits, "
-                "while the machines keep billing. To fix: options={'command': ['torchrun', 'train.py']} "
-                "(with your container_image)."
-            )
-        return found
 
     def _extras_text(self) -> str:
         if not self.billed:
@@ -496,11 +471,6 @@ def _resource_name(id: str) -> str:
     cleaned = "".join(c if c.isalnum() else "-" for c in id.lower()).strip("-")
     # 32 characters: IAM name prefixes allow 38, and targets append a dash and a suffix.
     return cleaned[:32].strip("-") or "workload"
-
-
-GATED_HUB_ORGS = ("meta-llama/",)
-"""Hugging Face organisations whose models are gated (a token of an account that accepted the licence
-is needed to download them: Meta's Llama repositories)."""
 
 
 def _model_url(name: str) -> str:

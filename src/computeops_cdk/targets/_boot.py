@@ -39,12 +39,14 @@ __all__ = [
     "DEFAULT_TRAINING_IMAGE",
     "DEFAULT_VLLM_IMAGE",
     "DEFAULT_VLLM_TPU_IMAGE",
+    "GATED_HUB_ORGS",
     "RENDEZVOUS_PORT",
     "BootPlan",
     "Rendezvous",
     "SecretRef",
     "boot_plan",
     "boot_script",
+    "boot_warnings",
     "cloud_config",
     "max_num_seqs",
     "parse_secret",
@@ -740,3 +742,35 @@ def refuse_script_options(props: Any, *, target: str, reason: str) -> None:
             f"{target} option(s) {', '.join(given)} cannot apply: {reason}. To fix: drop them and set the "
             "container with 'image' / 'command' / 'env'."
         )
+
+
+GATED_HUB_ORGS = ("meta-llama/",)
+"""Hugging Face organisations whose models are gated (a token of an account that accepted the licence
+is needed to download them: Meta's Llama repositories)."""
+
+
+def boot_warnings(props: Any) -> list[str]:
+    """What the generated boot script will predictably not do, for a synth warning (standalone only)."""
+    options, model = props.options, props.model
+    if model is None or options.get("user_data") is not None:
+        return []  # a cluster runs the workload, or the user's own script replaces ours
+    found = []
+    if (
+        props.workload_type == "inference"
+        and model.startswith(GATED_HUB_ORGS)
+        and options.get("hf_token_secret") is None
+        and options.get("weights_uri") is None
+    ):
+        found.append(
+            f"{model} is a gated Hugging Face model and neither 'hf_token_secret' nor 'weights_uri' "
+            "is given: the download at boot would be refused (401). To fix: options="
+            "{'hf_token_secret': <your secret store's reference to a token with access>}, or "
+            "'weights_uri'."
+        )
+    if props.workload_type in ("training", "fine_tuning") and not options.get("command"):
+        found.append(
+            "no 'command' is given: the default only checks that the GPUs are visible and exits, "
+            "while the machines keep billing. To fix: options={'command': ['torchrun', 'train.py']} "
+            "(with your container_image)."
+        )
+    return found
