@@ -146,7 +146,7 @@ def test_gpuhunt_corrupt_archives_are_refused(
     httpserver: HTTPServer, tmp_path: Path, archive: bytes, check: str, detail: str
 ) -> None:
     _serve_gpuhunt(httpserver, archive)
-    result = _refresh(httpserver, tmp_path / "data", ["oci"])
+    result = _refresh(httpserver, tmp_path / "data", ["oci"], feeds={"oci": "gpuhunt"})
     [refusal] = result.refused["oci"]
     assert refusal.check == check and detail in refusal.detail
 
@@ -154,7 +154,7 @@ def test_gpuhunt_corrupt_archives_are_refused(
 def test_gpuhunt_an_empty_provider_file_is_refused(httpserver: HTTPServer, tmp_path: Path) -> None:
     header = (GPUHUNT / "oci.csv").read_bytes().split(b"\r\n")[0] + b"\r\n"
     _serve_gpuhunt(httpserver, _zip(oci=header))
-    result = _refresh(httpserver, tmp_path / "data", ["oci"])
+    result = _refresh(httpserver, tmp_path / "data", ["oci"], feeds={"oci": "gpuhunt"})
     [refusal] = result.refused["oci"]
     assert (refusal.check, refusal.detail) == (
         "rows.empty",
@@ -166,7 +166,7 @@ def test_gpuhunt_version_that_is_not_a_version_is_refused(httpserver: HTTPServer
     httpserver.expect_request("/gh/v2/version").respond_with_data(
         b"<Error>AccessDenied</Error>", content_type="application/xml"
     )
-    result = _refresh(httpserver, tmp_path / "data", ["oci"])
+    result = _refresh(httpserver, tmp_path / "data", ["oci"], feeds={"oci": "gpuhunt"})
     [refusal] = result.refused["oci"]
     assert "did not answer a catalog version" in refusal.detail
 
@@ -299,6 +299,6 @@ def test_azure_retail_refuses_a_next_page_link_to_another_host(
     httpserver: HTTPServer, tmp_path: Path
 ) -> None:
     _serve_azure(httpserver, next_host="prices.example.invalid")
-    result = _refresh(httpserver, tmp_path / "data", ["azure"])
+    result = _refresh(httpserver, tmp_path / "data", ["azure"], feeds={"azure": "azure-retail"})
     [refusal] = result.refused["azure"]
     assert refusal.check == "format" and "NextPageLink points away from 127.0.0.1" in refusal.detail

@@ -203,10 +203,11 @@ def test_build_to_a_directory_exits_2_and_writes_nothing(
 
 
 def test_refresh_unknown_provider_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = run(capsys, "refresh", "--provider", "gcp", "--source", str(ROOT / "data" / "market"))
+    code, _, err = run(capsys, "refresh", "--provider", "crusoe", "--source", str(ROOT / "data" / "market"))
     assert code == 2
     assert err.startswith(
-        "error: provider 'gcp' has no refreshable price feed; refreshable: aws, azure, lambda, nebius, oci."
+        "error: provider 'crusoe' has no refreshable price feed; refreshable: aws, azure, gcp, lambda, "
+        "nebius, oci, runpod, vast."
     )
 
 

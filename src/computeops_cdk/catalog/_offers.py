@@ -22,7 +22,7 @@ from ..errors import CatalogError
 from ._accelerators import AcceleratorResolver
 from ._sources import Feed, MarketData, Row, number
 
-__all__ = ["build_offers", "vast_region_code"]
+__all__ = ["build_offers", "tpu_chips", "vast_region_code"]
 
 _Key = tuple[str, str, str, str]
 # TPU slice suffixes that count TensorCores (2 per chip) rather than chips:
@@ -206,13 +206,20 @@ def _gcp_sum(host: float | None, part: float | None) -> float | None:
     return round(host + part, 6)
 
 
-def _add_tpu(c: _Collector, row: Row, feed: Feed) -> None:
-    name = row["AcceleratorName"]
+def tpu_chips(name: str) -> int | None:
+    """Chips in a TPU slice (``tpu-v5p-8`` -> 4, ``tpu-v6e-8`` -> 8); None when not a slice name."""
     match = re.fullmatch(r"(tpu-v\w+?)-(\d+)", name)
     if match is None or match.group(1) not in _TPU_CORES_PER_CHIP:
+        return None
+    return max(1, int(match.group(2)) // _TPU_CORES_PER_CHIP[match.group(1)])
+
+
+def _add_tpu(c: _Collector, row: Row, feed: Feed) -> None:
+    name = row["AcceleratorName"]
+    chips = tpu_chips(name)
+    if chips is None:
         raise CatalogError(f"gcp: TPU accelerator type {name!r} is not <generation>-<size>.")
-    generation, size = match.group(1), int(match.group(2))
-    chips = max(1, size // _TPU_CORES_PER_CHIP[generation])
+    generation = name.rsplit("-", 1)[0]
     c.add_type("gcp", name, generation, chips, {}, f"{feed.source}; {_TPU_SOURCE}")
     for pricing, column in (("on_demand", "Price"), ("spot", "SpotPrice")):
         c.add_price(("gcp", name, row["Region"], pricing), number(row[column]), _origin(feed))

@@ -34,7 +34,19 @@ from ._sanity import Refusal, check_rows
 from ._sources import Feed, MarketData, Row, read_csv
 from ._store import Store, os_error_text
 from ._transport import FeedFetchError, HttpxTransport, Transport
-from .feeds import Adapter, FeedContext, FeedResult, Unmapped, azure_retail, gpuhunt, lambda_api
+from .feeds import (
+    Adapter,
+    FeedContext,
+    FeedResult,
+    Unmapped,
+    azure_retail,
+    gcp_billing,
+    gpuhunt,
+    lambda_api,
+    oci_pricelist,
+    runpod_graphql,
+    vast_search,
+)
 from .feeds.skypilot import DEFAULT_URL as SKYPILOT_URL
 from .feeds.skypilot import SkyPilotFeed, parse_skypilot_vms
 
@@ -54,6 +66,10 @@ ADAPTERS: dict[str, Adapter] = {
     "gpuhunt": gpuhunt.GpuhuntFeed(),
     "lambda-api": lambda_api.LambdaApiFeed(),
     "azure-retail": azure_retail.AzureRetailFeed(),
+    "gcp-billing": gcp_billing.GcpBillingFeed(),
+    "oci-pricelist": oci_pricelist.OciPriceListFeed(),
+    "runpod-graphql": runpod_graphql.RunPodGraphQLFeed(),
+    "vast-search": vast_search.VastSearchFeed(),
 }
 """Every feed adapter by the name feeds.csv's ``feed`` column and ``--feed P=NAME`` use."""
 DEFAULT_URLS = {
@@ -61,8 +77,20 @@ DEFAULT_URLS = {
     "gpuhunt": gpuhunt.DEFAULT_URL,
     "lambda-api": lambda_api.DEFAULT_URL,
     "azure-retail": azure_retail.DEFAULT_URL,
+    "gcp-billing": gcp_billing.DEFAULT_URL,
+    "oci-pricelist": oci_pricelist.DEFAULT_URL,
+    "runpod-graphql": runpod_graphql.DEFAULT_URL,
+    "vast-search": vast_search.DEFAULT_URL,
 }
-_COVERS = {"gpuhunt": tuple(gpuhunt.FILES), "lambda-api": ("lambda",), "azure-retail": ("azure",)}
+_COVERS = {
+    "gpuhunt": tuple(gpuhunt.FILES),
+    "lambda-api": ("lambda",),
+    "azure-retail": ("azure",),
+    "gcp-billing": ("gcp",),
+    "oci-pricelist": ("oci",),
+    "runpod-graphql": ("runpod",),
+    "vast-search": ("vast",),
+}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -70,7 +98,9 @@ class ProviderOutcome:
     """What the refresh did with one provider.
 
     Attributes:
-        status: "updated", "accepted" (refusals overridden by ``accept``) or "refused" (last good kept).
+        status: "updated", "accepted" (refusals overridden by ``accept``), "refused" (last good kept)
+            or "skipped" (every feed of the provider needs an API key that is not set; last good
+            kept, not an error; ``refusals`` carry the ``needs_key`` notes).
         rows_before / rows_after: accelerator rows of the last good data and of the data now in use.
         feed_rows: rows the feed delivered (None when the fetch failed).
     """
@@ -229,7 +259,7 @@ def _run(
     for provider in chosen:
         outcome, result = _refresh_one(provider, staged_feeds[provider], market, ctx, provider in accepted)
         outcomes[provider] = outcome
-        if result is not None and outcome.status != "refused":
+        if result is not None and outcome.status in ("updated", "accepted"):
             fresh[provider] = result
         ctx.say(_outcome_line(outcome))
     doc = _build(market, staged_feeds, fresh, outcomes, stamp, ctx.say)
@@ -246,7 +276,7 @@ def _run(
         if out_tmp is not None:
             out_tmp.unlink(missing_ok=True)
     ctx.say(f"committed {generation} (sha256 {doc['sha256'][:12]}, {len(doc['offers'])} offers)")
-    replaced = [p for p in chosen if outcomes[p].status != "refused"]
+    replaced = [p for p in chosen if outcomes[p].status in ("updated", "accepted")]
     return RefreshResult(
         providers=tuple(replaced),
         rows={p: outcomes[p].rows_after for p in replaced},
@@ -353,29 +383,37 @@ def _refresh_one(
     provider: str, feed: Feed, market: Path, ctx: _Context, accepted: bool
 ) -> tuple[ProviderOutcome, FeedResult | None]:
     old = read_csv(market / feed.raw_file)
-    adapter, lacking = _adapter(provider, feed, ctx)
-    if adapter is None:
-        refusal = Refusal(provider=provider, check="fetch", detail=f"no usable feed: {lacking}")
+    adapters, lacking = _adapters(provider, feed, ctx)
+    if not adapters:
+        if lacking and all(need for _name, need in lacking) and provider not in ctx.overrides:
+            return _skipped(provider, len(old), lacking), None
+        detail = "; ".join(text for text, _need in lacking) or "feeds.csv lists no feed for it"
+        refusal = Refusal(provider=provider, check="fetch", detail=f"no usable feed: {detail}")
         return _kept(provider, len(old), (refusal,), None), None
-    feed_ctx = FeedContext(
-        transport=ctx.transport,
-        feed=feed,
-        url=ctx.urls[adapter.name],
-        ref=ctx.ref,
-        last_good=old,
-        columns=_header(market / feed.raw_file),
-        env=ctx.env,
-        cache=ctx.cache,
-        say=ctx.say,
-    )
-    try:
-        result = adapter.fetch(feed_ctx)
-    except FeedFetchError as err:
-        refusal = Refusal(provider=provider, check="fetch", detail=str(err))
-        return _kept(provider, len(old), (refusal,), None), None
-    except CatalogRefreshError as err:
-        refusal = Refusal(provider=provider, check="format", detail=str(err))
-        return _kept(provider, len(old), (refusal,), None), None
+    failures: list[Refusal] = []
+    for adapter in adapters:  # the first that answers in its format; the next ones are fallbacks
+        feed_ctx = FeedContext(
+            transport=ctx.transport,
+            feed=feed,
+            url=ctx.urls[adapter.name],
+            ref=ctx.ref,
+            last_good=old,
+            columns=_header(market / feed.raw_file),
+            env=ctx.env,
+            cache=ctx.cache,
+            say=ctx.say,
+        )
+        try:
+            result = adapter.fetch(feed_ctx)
+            break
+        except CatalogRefreshError as err:
+            check = "fetch" if isinstance(err, FeedFetchError) else "format"
+            detail = f"{adapter.name}: {err}" if len(adapters) > 1 else str(err)
+            failures.append(Refusal(provider=provider, check=check, detail=detail))
+            if adapter is not adapters[-1]:
+                ctx.say(f"{provider}: {adapter.name} failed ({check}); falling back to the next feed")
+    else:
+        return _kept(provider, len(old), tuple(failures), None), None
     for note in result.notes:
         ctx.say(f"{provider}: {note}")
     refusals = tuple(check_rows(provider, result.rows, old))
@@ -395,20 +433,36 @@ def _refresh_one(
     return outcome, result
 
 
-def _adapter(provider: str, feed: Feed, ctx: _Context) -> tuple[Adapter | None, str]:
-    """The first adapter of the provider's list whose API keys are set, or why there is none."""
+def _adapters(provider: str, feed: Feed, ctx: _Context) -> tuple[list[Adapter], list[tuple[str, str]]]:
+    """The provider's adapters whose API keys are set, in order, and (why, missing key or "") for
+    each one left out."""
     names = (ctx.overrides[provider],) if provider in ctx.overrides else feed.adapters
-    lacking = []
+    usable: list[Adapter] = []
+    lacking: list[tuple[str, str]] = []
     for name in names:
         adapter = ADAPTERS.get(name)
         if adapter is None:
-            lacking.append(f"feeds.csv names an unknown feed {name!r}")
+            lacking.append((f"feeds.csv names an unknown feed {name!r}", ""))
             continue
         missing = [var for var in adapter.needs if not ctx.env.get(var)]
         if not missing:
-            return adapter, ""
-        lacking.append(f"{name} needs ${', $'.join(missing)} (To fix: set it in the environment)")
-    return None, "; ".join(lacking) or "feeds.csv lists no feed for it"
+            usable.append(adapter)
+            continue
+        need = "$" + ", $".join(missing)
+        lacking.append((f"{name} needs {need} (To fix: set it in the environment)", need))
+    return usable, lacking
+
+
+def _skipped(provider: str, rows: int, lacking: list[tuple[str, str]]) -> ProviderOutcome:
+    """Every feed of the provider needs an API key that is not set: not a refusal, a note."""
+    return ProviderOutcome(
+        provider=provider,
+        status="skipped",
+        rows_before=rows,
+        rows_after=rows,
+        feed_rows=None,
+        refusals=tuple(Refusal(provider=provider, check="needs_key", detail=text) for text, _ in lacking),
+    )
 
 
 def _header(path: Path) -> tuple[str, ...]:
@@ -437,6 +491,10 @@ def _kept(
 
 
 def _outcome_line(o: ProviderOutcome) -> str:
+    if o.status == "skipped":
+        return f"{o.provider}: skipped, keeping its data ({o.rows_before} rows): " + "; ".join(
+            r.detail for r in o.refusals
+        )
     if o.status == "refused":
         reasons = "; ".join(f"{r.check}: {r.detail}" for r in o.refusals)
         return f"{o.provider}: REFUSED, keeping its last good data ({o.rows_before} rows): {reasons}"
@@ -536,7 +594,7 @@ def _state(
         if outcome is not None:
             entry["last_attempt"] = when
             entry["last_outcome"] = outcome.as_json()
-            if outcome.status != "refused":
+            if outcome.status in ("updated", "accepted"):
                 entry["refreshed_at"] = when
                 entry["source"] = outcome.source
                 entry["rows"] = outcome.rows_after

@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ._offers import tpu_chips
 from ._sources import Row
 
 __all__ = ["SWING_FACTOR", "SWING_SHARE", "Refusal", "check_rows"]
@@ -49,6 +50,10 @@ _KEY_COLUMNS = (
     "AvailabilityZones",
 )
 _PRICE_COLUMNS = ("Price", "SpotPrice")
+_GCP_PARTS = ("host_vm", "accelerator")
+"""GCP rows that are parts of an offer (host + accelerator), not offers: a part's spot may exceed its
+on-demand (the snapshot's A100 80GB and H200 GPU parts do) while the whole machine's does not, so
+spot-above-on-demand is not judged on a part."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -165,6 +170,8 @@ def _price_problems(row: Row, where: str) -> list[tuple[str, str]]:
             count = _number(row.get("AcceleratorCount"))
         except ValueError:
             count = None
+        if row.get("RowType") == "tpu":  # a GCP TPU row prices a whole slice: count its chips
+            count = tpu_chips(row.get("AcceleratorName", "")) or count
         if count and count > 0 and math.isfinite(count):
             per = value / count
             low, high = _PRICE_PER_ACCELERATOR
@@ -176,6 +183,8 @@ def _price_problems(row: Row, where: str) -> list[tuple[str, str]]:
                     )
                 )
     on_demand, spot = prices.get("Price"), prices.get("SpotPrice")
+    if row.get("RowType") in _GCP_PARTS:
+        return problems
     if on_demand and spot and math.isfinite(spot) and 0 < on_demand * _ROUNDING < spot:
         problems.append(("price.spot_above_on_demand", f"{where}: on-demand {on_demand:g} < spot {spot:g}"))
     return problems

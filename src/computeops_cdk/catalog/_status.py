@@ -19,13 +19,13 @@ AGING_HOURS = 7 * 24.0
 
 FEED_KIND: dict[str, str] = {
     "aws": "live via gpuhunt's published catalog (aggregated; the Price List bulk CSV adapter is not built)",
-    "gcp": "snapshot: SkyPilot catalog transcription (Cloud Billing adapter not built; needs an API key)",
+    "gcp": "live: Cloud Billing Catalog API (needs $GOOGLE_BILLING_API_KEY; skipped without it)",
     "azure": "live: Azure Retail Prices API (paged; no key), gpuhunt's published catalog as fallback",
-    "oci": "live via gpuhunt's published catalog (aggregated; price-list adapter not built)",
+    "oci": "live: OCI public price list (no key; global prices), gpuhunt's published catalog as fallback",
     "lambda": "live: Lambda instance-types API with $LAMBDA_API_KEY, else the SkyPilot catalog feed",
     "nebius": "live via SkyPilot catalog (Nebius itself has only a gRPC SDK with a service account)",
-    "runpod": "snapshot: SkyPilot catalog v7 transcription (GraphQL adapter not built)",
-    "vast": "snapshot: SkyPilot catalog transcription (offer-search adapter not built)",
+    "runpod": "live: RunPod GraphQL API (no key; secure cloud, stock status as capacity)",
+    "vast": "live: Vast.ai offer search (no key; median of reliable rentable listings)",
     "crusoe": "hand-kept: no price feed; Shadeform marketplace listing snapshot",
     "coreweave": "hand-kept: no price feed; public pricing page, dated (data/market/coreweave.csv)",
 }

@@ -473,7 +473,11 @@ def _cmd_refresh(args: argparse.Namespace) -> int:
         print(json.dumps(doc, indent=2, sort_keys=True))
     else:
         for o in result.outcomes:
-            if o.status == "refused":
+            if o.status == "skipped":
+                print(f"{o.provider}: skipped, kept its data ({o.rows_before} rows): no API key")
+                for r in o.refusals:
+                    print(f"  {r.detail}")
+            elif o.status == "refused":
                 print(f"{o.provider}: refused, kept its last good data ({o.rows_before} rows)")
                 for r in o.refusals:
                     print(f"  {r.check}: {r.detail}")
