@@ -66,13 +66,19 @@ else:
     from computeops_cdk.catalog._refresh import refresh_catalog
     providers, feeds = {
         "skypilot": (["lambda", "nebius"], {"lambda": "skypilot"}),
-        "gpuhunt": (["aws", "azure", "oci"], {"azure": "gpuhunt"}),
+        "gpuhunt": (["aws", "azure", "oci"], {"azure": "gpuhunt", "oci": "gpuhunt"}),
         "lambda-api": (["lambda"], {"lambda": "lambda-api"}),
+        "gcp-billing": (["gcp"], {}),
+        "oci-pricelist": (["oci"], {"oci": "oci-pricelist"}),
+        "runpod-graphql": (["runpod"], {}),
+        "vast-search": (["vast"], {}),
     }[case]
     result = refresh_catalog(
         "data/market", providers=providers, feeds=feeds, data_dir=data, base_url=base + "/sky",
-        urls={"gpuhunt": base + "/gh/v2", "lambda-api": base + "/lambda/api/v1"},
-        env={"LAMBDA_API_KEY": "bench-key"},
+        urls={"gpuhunt": base + "/gh/v2", "lambda-api": base + "/lambda/api/v1",
+              "gcp-billing": base + "/gcp", "oci-pricelist": base + "/oci",
+              "runpod-graphql": base + "/runpod", "vast-search": base + "/vast"},
+        env={"LAMBDA_API_KEY": "bench-key", "GOOGLE_BILLING_API_KEY": "bench-key"},
     )
     assert not result.refused, result.refused
 print(json.dumps({"s": time.perf_counter() - t0, "rss_mb": peak()}))
@@ -102,18 +108,45 @@ def _routes() -> dict[str, tuple[bytes, str, dict[str, str]]]:
             "application/json",
             {},
         ),
+        "/oci/products/?currencyCode=USD": (
+            (RECORDED / "oci-products.json").read_bytes(),
+            "application/json",
+            {},
+        ),
+        "/vast/api/v0/bundles/": ((RECORDED / "vast-bundles.json").read_bytes(), "application/json", {}),
         "/big": (big, "text/csv", {}),
         "/bomb": (bomb, "text/csv", {"Content-Encoding": "gzip"}),
     }
+
+
+def _gcp_or_runpod(path: str, post: bytes) -> tuple[bytes, str, dict[str, str]] | None:
+    """GCP's paged SKU lists (the page token picks page 2) and RunPod's per-data-centre answers."""
+    if path.startswith("/gcp/v1/services/"):
+        name = (
+            "tpu-1.json"
+            if "E000-3F24-B8AA" in path
+            else "compute-2.json"
+            if "pageToken=" in path
+            else "compute-1.json"
+        )
+        return (RECORDED / "gcp-billing" / name).read_bytes(), "application/json", {}
+    if path == "/runpod/graphql" and post:
+        centre = json.loads(post)["variables"]["lowestPriceInput"]["dataCenterId"]
+        return (RECORDED / "runpod-graphql" / f"{centre}.json").read_bytes(), "application/json", {}
+    return None
 
 
 def _serve() -> tuple[http.server.ThreadingHTTPServer, str]:
     routes = _routes()
 
     class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            body, kind, headers = routes.get(self.path, (b"", "text/plain", {}))
-            self.send_response(200 if self.path in routes else 404)
+        def do_POST(self) -> None:
+            self.do_GET(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+
+        def do_GET(self, post: bytes = b"") -> None:
+            found = _gcp_or_runpod(self.path, post) or routes.get(self.path)
+            body, kind, headers = found or (b"", "text/plain", {})
+            self.send_response(200 if found else 404)
             self.send_header("Content-Type", kind)
             self.send_header("Content-Length", str(len(body)))
             for key, value in headers.items():
@@ -155,6 +188,10 @@ CASES = (
     ("skypilot", "SkyPilot feed: lambda + nebius (2 CSVs, 482 rows)"),
     ("gpuhunt", "gpuhunt catalog.zip: aws + azure + oci (one download, 995 rows)"),
     ("lambda-api", "Lambda instance-types API: lambda (23 types -> 374 rows)"),
+    ("gcp-billing", "GCP Cloud Billing Catalog API: gcp (3 pages, 473 SKUs -> 661 rows)"),
+    ("oci-pricelist", "OCI price list: oci (one document, 19 items -> 80 rows)"),
+    ("runpod-graphql", "RunPod GraphQL: runpod (24 data-centre queries -> 1,600 rows)"),
+    ("vast-search", "Vast.ai offer search: vast (206 listings -> 67 rows)"),
     ("transport-64MiB", "transport alone: stream a 64 MiB body"),
     ("transport-bomb", "transport alone: 256 MiB gzip bomb against a 32 MiB cap (refused)"),
     ("decide-embedded", "`decide` support-chat, warm, embedded catalog (per call)"),

@@ -80,6 +80,13 @@ def _offers(path: Path, provider: str) -> dict[tuple[str, str, str], float | Non
     }
 
 
+def _records(path: Path, provider: str) -> dict[tuple[str, str, str], dict[str, Any]]:
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    return {
+        (o["instance_type"], o["region"], o["pricing"]): o for o in doc["offers"] if o["provider"] == provider
+    }
+
+
 def _embedded(provider: str) -> dict[tuple[str, str, str], float | None]:
     return {
         (o.instance_type, o.region, o.pricing): o.hourly_usd
@@ -190,6 +197,12 @@ def test_lambda_api_with_a_key_prices_every_catalog_region(httpserver: HTTPServe
     [new] = [u for u in outcome.unmapped if u.reason.startswith("instance type not in the catalog")]
     assert new.examples == ("gpu_1x_gh400",)
     assert "lambda: 2 (instance type, region) pairs with capacity available now" in lines
+    # the regions with capacity become the offers' capacity signal; every other region is "none"
+    doc = json.loads((RECORDED / "lambda-instance-types.json").read_text(encoding="utf-8"))["data"]
+    listed = {(n, r["name"]) for n, e in doc.items() for r in e["regions_with_capacity_available"]}
+    capacity = {(t, r): o["capacity"] for (t, r, _p), o in _records(result.catalog_path, "lambda").items()}
+    assert {k for k, v in capacity.items() if v == "available"} == listed and len(listed) == 2
+    assert set(capacity.values()) == {"available", "none"}
     assert not any(SECRET in line for line in lines)
 
 

@@ -26,6 +26,7 @@ from pytest_httpserver import HTTPServer
 from werkzeug import Request as WRequest
 from werkzeug import Response
 
+from computeops_cdk.catalog import load_catalog
 from computeops_cdk.catalog._refresh import RefreshResult, refresh_catalog
 from computeops_cdk.catalog._transport import HttpxTransport
 from computeops_cdk.catalog.feeds import runpod_graphql, vast_search
@@ -306,10 +307,42 @@ def test_runpod_graphql_prices_secure_pods_and_keeps_stock_as_capacity(
     reasons = _unmapped(result, "runpod")
     assert reasons["GPU types the catalog has no instance type for"] == 1  # RTX 5090
     assert reasons["community-cloud prices (the catalog lists secure-cloud pods only)"] >= 1
-    rows = (tmp_path / "data").rglob("raw/runpod.csv")
-    text = max(rows, key=lambda p: p.stat().st_mtime).read_text(encoding="utf-8")
-    assert text.splitlines()[0].endswith(",Capacity")
-    assert {line.rsplit(",", 1)[1] for line in text.splitlines()[1:]} <= {"high", "low", "none"}
+    # the data centre's stock is the offer's capacity: High with 8 GPUs free, Low with 2 (so an 8x
+    # pod is "none" there), null where the type is not offered now
+    stock = {
+        (runpod_graphql.catalog_gpu_name(g["displayName"]), dc.stem): g["lowestPrice"]
+        for dc in sorted(RUNPOD.glob("*.json"))
+        for g in _load(dc)["data"]["gpuTypes"]
+    }
+    seen = set()
+    for (name, centre, pricing), offer in offers.items():
+        count, gpu = name.split("_")[0].rstrip("x"), name.split("_", 1)[1].removesuffix("_SECURE")
+        lowest = stock[(gpu, centre)]
+        free = lowest["stockStatus"] and lowest["maxUnreservedGpuCount"] >= int(count)
+        want = lowest["stockStatus"].lower() if free else "none"
+        assert offer["capacity"] == want, (name, centre, pricing)
+        seen.add(want)
+    assert seen == {"high", "low", "none"}
+    assert all(
+        o.capacity in ("high", "low", "none")
+        for o in load_catalog(result.catalog_path).offers
+        if o.provider == "runpod"
+    )
+
+
+_DISPLAY = {
+    "A100 PCIe": "A100-80GB",
+    "A100 SXM": "A100-80GB-SXM",
+    "H100 PCIe": "H100",
+    "RTX 3090": "RTX3090",
+    "RTX 4090": "RTX4090",
+}
+
+
+def test_runpod_display_names_become_the_catalogs_gpu_names() -> None:
+    more = {"RTX 4000 Ada": "RTX4000-Ada", "RTX A6000": "RTXA6000", "H100 NVL": "H100-NVL", "L40S": "L40S"}
+    for display, name in {**_DISPLAY, **more, "RTX PRO 6000": "RTXPRO6000"}.items():
+        assert runpod_graphql.catalog_gpu_name(display) == name
 
 
 def test_runpod_graphql_errors_envelope_is_refused_with_the_message(

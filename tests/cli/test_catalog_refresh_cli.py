@@ -128,3 +128,40 @@ def test_a_refreshed_catalog_is_used_only_when_pointed_at(
     monkeypatch.setenv("COMPUTEOPS_CATALOG", str(data_dir / "current" / "catalog.json"))
     code, out, _ = run(capsys, "list", "--provider", "nebius", "--json")
     assert json.loads(out)["catalog"]["sha256"] == refreshed.sha256
+
+
+def test_status_says_which_live_feeds_need_a_key_and_whether_it_is_set(
+    data_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GOOGLE_BILLING_API_KEY", raising=False)
+    monkeypatch.setenv("LAMBDA_API_KEY", "do-not-show-0123456789")
+    code, out, _ = run(capsys, "status", "--json")
+    by = {p["provider"]: p for p in json.loads(out)["providers"]}
+    assert code == 0 and "do-not-show-0123456789" not in out
+    assert by["gcp"]["needs_key"] == [{"variable": "GOOGLE_BILLING_API_KEY", "set": False}]
+    assert by["lambda"]["needs_key"] == [{"variable": "LAMBDA_API_KEY", "set": True}]
+    assert by["runpod"]["needs_key"] == [] and by["runpod"]["kind"].startswith("live: RunPod GraphQL API")
+    assert by["vast"]["kind"].startswith("live: Vast.ai offer search")
+    monkeypatch.setenv("COLUMNS", "400")  # one table row per line
+    code, out, _ = run(capsys, "status")
+    [gcp] = [line for line in out.splitlines() if line.startswith("│ gcp ")]
+    assert code == 0 and "; needs $GOOGLE_BILLING_API_KEY (not set)" in gcp
+
+
+def test_refresh_without_the_gcp_key_skips_gcp_and_exits_0(
+    httpserver: HTTPServer,
+    data_dir: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("GOOGLE_BILLING_API_KEY", raising=False)
+    monkeypatch.delenv("LAMBDA_API_KEY", raising=False)
+    _serve(httpserver, (RECORDED / "lambda-vms.csv").read_bytes())
+    args = ["--provider", "gcp", "--provider", "lambda", "--source", str(MARKET)]
+    code, out, err = run(capsys, "refresh", *args, "--base-url", httpserver.url_for("/sky"))
+    assert code == 0, err
+    assert (
+        "gcp: skipped, kept its data (671 rows): no API key\n  gcp-billing needs $GOOGLE_BILLING_API_KEY"
+        in out
+    )
+    assert "lambda: updated, 374 -> 374 rows" in out

@@ -21,6 +21,7 @@ from typing import Any
 from ..errors import CatalogError
 from ._accelerators import AcceleratorResolver
 from ._sources import Feed, MarketData, Row, number
+from ._types import CAPACITY_LEVELS
 
 __all__ = ["build_offers", "tpu_chips", "vast_region_code"]
 
@@ -45,6 +46,20 @@ class _Collector:
         self.prices: dict[_Key, list[float]] = defaultdict(list)
         self.origin: dict[_Key, tuple[str, str, str, str]] = {}  # source, as_of, combine, unit
         self.unpriced: set[_Key] = set()
+        self.capacity: dict[_Key, str] = {}
+
+    def add_capacity(self, keys: tuple[_Key, ...], row: Row) -> None:
+        """The row's capacity signal (``Capacity`` column, written by live feeds) for its offers."""
+        level = row.get("Capacity", "")
+        if not level:
+            return
+        if level not in CAPACITY_LEVELS:
+            raise CatalogError(
+                f"{keys[0][0]}: Capacity {level[:20]!r} of {keys[0][1]} is not one of "
+                f"{', '.join(CAPACITY_LEVELS)}."
+            )
+        for key in keys:
+            self.capacity[key] = level
 
     def add_type(self, provider: str, name: str, raw: str, count: float, row: Row, source: str) -> None:
         if (provider, name) in self.types:
@@ -82,17 +97,18 @@ class _Collector:
             if len(set(values)) > 1:
                 source += f" ({combine} of {len(values)} {unit} prices)"
             provider, instance_type, region, pricing = key
-            out.append(
-                {
-                    "provider": provider,
-                    "instance_type": instance_type,
-                    "region": region,
-                    "pricing": pricing,
-                    "hourly_usd": price,
-                    "source": source,
-                    "as_of": as_of,
-                }
-            )
+            record: dict[str, Any] = {
+                "provider": provider,
+                "instance_type": instance_type,
+                "region": region,
+                "pricing": pricing,
+                "hourly_usd": price,
+                "source": source,
+                "as_of": as_of,
+            }
+            if key in self.capacity and price is not None:  # only a live feed's offers carry one
+                record["capacity"] = self.capacity[key]
+            out.append(record)
         return out
 
 
@@ -144,6 +160,7 @@ def _parse_simple(c: _Collector, provider: str, data: MarketData, feed: Feed) ->
         origin = _origin(feed, combine, unit, suffix)
         c.add_price((provider, name, region, "on_demand"), number(row["Price"]), origin)
         c.add_price((provider, name, region, "spot"), number(row.get("SpotPrice", "")), origin)
+        c.add_capacity(((provider, name, region, "on_demand"), (provider, name, region, "spot")), row)
 
 
 def _parse_runpod(c: _Collector, provider: str, data: MarketData, feed: Feed) -> None:
@@ -154,6 +171,7 @@ def _parse_runpod(c: _Collector, provider: str, data: MarketData, feed: Feed) ->
         c.add_type(provider, name, row["AcceleratorName"], float(row["AcceleratorCount"]), row, feed.source)
         c.add_price((provider, name, region, "on_demand"), number(row["Price"]), _origin(feed))
         c.add_price((provider, name, region, "spot"), number(row["SpotPrice"]), _origin(feed))
+        c.add_capacity(((provider, name, region, "on_demand"), (provider, name, region, "spot")), row)
 
 
 def _parse_vast(c: _Collector, provider: str, data: MarketData, feed: Feed) -> None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -12,7 +14,7 @@ from ._load import load_catalog
 from ._store import Store
 from ._types import PROVIDER_IDS, Catalog
 
-__all__ = ["FEED_KIND", "ProviderStatus", "age_tier", "catalog_status"]
+__all__ = ["FEED_KEYS", "FEED_KIND", "ProviderStatus", "age_tier", "catalog_status"]
 
 FRESH_HOURS = 24.0
 AGING_HOURS = 7 * 24.0
@@ -30,6 +32,8 @@ FEED_KIND: dict[str, str] = {
     "coreweave": "hand-kept: no price feed; public pricing page, dated (data/market/coreweave.csv)",
 }
 """How each provider's prices are kept, as `catalog status` says it."""
+FEED_KEYS: dict[str, tuple[str, ...]] = {"gcp": ("GOOGLE_BILLING_API_KEY",), "lambda": ("LAMBDA_API_KEY",)}
+"""API keys the providers' live feeds read (gcp has no other feed; lambda falls back to SkyPilot's)."""
 
 
 def age_tier(hours: float) -> str:
@@ -54,6 +58,12 @@ class ProviderStatus:
     rows: int | None
     refusals: tuple[dict[str, str], ...]
     last_attempt: str | None
+    keys: tuple[tuple[str, bool], ...] = ()
+    """(environment variable, set?) for each API key the provider's live feed needs."""
+
+    def key_note(self) -> str:
+        """``needs $GOOGLE_BILLING_API_KEY (not set)``, or "" when the feed needs no key."""
+        return "; ".join(f"needs ${name} ({'set' if ok else 'not set'})" for name, ok in self.keys)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -68,19 +78,23 @@ class ProviderStatus:
             "rows": self.rows,
             "refusals": list(self.refusals),
             "last_attempt": self.last_attempt,
+            "needs_key": [{"variable": name, "set": ok} for name, ok in self.keys],
         }
 
 
 def catalog_status(
-    *, data_dir: str | Path | None = None, now: datetime | None = None
+    *, data_dir: str | Path | None = None, now: datetime | None = None, env: Mapping[str, str] | None = None
 ) -> tuple[Path | None, Catalog, list[ProviderStatus]]:
     """The catalog a refresh produced (or the embedded one) and every provider's status.
+
+    ``env`` is where the API keys are looked for (only whether they are set). Default: os.environ.
 
     Returns:
         ``(path of the refreshed catalog or None when there is none yet, that catalog, statuses)``.
     """
     store = Store(data_dir)
     moment = now or datetime.now(UTC)
+    environ = os.environ if env is None else env
     current = store.current()
     catalog = load_catalog(current / "catalog.json") if current is not None else load_catalog()
     state = store.state().get("providers", {})
@@ -112,6 +126,7 @@ def catalog_status(
                 rows=entry.get("rows"),
                 refusals=tuple(outcome.get("refusals") or ()),
                 last_attempt=entry.get("last_attempt"),
+                keys=tuple((name, bool(environ.get(name))) for name in FEED_KEYS.get(provider, ())),
             )
         )
     return (store.catalog_path if current is not None else None), catalog, out

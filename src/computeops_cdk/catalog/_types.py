@@ -177,6 +177,14 @@ class Offer:
     hourly_usd: float | None
     source: str
     as_of: str
+    capacity: str | None = None
+    """A live feed's capacity signal when the catalog was refreshed (``CAPACITY_LEVELS``); None: the
+    source gives none (every snapshot offer). Default: None."""
+
+
+CAPACITY_LEVELS = ("high", "medium", "low", "available", "none")
+"""Offer capacity signals: RunPod's stock status (high/medium/low, none when out of stock) and
+Lambda's regions with capacity (available/none)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -513,7 +513,8 @@ def _cmd_status(args: argparse.Namespace) -> int:
                    "last refresh", "age", "tier", "offers", "rows", "refusals")  # fmt: skip
     for s in statuses:
         refusals = "; ".join(f"{r.get('check')}: {r.get('detail')}" for r in s.refusals) or "-"
-        table.add_row(s.provider, s.kind, s.as_of, s.last_refresh or "never", f"{s.age_hours:,.0f} h", s.tier,
+        kind = f"{s.kind}; {s.key_note()}" if s.keys else s.kind
+        table.add_row(s.provider, kind, s.as_of, s.last_refresh or "never", f"{s.age_hours:,.0f} h", s.tier,
                       str(s.offers), "-" if s.rows is None else str(s.rows), refusals)  # fmt: skip
     _console().print(table)
     return _EXIT_OK

@@ -97,10 +97,11 @@ class _Scorer:
             performance = self.memo[(m, k)] = round(performance_score(m, self.best, self.targets, k), 4)
         assert row.itype is not None
         block = c.sizing.group_instances * row.itype.accelerator_count
-        key = (o.provider, o.pricing, block)
+        key = (o.provider, o.pricing, block, o.capacity)
         availability = self.memo.get(key)
         if availability is None:
-            availability = self.memo[key] = round(availability_score(o.pricing, block, row.provider.kind), 4)
+            score = availability_score(o.pricing, block, row.provider.kind, o.capacity)
+            availability = self.memo[key] = round(score, 4)
         where = self.regional.get((o.provider, o.region))
         if where is None:
             where = self.regional[(o.provider, o.region)] = (

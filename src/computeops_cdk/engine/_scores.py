@@ -15,8 +15,11 @@ Formulas (documented for users in README.md; data source in brackets):
   x (0.6 for a marketplace)  [catalog price model, provider kind, sizing]. The block is the
   accelerators that must be obtained together (a serving group; a whole training job): factor
   1 / (1 + BLOCK_LOSS x log2(block / 8)) above 8 accelerators, BLOCK_LOSS 0.1 (0.2 for spot, whose
-  large blocks are reclaimed first). The catalog has no capacity signal (no stock or quota data):
-  how many regions list a price is not capacity and no longer counts.
+  large blocks are reclaimed first), x the offer's capacity factor where a live feed gave a capacity
+  signal (CAPACITY_FACTOR: high/available 1.0, medium 0.9, low 0.75, none 0.25; judgement weights,
+  not measured) [catalog offer capacity: RunPod stock status, Lambda regions with capacity]. An offer
+  without a signal (every snapshot offer) keeps factor 1. How many regions list a price is not
+  capacity and does not count.
 - reliability = 0.5 x kind base + 0.5 x SLA credit when the provider publishes an SLA,
   else 0.8 x kind base; kind base hyperscaler 0.9, neocloud 0.75, marketplace 0.4;
   SLA credit = clamp((SLA % - 99) / 1, 0, 1)  [catalog provider kind and sla_percent]
@@ -36,6 +39,7 @@ from collections.abc import Mapping, Sequence
 from ..catalog import COMPLIANCE_SCOPES, Provider, Region
 
 __all__ = [
+    "CAPACITY_FACTOR",
     "EVIDENCE_CREDIT",
     "availability_score",
     "compliance_credit",
@@ -50,6 +54,15 @@ __all__ = [
 
 PRICING_BASE: Mapping[str, float] = {"reserved": 1.0, "on_demand": 0.8, "spot": 0.4}
 """Reserved capacity is guaranteed; on-demand can be out of stock; spot can be taken back."""
+CAPACITY_FACTOR: Mapping[str, float] = {
+    "high": 1.0,
+    "available": 1.0,
+    "medium": 0.9,
+    "low": 0.75,
+    "none": 0.25,
+}
+"""Availability kept by an offer's capacity signal (judgement weights, not measured): out of stock
+now is not impossible later, so "none" lowers the score rather than filtering the offer."""
 MARKETPLACE_FACTOR = 0.6
 """Marketplace listings come and go (one host, one owner)."""
 KIND_BASE: Mapping[str, float] = {"hyperscaler": 0.9, "neocloud": 0.75, "marketplace": 0.4}
@@ -116,13 +129,14 @@ BLOCK_LOSS: Mapping[str, float] = {"spot": 0.2}
 """Availability lost per doubling of the block beyond BLOCK_FREE, by price model (default 0.1)."""
 
 
-def availability_score(pricing: str, block: int, kind: str) -> float:
-    """Price-model base x block-size factor x marketplace factor (``block``: accelerators that must
-    be obtained together)."""
+def availability_score(pricing: str, block: int, kind: str, capacity: str | None = None) -> float:
+    """Price-model base x block-size factor x marketplace factor x capacity factor (``block``:
+    accelerators that must be obtained together; ``capacity``: the offer's signal, None for none)."""
     loss = BLOCK_LOSS.get(pricing, 0.1)
     size = 1.0 / (1.0 + loss * math.log2(block / BLOCK_FREE)) if block > BLOCK_FREE else 1.0
     factor = MARKETPLACE_FACTOR if kind == "marketplace" else 1.0
-    return _clamp(PRICING_BASE.get(pricing, 0.5) * size * factor)
+    signal = CAPACITY_FACTOR.get(capacity, 1.0) if capacity is not None else 1.0
+    return _clamp(PRICING_BASE.get(pricing, 0.5) * size * factor * signal)
 
 
 def reliability_score(provider: Provider) -> float:

@@ -5,8 +5,9 @@ The answer is one JSON document: ``{"data": {"<name>": {"instance_type": {"name"
 "regions_with_capacity_available": [{"name", "description"}]}}}``. Lambda lists one price per
 instance type, the same in every region (SkyPilot's catalog repeats it per region), so the price is
 applied to every region the catalog already lists for that type; the regions with capacity right now
-are an availability signal, reported in the refresh notes. The key comes from ``LAMBDA_API_KEY`` and
-is never written to a message or a log (it is a ``Request`` secret).
+are an availability signal: the ``Capacity`` column (``available`` in a listed region, else
+``none``), which the builder puts on the offer and the engine's availability score reads. The key
+comes from ``LAMBDA_API_KEY`` and is never written to a message or a log (a ``Request`` secret).
 """
 
 from __future__ import annotations
@@ -57,11 +58,12 @@ class LambdaApiFeed:
             if entry is None:
                 unmapped["last good rows the feed no longer lists (dropped)"].append(row["InstanceType"])
                 continue
-            rows.append({**row, "Price": entry["price"], "SpotPrice": ""})
+            level = "available" if row.get("Region") in entry["capacity"] else "none"
+            rows.append({**row, "Price": entry["price"], "SpotPrice": "", "Capacity": level})
         capacity = sum(len(e["capacity"]) for e in types.values())
         return FeedResult(
             rows=rows,
-            columns=ctx.columns,
+            columns=ctx.columns if "Capacity" in ctx.columns else (*ctx.columns, "Capacity"),
             repo="Lambda instance-types API",
             path=url,
             ref="live",
