@@ -362,8 +362,11 @@ def test_vast_search_takes_the_median_of_reliable_rentable_listings(
     httpserver: HTTPServer, tmp_path: Path
 ) -> None:
     _serve_vast(httpserver)
-    result = _refresh(httpserver, tmp_path / "data", ["vast"])
+    lines: list[str] = []
+    result = _refresh(httpserver, tmp_path / "data", ["vast"], progress=lines.append)
     assert result.providers == ("vast",) and not result.refused
+    # each listing counts once (it was counted once per catalog region of its type)
+    assert "vast: 206 listing(s) read, 201 counted into 67 (type, region) rows" in lines
     listings = _load(RECORDED / "vast-bundles.json")["offers"]
     h200 = sorted(
         o["dph_total"]

@@ -108,13 +108,12 @@ def _aggregate(
 ) -> tuple[list[Row], dict[str, list[str]], int]:
     """One row per (instance type, region) of the last good data that live listings price."""
     template: dict[tuple[str, str], Row] = {}
-    by_gpu: dict[tuple[int, str], list[Row]] = defaultdict(list)
+    by_gpu: dict[tuple[int, str], dict[str, Row]] = defaultdict(dict)  # -> instance type -> a row of it
     continent: dict[str, str] = {}
     for row in last_good:
-        key = (row["InstanceType"], row["Region"])
-        if key not in template:
-            template[key] = row
-            by_gpu[(int(float(row["AcceleratorCount"])), row["InstanceType"].split("-")[1])].append(row)
+        template.setdefault((row["InstanceType"], row["Region"]), row)
+        gpu = (int(float(row["AcceleratorCount"])), row["InstanceType"].split("-")[1])
+        by_gpu[gpu].setdefault(row["InstanceType"], row)
         continent.setdefault(row.get("CountryCode", ""), row.get("ContinentCode", ""))
     prices: dict[tuple[str, str], list[tuple[float, float | None]]] = defaultdict(list)
     skipped: dict[str, list[str]] = defaultdict(list)
@@ -135,7 +134,7 @@ def _aggregate(
 
 
 def _place(
-    listing: dict[str, Any], by_gpu: dict[tuple[int, str], list[Row]], continent: dict[str, str]
+    listing: dict[str, Any], by_gpu: dict[tuple[int, str], dict[str, Row]], continent: dict[str, str]
 ) -> tuple[str, list[tuple[str, str]], tuple[float, float | None]]:
     """(why the listing does not count or "", the (type, region) keys it counts for, its prices)."""
     none: tuple[float, float | None] = (0.0, None)
@@ -151,7 +150,7 @@ def _place(
     gpu, count = str(listing.get("gpu_name") or ""), listing.get("num_gpus")
     if not isinstance(count, int) or isinstance(count, bool) or count < 1:
         return "listings without a GPU count", [], none
-    types = by_gpu.get((count, gpu.replace(" ", "_")), [])
+    types = list(by_gpu.get((count, gpu.replace(" ", "_")), {}).values())
     if not types:
         return "listings of a GPU and count the catalog has no instance type for", [], none
     place = [p.strip() for p in str(listing.get("geolocation") or "").split(",")]
