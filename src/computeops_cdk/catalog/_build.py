@@ -94,7 +94,7 @@ def canonical_order(doc: dict[str, Any]) -> dict[str, Any]:
 
     Providers in ``PROVIDER_IDS`` order, their attestations by (scope, evidence), regions by
     (provider, code), accelerators by id, instance types by (provider, name), offers by
-    (provider, instance type, region, pricing); attestation regions and aliases sorted.
+    (provider, instance type, region, pricing, term); attestation regions and aliases sorted.
     """
     rank = {pid: i for i, pid in enumerate(PROVIDER_IDS)}
     providers = [
@@ -119,7 +119,14 @@ def canonical_order(doc: dict[str, Any]) -> dict[str, Any]:
         ),
         "instance_types": sorted(doc["instance_types"], key=lambda t: (t["provider"], t["name"])),
         "offers": sorted(
-            doc["offers"], key=lambda o: (o["provider"], o["instance_type"], o["region"], o["pricing"])
+            doc["offers"],
+            key=lambda o: (
+                o["provider"],
+                o["instance_type"],
+                o["region"],
+                o["pricing"],
+                o.get("term_months", 0),
+            ),
         ),
     }
 

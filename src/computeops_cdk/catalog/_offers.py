@@ -21,11 +21,12 @@ from typing import Any
 from ..errors import CatalogError
 from ._accelerators import AcceleratorResolver
 from ._sources import Feed, MarketData, Row, number
-from ._types import CAPACITY_LEVELS
+from ._types import CAPACITY_LEVELS, RESERVED_COLUMNS
 
 __all__ = ["build_offers", "tpu_chips", "vast_region_code"]
 
-_Key = tuple[str, str, str, str]
+_Key = tuple[str, str, str, str] | tuple[str, str, str, str, int]
+"""(provider, instance type, region, price model), plus the term in months for reserved offers."""
 # TPU slice suffixes that count TensorCores (2 per chip) rather than chips:
 # https://cloud.google.com/tpu/docs/v5p ("v5p-32 specifies 32 TensorCores (16 chips)"); v2/v3/v4 likewise
 # per docs.cloud.google.com/tpu/docs/{v3,v4}; v5e (v5litepod) and v6e suffixes count chips.
@@ -90,13 +91,13 @@ class _Collector:
 
     def offers(self) -> list[dict[str, Any]]:
         out = []
-        for key in sorted(set(self.prices) | self.unpriced):
+        for key in sorted(set(self.prices) | self.unpriced, key=_order):
             source, as_of, combine, unit = self.origin[key]
             values = self.prices.get(key, [])
             price = _combine(values, combine) if values else None
             if len(set(values)) > 1:
                 source += f" ({combine} of {len(values)} {unit} prices)"
-            provider, instance_type, region, pricing = key
+            provider, instance_type, region, pricing = key[:4]
             record: dict[str, Any] = {
                 "provider": provider,
                 "instance_type": instance_type,
@@ -108,8 +109,14 @@ class _Collector:
             }
             if key in self.capacity and price is not None:  # only a live feed's offers carry one
                 record["capacity"] = self.capacity[key]
+            if len(key) == 5:  # reserved: its term; the feeds keep only no-upfront reservations
+                record.update(term_months=key[4], upfront="none")
             out.append(record)
         return out
+
+
+def _order(key: _Key) -> tuple[str, str, str, str, int]:
+    return (key[0], key[1], key[2], key[3], key[4] if len(key) == 5 else 0)
 
 
 def _combine(values: list[float], rule: str) -> float:
@@ -161,6 +168,9 @@ def _parse_simple(c: _Collector, provider: str, data: MarketData, feed: Feed) ->
         c.add_price((provider, name, region, "on_demand"), number(row["Price"]), origin)
         c.add_price((provider, name, region, "spot"), number(row.get("SpotPrice", "")), origin)
         c.add_capacity(((provider, name, region, "on_demand"), (provider, name, region, "spot")), row)
+        for months, column in RESERVED_COLUMNS.items():  # only feeds with reservations write these
+            reserved = _origin(feed, combine, unit, suffix + f" ({months}-month reservation, no upfront)")
+            c.add_price((provider, name, region, "reserved", months), number(row.get(column, "")), reserved)
 
 
 def _parse_runpod(c: _Collector, provider: str, data: MarketData, feed: Feed) -> None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from ._offers import tpu_chips
 from ._sources import Row
+from ._types import RESERVED_COLUMNS
 
 __all__ = ["SWING_FACTOR", "SWING_SHARE", "Refusal", "check_rows"]
 
@@ -49,7 +50,7 @@ _KEY_COLUMNS = (
     "AvailabilityZone",
     "AvailabilityZones",
 )
-_PRICE_COLUMNS = ("Price", "SpotPrice")
+_PRICE_COLUMNS = ("Price", "SpotPrice", *RESERVED_COLUMNS.values())
 _GCP_PARTS = ("host_vm", "accelerator")
 """GCP rows that are parts of an offer (host + accelerator), not offers: a part's spot may exceed its
 on-demand (the snapshot's A100 80GB and H200 GPU parts do) while the whole machine's does not, so
@@ -63,7 +64,8 @@ class Refusal:
     Attributes:
         provider: the provider id.
         check: what failed: ``fetch``, ``format``, ``rows.empty``, ``rows.dropped``, ``price.invalid``,
-            ``price.spot_above_on_demand``, ``price.swing``, ``value.range``, ``value.text``, ``build``.
+            ``price.spot_above_on_demand``, ``price.reserved_above_on_demand``, ``price.swing``,
+            ``value.range``, ``value.text``, ``build``.
         detail: the numbers, e.g. "rows 374 -> 1 (falls by more than half)".
     """
 
@@ -187,6 +189,11 @@ def _price_problems(row: Row, where: str) -> list[tuple[str, str]]:
         return problems
     if on_demand and spot and math.isfinite(spot) and 0 < on_demand * _ROUNDING < spot:
         problems.append(("price.spot_above_on_demand", f"{where}: on-demand {on_demand:g} < spot {spot:g}"))
+    for column in RESERVED_COLUMNS.values():  # a commitment never costs more per hour than no commitment
+        reserved = prices.get(column)
+        if on_demand and reserved and math.isfinite(reserved) and 0 < on_demand * _ROUNDING < reserved:
+            detail = f"{where}: on-demand {on_demand:g} < reserved {reserved:g} ({column})"
+            problems.append(("price.reserved_above_on_demand", detail))
     return problems
 
 

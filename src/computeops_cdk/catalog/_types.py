@@ -16,6 +16,8 @@ __all__ = [
     "HOURS_PER_MONTH",
     "PRICE_MODELS",
     "PROVIDER_IDS",
+    "RESERVED_COLUMNS",
+    "RESERVED_TERMS_MONTHS",
     "Accelerator",
     "Attestation",
     "Catalog",
@@ -62,6 +64,14 @@ PRICE_MODELS: tuple[PriceModel, ...] = ("on_demand", "spot", "reserved")
 
 HOURS_PER_MONTH = 730
 """Monthly cost = hourly cost x 730 (the 8760 h / 12 convention cloud price pages use)."""
+
+RESERVED_TERMS_MONTHS: tuple[int, ...] = (12, 36)
+"""Reservation terms the catalog carries: 1 and 3 years (AWS LeaseContractLength 1yr/3yr, Azure
+reservationTerm "1 Year"/"3 Years"). A term of N months is N x 730 hours (8,760 h a year)."""
+
+RESERVED_COLUMNS: dict[int, str] = {12: "ReservedPrice1yr", 36: "ReservedPrice3yr"}
+"""Raw-file columns holding a reservation's effective hourly price (USD per instance-hour, no
+upfront payment) by term in months; a raw file without them has no reserved offers."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -175,11 +185,22 @@ class Offer:
     region: str
     pricing: PriceModel
     hourly_usd: float | None
+    """USD per instance-hour; for a reserved offer the effective hourly price of the commitment
+    (what the term costs, spread over its hours)."""
     source: str
     as_of: str
     capacity: str | None = None
     """A live feed's capacity signal when the catalog was refreshed (``CAPACITY_LEVELS``); None: the
     source gives none (every snapshot offer). Default: None."""
+    term_months: int | None = None
+    """Reserved offers only: the commitment's length in months (12 or 36); None otherwise."""
+    upfront: str | None = None
+    """Reserved offers only: the upfront payment option ("none": paid monthly, nothing upfront)."""
+
+    @property
+    def term_hours(self) -> int | None:
+        """Hours a reserved offer commits to (term_months x 730); None for other offers."""
+        return None if self.term_months is None else self.term_months * HOURS_PER_MONTH
 
 
 CAPACITY_LEVELS = ("high", "medium", "low", "available", "none")

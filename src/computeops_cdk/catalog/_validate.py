@@ -128,7 +128,11 @@ def check_integrity(doc: dict[str, Any]) -> None:
     _check_aliases(doc)
     types = _unique(doc, "instance_types", lambda t: (t["provider"], t["name"]))
     counts = {(t["provider"], t["name"]): t["accelerator_count"] for t in doc["instance_types"]}
-    _unique(doc, "offers", lambda o: (o["provider"], o["instance_type"], o["region"], o["pricing"]))
+    _unique(
+        doc,
+        "offers",
+        lambda o: (o["provider"], o["instance_type"], o["region"], o["pricing"], o.get("term_months")),
+    )
     for i, prov in enumerate(doc["providers"]):
         for j, att in enumerate(prov["attestations"]):
             for code in att["regions"] or ():

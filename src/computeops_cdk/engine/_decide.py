@@ -104,6 +104,9 @@ def _placement(c: Candidate, intent: WorkloadIntent, catalog_as_of: str = "") ->
         price_age_days=age_days(row.offer.as_of, catalog_as_of) if catalog_as_of else None,
         list_hourly_usd=_r(c.list_hourly, 4),
         account_terms=c.terms,
+        term_months=row.offer.term_months,
+        commitment_usd=_r(c.commitment, 2),
+        whole_term_charged=c.whole_term,
     )
 
 

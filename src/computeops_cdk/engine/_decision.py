@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, overload
 
+from ..catalog import HOURS_PER_MONTH
 from ..errors import IntentError, described
 
 __all__ = [
@@ -142,9 +143,34 @@ class Placement:
     """The deployment's hourly list price when the team's accounts changed it (else None)."""
     account_terms: str = ""
     """The account terms applied (negotiated discount, owned instances), in words."""
+    term_months: int | None = None
+    """Reserved placements: the reservation's term in months (12 or 36); None otherwise."""
+    commitment_usd: float | None = None
+    """Reserved placements: USD committed (effective hourly x term hours x terms needed)."""
+    whole_term_charged: bool = False
+    """Reserved training: the job is shorter than its commitment and pays all of it."""
+
+    @property
+    def term_hours(self) -> int | None:
+        """Hours the reservation commits to per term (term_months x 730); None unless reserved."""
+        return None if self.term_months is None else self.term_months * HOURS_PER_MONTH
 
     def to_dict(self) -> dict[str, Any]:
-        """This record as its part of the ``decide --format json`` document."""
+        """This record as its part of the ``decide --format json`` document (``reservation`` only
+        for reserved placements, so documents without one keep their bytes)."""
+        doc = self._fields()
+        if self.term_months is not None:
+            doc["reservation"] = {
+                "term_months": self.term_months,
+                "term_hours": self.term_hours,
+                "upfront": "none",
+                "effective_hourly_usd": self.hourly_usd,
+                "commitment_usd": self.commitment_usd,
+                "whole_term_charged": self.whole_term_charged,
+            }
+        return doc
+
+    def _fields(self) -> dict[str, Any]:
         return {
             "provider": self.provider,
             "instance_type": self.instance_type,

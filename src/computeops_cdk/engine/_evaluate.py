@@ -20,6 +20,7 @@ from ._decision import Reason, Rejections
 from ._index import CatalogIndex, Row
 from ._pin import Pin
 from ._price_age import stale_rule
+from ._reserved import committed
 from ._resolve import Resolved
 from ._retired import retired_rule
 from ._rules import (
@@ -33,6 +34,7 @@ from ._rules import (
     target_rule,
 )
 from ._sizing import Sizer, Sizing
+from ._suspect import offer_key
 
 __all__ = ["Candidate", "Evaluation", "Rejected", "as_candidate", "evaluate"]
 
@@ -58,6 +60,10 @@ class Candidate:
     """The deployment's hourly list price when the team's accounts changed it (discount, owned)."""
     terms: str = ""
     """The account terms that did, in words ("12 % negotiated discount on aws p5")."""
+    commitment: float | None = None
+    """Reserved offers: USD committed for the whole term (hourly x term hours x terms needed)."""
+    whole_term: bool = False
+    """Reserved training: the job is shorter than the term it commits to and pays the whole term."""
 
     @property
     def monthly(self) -> float | None:
@@ -187,7 +193,7 @@ class _Evaluator:
             if self.max_age is not None:
                 reasons += stale_rule(offer.as_of, self.as_of, self.max_age)
             if suspects:
-                suspect = suspects.get((offer.provider, offer.instance_type, offer.region, offer.pricing))
+                suspect = suspects.get(offer_key(offer))
                 if suspect is not None:
                     reasons += (suspect,)
             price = offer.hourly_usd
@@ -210,8 +216,13 @@ class _Evaluator:
                 )
             # A job pays its start-up and the provider's billing increments; the budget cap is
             # checked at the estimate's conservative (p10) point, like the deadline.
-            total = hourly * billed_hours(offer.provider, hours) if hours is not None else None
+            billed = billed_hours(offer.provider, hours) if hours is not None else None
             billed_p10 = billed_hours(offer.provider, p10) if p10 is not None else None
+            commitment, whole_term = None, False
+            if offer.term_hours is not None:  # a reservation is paid for its whole term (_reserved)
+                commitment, whole_term, billed = committed(hourly, offer.term_hours, billed)
+                billed_p10 = committed(hourly, offer.term_hours, billed_p10)[2]
+            total = hourly * billed if billed is not None else None
             # The caps are checked cheaply first; price_rules builds the messages only for a breach.
             if priced and (
                 hourly > cap_hourly
@@ -225,7 +236,14 @@ class _Evaluator:
                 listed = price * instances if terms else None
                 feasible.append(
                     Candidate(
-                        row=row, sizing=sizing, hourly=hourly, total=total, list_hourly=listed, terms=terms
+                        row=row,
+                        sizing=sizing,
+                        hourly=hourly,
+                        total=total,
+                        list_hourly=listed,
+                        terms=terms,
+                        commitment=commitment,
+                        whole_term=whole_term,
                     )
                 )
 

@@ -14,6 +14,7 @@ from ..intent import WorkloadIntent
 from ._billing import STARTUP_HOURS
 from ._decision import SCORE_DIMENSIONS, EstimateSummary, Placement
 from ._price_age import stale_warning
+from ._reserved import reservation_line
 
 __all__ = ["compare", "explanation", "price_age_days", "trade_off", "unit_label", "workload_line"]
 
@@ -26,7 +27,8 @@ def unit_label(placement: Placement) -> str:
 
 
 def _name(p: Placement) -> str:
-    return f"{p.provider} {p.instance_type} in {p.region} ({p.pricing})"
+    term = f", {p.term_months} months" if p.term_months is not None else ""
+    return f"{p.provider} {p.instance_type} in {p.region} ({p.pricing}{term})"
 
 
 def _pct(a: float, b: float) -> str:
@@ -173,6 +175,17 @@ def explanation(
     if warning:
         lines.append(warning)
     lines.append(_sizing_line(chosen))
+    if chosen.term_months is not None and chosen.term_hours is not None:
+        lines.append(
+            reservation_line(
+                term_months=chosen.term_months,
+                term_hours=chosen.term_hours,
+                hourly_usd=chosen.hourly_usd,
+                commitment_usd=chosen.commitment_usd or 0.0,
+                hours=chosen.hours,
+                whole_term=chosen.whole_term_charged,
+            )
+        )
     lines.extend(margin)
     if chosen.estimate.assumptions:
         # Inference is estimated per serving group and replicated; training for the whole job.

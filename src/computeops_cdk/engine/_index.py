@@ -42,13 +42,14 @@ class CatalogIndex:
     """(provider, instance type) -> number of distinct regions offering it (any price model)."""
 
 
-def _sort_key(offer: Offer) -> tuple[str, str, str, str, float, str, str]:
+def _sort_key(offer: Offer) -> tuple[str, str, str, str, int, float, str, str]:
     price = -1.0 if offer.hourly_usd is None else offer.hourly_usd
     return (
         offer.provider,
         offer.instance_type,
         offer.region,
         offer.pricing,
+        offer.term_months or 0,
         price,
         offer.source,
         offer.as_of,

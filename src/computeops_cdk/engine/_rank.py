@@ -1,8 +1,9 @@
 """Scoring and ranking of the feasible candidates (formulas in ``_scores``).
 
 Tie-break of the ranking (documented): weighted score descending, then unit cost ascending, then
-provider, instance type, region and price model ascending, then hourly price ascending.
-Alternatives list one placement per (provider, instance type, price model): its best region.
+provider, instance type, region and price model (a reservation with its term, ``reserved/12``)
+ascending, then hourly price ascending. Alternatives list one placement per (provider, instance
+type, price model and term): its best region.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from ._scores import (
     reliability_score,
     residency_score,
 )
+from ._suspect import price_label
 
 __all__ = ["distinct", "rank_key", "score_all"]
 
@@ -152,7 +154,7 @@ def rank_key(c: Candidate) -> tuple[float, float, str, str, str, str, float]:
         o.provider,
         o.instance_type,
         o.region,
-        o.pricing,
+        price_label(o),
         c.hourly or 0.0,
     )
 
@@ -164,7 +166,7 @@ def distinct(ranked: list[Candidate], limit: int) -> list[Candidate]:
     out = []
     for c in ranked:
         o = c.row.offer
-        key = (o.provider, o.instance_type, o.pricing)
+        key = (o.provider, o.instance_type, price_label(o))
         if key not in seen:
             seen.add(key)
             out.append(c)

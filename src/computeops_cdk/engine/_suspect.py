@@ -20,7 +20,7 @@ from collections import defaultdict
 from ..catalog import Catalog, Offer
 from ._decision import Reason
 
-__all__ = ["MIN_REGIONS", "REGIONAL_FRACTION", "SPOT_TOLERANCE", "suspect_prices"]
+__all__ = ["MIN_REGIONS", "REGIONAL_FRACTION", "SPOT_TOLERANCE", "offer_key", "price_label", "suspect_prices"]
 
 REGIONAL_FRACTION = 0.5
 """An offer below half the median of its instance type's regions (same price model) is suspect."""
@@ -32,11 +32,21 @@ SPOT_TOLERANCE = 0.01
 _CACHE_KEY = "engine.suspect"
 
 OfferKey = tuple[str, str, str, str]
-"""(provider, instance type, region, price model)."""
+"""(provider, instance type, region, price label)."""
 
 
-def _key(o: Offer) -> OfferKey:
-    return (o.provider, o.instance_type, o.region, o.pricing)
+def price_label(o: Offer) -> str:
+    """The price model, with the term for reserved offers (``reserved/12``): a 1-year and a 3-year
+    reservation are different markets and never compared with each other."""
+    return o.pricing if o.term_months is None else f"{o.pricing}/{o.term_months}"
+
+
+def offer_key(o: Offer) -> OfferKey:
+    """The key ``suspect_prices`` uses for ``o``."""
+    return (o.provider, o.instance_type, o.region, price_label(o))
+
+
+_key = offer_key
 
 
 def _build(catalog: Catalog) -> dict[OfferKey, Reason]:
@@ -56,7 +66,7 @@ def _build(catalog: Catalog) -> dict[OfferKey, Reason]:
     by_type: dict[tuple[str, str, str], dict[str, float]] = defaultdict(dict)
     for o in priced:
         assert o.hourly_usd is not None
-        prices = by_type[(o.provider, o.instance_type, o.pricing)]
+        prices = by_type[(o.provider, o.instance_type, price_label(o))]
         prices[o.region] = min(o.hourly_usd, prices.get(o.region, o.hourly_usd))
     for (provider, itype, pricing), prices in by_type.items():
         if len(prices) < MIN_REGIONS:
