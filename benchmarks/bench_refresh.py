@@ -8,7 +8,10 @@ data directory: fetch, parse, sanity checks, staged rebuild of the whole catalog
 Side by side, the same process shape doing only ``build_catalog`` (the floor every refresh pays:
 the staged rebuild), and ``decide`` over the refreshed catalog vs the embedded one. Also the
 transport alone streaming a 64 MiB body and a gzip bomb that inflates past a 32 MiB cap, to show the
-memory stays bounded by the cap, not the body.
+memory stays bounded by the cap, not the body. The AWS bulk offer file parser alone, through the
+transport, on one region's file at its recorded size and on a 256 MiB file in the same real format
+(the recorded rows repeated, streamed by the server as it writes them): its peak RSS stays flat
+(the ratio of the two is printed), as a real region file of hundreds of MB needs.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import argparse
 import http.server
 import io
+import itertools
 import json
 import platform
 import statistics
@@ -29,6 +33,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDED = ROOT / "tests" / "catalog" / "recorded"
+sys.path.insert(0, str(ROOT / "tests" / "catalog"))  # the tests' offer-file builder (aws_bulk_testdata)
+LARGE_AWS = 256 << 20
 
 _CHILD = r"""
 import json, sys, time
@@ -50,6 +56,19 @@ elif case.startswith("transport"):
             total += len(chunk)
     except FeedFetchError:
         pass
+elif case.startswith("aws-parse"):
+    from computeops_cdk.catalog._transport import HttpxTransport, Request
+    from computeops_cdk.catalog.feeds.aws_bulk import Tally, parse_offer_file
+    path = "/aws/offers/v1.0/aws/AmazonEC2/current/us-east-1/index.csv"
+    path = "/aws-synth/large" if case == "aws-parse-large" else path
+    raw = open("data/market/raw/aws.csv").read().splitlines()[1:]
+    types = frozenset(line.split(",")[0] for line in raw)
+    prices, skipped = {}, Tally()
+    chunks = HttpxTransport(deadline_s=600).fetch(Request(url=base + path, accept=("text/csv",)))
+    offer = parse_offer_file(chunks, region="us-east-1", types=types, prices=prices, skipped=skipped)
+    assert prices and offer.lines > 0
+    print(json.dumps({"s": time.perf_counter() - t0, "rss_mb": peak(), "lines": offer.lines}))
+    sys.exit(0)
 elif case.startswith("decide"):
     from computeops_cdk.catalog import load_catalog
     from computeops_cdk.engine import decide
@@ -66,18 +85,20 @@ else:
     from computeops_cdk.catalog._refresh import refresh_catalog
     providers, feeds = {
         "skypilot": (["lambda", "nebius"], {"lambda": "skypilot"}),
-        "gpuhunt": (["aws", "azure", "oci"], {"azure": "gpuhunt", "oci": "gpuhunt"}),
+        "gpuhunt": (["aws", "azure", "oci"], {"aws": "gpuhunt", "azure": "gpuhunt", "oci": "gpuhunt"}),
         "lambda-api": (["lambda"], {"lambda": "lambda-api"}),
         "gcp-billing": (["gcp"], {}),
         "oci-pricelist": (["oci"], {"oci": "oci-pricelist"}),
         "runpod-graphql": (["runpod"], {}),
         "vast-search": (["vast"], {}),
+        "aws-bulk": (["aws"], {"aws": "aws-bulk"}),
     }[case]
     result = refresh_catalog(
         "data/market", providers=providers, feeds=feeds, data_dir=data, base_url=base + "/sky",
         urls={"gpuhunt": base + "/gh/v2", "lambda-api": base + "/lambda/api/v1",
               "gcp-billing": base + "/gcp", "oci-pricelist": base + "/oci",
-              "runpod-graphql": base + "/runpod", "vast-search": base + "/vast"},
+              "runpod-graphql": base + "/runpod", "vast-search": base + "/vast",
+              "aws-bulk": base + "/aws"},
         env={"LAMBDA_API_KEY": "bench-key", "GOOGLE_BILLING_API_KEY": "bench-key"},
     )
     assert not result.refused, result.refused
@@ -91,6 +112,20 @@ def _gpuhunt_zip() -> bytes:
         for member in ("aws.csv", "azure.csv", "oci.csv", "lambdalabs.csv"):
             archive.writestr(member, (RECORDED / "gpuhunt" / member).read_bytes())
     return buffer.getvalue()
+
+
+def _aws_routes() -> dict[str, tuple[bytes, str, dict[str, str]]]:
+    from aws_bulk_testdata import OFFER_PATH, offer_file, regions
+
+    return {"/aws" + OFFER_PATH.format(region=r): (offer_file(r), "text/csv", {}) for r in regions()}
+
+
+def _large_aws() -> tuple[bytes, list[bytes]]:
+    """The head (metadata + header) and the row lines a LARGE_AWS body repeats (real format)."""
+    from aws_bulk_testdata import offer_file
+
+    lines = offer_file("us-east-1").splitlines(keepends=True)
+    return b"".join(lines[:6]), lines[6:]
 
 
 def _routes() -> dict[str, tuple[bytes, str, dict[str, str]]]:
@@ -116,6 +151,7 @@ def _routes() -> dict[str, tuple[bytes, str, dict[str, str]]]:
         "/vast/api/v0/bundles/": ((RECORDED / "vast-bundles.json").read_bytes(), "application/json", {}),
         "/big": (big, "text/csv", {}),
         "/bomb": (bomb, "text/csv", {"Content-Encoding": "gzip"}),
+        **_aws_routes(),
     }
 
 
@@ -138,12 +174,33 @@ def _gcp_or_runpod(path: str, post: bytes) -> tuple[bytes, str, dict[str, str]] 
 
 def _serve() -> tuple[http.server.ThreadingHTTPServer, str]:
     routes = _routes()
+    head, rows = _large_aws()
 
     class Handler(http.server.BaseHTTPRequestHandler):
+        def _large(self) -> None:  # streamed as written: the server never holds the 256 MiB
+            self.send_response(200)
+            self.send_header("Content-Type", "text/csv")
+            self.send_header("Content-Length", str(LARGE_AWS))
+            self.end_headers()
+            self.wfile.write(head)
+            sent, block = len(head), b"".join(rows)
+            while sent + len(block) <= LARGE_AWS - 1024:
+                self.wfile.write(block)
+                sent += len(block)
+            for line in itertools.cycle(rows):  # fill to the exact length with whole lines
+                if sent + len(line) > LARGE_AWS:
+                    break
+                self.wfile.write(line)
+                sent += len(line)
+            self.wfile.write(b"\n" * (LARGE_AWS - sent))  # blank lines: skipped as not catalog rows
+
         def do_POST(self) -> None:
             self.do_GET(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
 
         def do_GET(self, post: bytes = b"") -> None:
+            if self.path == "/aws-synth/large":
+                self._large()
+                return
             found = _gcp_or_runpod(self.path, post) or routes.get(self.path)
             body, kind, headers = found or (b"", "text/plain", {})
             self.send_response(200 if found else 404)
@@ -171,7 +228,12 @@ def _run(case: str, base: str, repeat: int) -> dict[str, float]:
             out = _child(case, base, data)
         times.append(out["s"])
         peaks.append(out["rss_mb"])
-    return {"median_s": statistics.median(times), "min_s": min(times), "peak_mb": max(peaks)}
+    result = {"median_s": statistics.median(times), "min_s": min(times), "peak_mb": max(peaks)}
+    if case == "aws-parse-small":
+        from aws_bulk_testdata import offer_file
+
+        result["bytes"] = len(offer_file("us-east-1"))
+    return result
 
 
 def _child(case: str, base: str, data: str) -> dict[str, float]:
@@ -192,6 +254,9 @@ CASES = (
     ("oci-pricelist", "OCI price list: oci (one document, 19 items -> 80 rows)"),
     ("runpod-graphql", "RunPod GraphQL: runpod (24 data-centre queries -> 1,600 rows)"),
     ("vast-search", "Vast.ai offer search: vast (206 listings -> 67 rows)"),
+    ("aws-bulk", "AWS bulk offer files: aws (23 regional CSVs, 2.7 MB, 3,849 rows of 91 columns)"),
+    ("aws-parse-small", "AWS offer file parser alone: us-east-1 as recorded (270 KB)"),
+    ("aws-parse-large", "AWS offer file parser alone: a 256 MiB region file in the same format"),
     ("transport-64MiB", "transport alone: stream a 64 MiB body"),
     ("transport-bomb", "transport alone: 256 MiB gzip bomb against a 32 MiB cap (refused)"),
     ("decide-embedded", "`decide` support-chat, warm, embedded catalog (per call)"),
@@ -223,6 +288,15 @@ def main() -> int:
             f"| {label} | {r['median_s'] * scale:,.1f} {unit} | {r['min_s'] * scale:,.1f} {unit} | "
             f"{r['peak_mb']:,.0f} MB |"
         )
+    measured = {case: r for (case, _), (_, r) in zip(CASES, rows, strict=True)}
+    small, large = measured["aws-parse-small"], measured["aws-parse-large"]
+    lines += [
+        "",
+        f"AWS offer file parser, bounded memory: peak RSS on the 256 MiB file / on the recorded-size file = "
+        f"{large['peak_mb'] / small['peak_mb']:.2f}x ({large['peak_mb']:,.0f} vs {small['peak_mb']:,.0f} MB) "
+        f"for a body {LARGE_AWS / small['bytes']:,.0f}x larger; "
+        f"{LARGE_AWS / (1 << 20) / large['median_s']:,.0f} MiB/s parsed.",
+    ]
     text = "\n".join(lines) + "\n"
     print(text)
     if args.write:

@@ -102,7 +102,7 @@ def test_gpuhunt_refreshes_aws_azure_oci_from_one_download(httpserver: HTTPServe
         httpserver,
         tmp_path / "data",
         ["aws", "azure", "oci"],
-        feeds={"azure": "gpuhunt"},
+        feeds={"aws": "gpuhunt", "azure": "gpuhunt"},
         progress=lines.append,
     )
     assert result.providers == ("aws", "azure", "oci") and not result.refused
@@ -298,13 +298,26 @@ def test_azure_retail_follows_every_page_and_maps_linux_on_demand_and_spot(
     assert len(pages) > 8 and any("%24skip=" in r.url or "$skip=" in r.url for r in pages)  # paging followed
     refreshed = _offers(result.catalog_path, "azure")
     embedded = _embedded("azure")
-    assert {k: v for k, v in refreshed.items() if v is not None} == {
+    assert {k: v for k, v in refreshed.items() if v is not None and k[2] != "reserved"} == {
         k: v for k, v in embedded.items() if v is not None
     }
     [outcome] = result.outcomes
     reasons = {u.reason: u.count for u in outcome.unmapped}
-    assert reasons["reservation prices (the catalog has no reserved offers yet)"] > 0
     assert reasons["Windows, Low Priority or DevTest prices (not comparable)"] > 0
+    # Reservation items: retailPrice is the whole 1-year term; the offer is that over 8,760 h
+    doc = json.loads(result.catalog_path.read_text(encoding="utf-8"))
+    reserved = {
+        (o["instance_type"], o["region"]): o
+        for o in doc["offers"]
+        if o["provider"] == "azure" and o["pricing"] == "reserved"
+    }
+    items = json.loads((AZURE / "eastus.json").read_text(encoding="utf-8"))["Items"]
+    [nc12] = [i for i in items if i["armSkuName"] == "Standard_NC12s_v3" and i["type"] == "Reservation"]
+    offer = reserved[("Standard_NC12s_v3", "eastus")]
+    assert (offer["term_months"], offer["upfront"]) == (12, "none")
+    assert offer["hourly_usd"] == round(nc12["retailPrice"] / 8760, 6)
+    assert offer["hourly_usd"] < refreshed[("Standard_NC12s_v3", "eastus", "on_demand")]  # type: ignore[operator]
+    assert "12-month reservation, no upfront" in offer["source"]
     assert any(line.startswith("azure: ") and "page(s) read for 8 region(s)" in line for line in lines)
 
 

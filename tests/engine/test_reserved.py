@@ -205,3 +205,31 @@ def test_two_reserved_offers_of_one_term_are_a_duplicate(tmp_path: Path) -> None
 
     with pytest.raises(CatalogError, match="duplicate entry"):
         check_integrity({**doc, "offers": [*doc["offers"], dict(reserved)]})
+
+
+def test_a_reserved_lock_holds_its_term(reserved_catalog: Catalog) -> None:
+    from datetime import UTC, datetime
+
+    from computeops_cdk.engine import LockedPlacement, evaluate_drift
+
+    intent = _serve(pricing=["reserved"])
+    chosen = decide(intent, catalog=reserved_catalog).chosen
+    assert chosen is not None and chosen.term_months is not None
+    locked = LockedPlacement.from_placement(chosen, locked_at="2026-12-01T00:00:00Z")
+    assert locked.term_months == chosen.term_months
+    again = LockedPlacement.from_dict(json.loads(json.dumps(locked.to_dict())))
+    assert again == locked and again.to_dict()["term_months"] == chosen.term_months
+    drift = evaluate_drift(again, intent, catalog=reserved_catalog, now=datetime(2026, 12, 2, tzinfo=UTC))
+    assert drift.current is not None and drift.current.term_months == chosen.term_months
+    other = 36 if chosen.term_months == 12 else 12
+    moved = LockedPlacement.from_dict({**locked.to_dict(), "term_months": other})
+    drift = evaluate_drift(moved, intent, catalog=reserved_catalog, now=datetime(2026, 12, 2, tzinfo=UTC))
+    assert drift.current is None or drift.current.term_months == other
+    with pytest.raises(Exception, match="term_months: must be 12 or 36"):
+        LockedPlacement.from_dict({**locked.to_dict(), "term_months": 24})
+    on_demand = decide(_serve(), catalog=reserved_catalog).chosen
+    assert on_demand is not None
+    assert (
+        "term_months"
+        not in LockedPlacement.from_placement(on_demand, locked_at="2026-12-01T00:00:00Z").to_dict()
+    )

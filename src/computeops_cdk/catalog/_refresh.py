@@ -39,6 +39,7 @@ from .feeds import (
     FeedContext,
     FeedResult,
     Unmapped,
+    aws_bulk,
     azure_retail,
     gcp_billing,
     gpuhunt,
@@ -70,6 +71,7 @@ ADAPTERS: dict[str, Adapter] = {
     "oci-pricelist": oci_pricelist.OciPriceListFeed(),
     "runpod-graphql": runpod_graphql.RunPodGraphQLFeed(),
     "vast-search": vast_search.VastSearchFeed(),
+    "aws-bulk": aws_bulk.AwsBulkFeed(),
 }
 """Every feed adapter by the name feeds.csv's ``feed`` column and ``--feed P=NAME`` use."""
 DEFAULT_URLS = {
@@ -81,6 +83,7 @@ DEFAULT_URLS = {
     "oci-pricelist": oci_pricelist.DEFAULT_URL,
     "runpod-graphql": runpod_graphql.DEFAULT_URL,
     "vast-search": vast_search.DEFAULT_URL,
+    "aws-bulk": aws_bulk.DEFAULT_URL,
 }
 _COVERS = {
     "gpuhunt": tuple(gpuhunt.FILES),
@@ -90,6 +93,7 @@ _COVERS = {
     "oci-pricelist": ("oci",),
     "runpod-graphql": ("runpod",),
     "vast-search": ("vast",),
+    "aws-bulk": ("aws",),
 }
 
 

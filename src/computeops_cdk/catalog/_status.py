@@ -20,7 +20,8 @@ FRESH_HOURS = 24.0
 AGING_HOURS = 7 * 24.0
 
 FEED_KIND: dict[str, str] = {
-    "aws": "live via gpuhunt's published catalog (aggregated; the Price List bulk CSV adapter is not built)",
+    "aws": "live: AWS Price List bulk offer files (per-region CSV, on-demand + reserved; no spot), "
+    "gpuhunt's published catalog as fallback",
     "gcp": "live: Cloud Billing Catalog API (needs $GOOGLE_BILLING_API_KEY; skipped without it)",
     "azure": "live: Azure Retail Prices API (paged; no key), gpuhunt's published catalog as fallback",
     "oci": "live: OCI public price list (no key; global prices), gpuhunt's published catalog as fallback",

@@ -206,7 +206,7 @@ def _register_refresh(sub: Any) -> None:
         action="append",
         default=[],
         metavar="P=NAME",
-        help="use this feed adapter for provider P (skypilot, gpuhunt, lambda-api, azure-retail); "
+        help="use this feed adapter for provider P (skypilot, gpuhunt, lambda-api, azure-retail, aws-bulk); "
         "repeatable. "
         "Default: data/market/feeds.csv's order, the first whose API key is set",
     )

@@ -90,6 +90,8 @@ class LockedPlacement:
         score: weighted score when locked.
         locked_at: when it was locked, ISO-8601 UTC (``2026-12-01T12:00:00Z``).
         catalog_version, catalog_sha256: the catalog it was decided on.
+        term_months: a reserved lock's term (12 or 36; a 1-year and a 3-year reservation of one
+            offer are different commitments); None for other price models.
     """
 
     provider: str
@@ -103,6 +105,7 @@ class LockedPlacement:
     locked_at: str
     catalog_version: str = ""
     catalog_sha256: str = ""
+    term_months: int | None = None
 
     @classmethod
     def from_placement(
@@ -122,7 +125,13 @@ class LockedPlacement:
             locked_at=locked_at,
             catalog_version=catalog_version,
             catalog_sha256=catalog_sha256,
+            term_months=placement.term_months,
         )
+
+    def holds(self, c: Candidate) -> bool:
+        """True when ``c`` is this lock's offer (and, for a reservation, its term; a lock that did
+        not record a term, e.g. written before terms existed, holds the best-ranked one)."""
+        return _key(c) == self.key and self.term_months in (None, c.row.offer.term_months)
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -147,6 +156,7 @@ class LockedPlacement:
             "locked_at": self.locked_at,
             "catalog_version": self.catalog_version,
             "catalog_sha256": self.catalog_sha256,
+            **({"term_months": self.term_months} if self.term_months is not None else {}),
         }
 
     @classmethod
@@ -182,7 +192,11 @@ class LockedPlacement:
             ):
                 raise LockError(f"{path}.{name}: must be a finite number >= 0 (got {described(value)})")
         parse_utc(data["locked_at"], what=f"{path}.locked_at")
+        term = data.get("term_months")
+        if term is not None and (isinstance(term, bool) or term not in (12, 36)):
+            raise LockError(f"{path}.term_months: must be 12 or 36 (got {described(term)})")
         return cls(
+            term_months=term,
             provider=data["provider"],
             instance_type=data["instance_type"],
             region=data["region"],
@@ -301,7 +315,9 @@ def _why_gone(run: Ranked, locked: LockedPlacement) -> tuple[Reason, ...]:
     """The reasons the locked offer is not feasible today: its rejection, or that it is gone."""
     for row, _sizing, _hourly, _total, reasons in run.header.result.rejected:
         o = row.offer
-        if (o.provider, o.instance_type, o.region, o.pricing) == locked.key:
+        if (o.provider, o.instance_type, o.region, o.pricing) == locked.key and (
+            locked.term_months in (None, o.term_months)
+        ):
             return reasons
     catalog = run.header.catalog
     return (
@@ -364,7 +380,7 @@ def evaluate_drift(
         as_intent(intent), as_catalog(catalog), pin if pin is not None else Pin(), calibrations, accounts
     )
     feasible = run.feasible
-    mine = next((c for c in feasible if _key(c) == locked.key), None)
+    mine = next((c for c in feasible if locked.holds(c)), None)
     if mine is None:
         return _infeasible(run, locked, age, policy)
     current = run.placement(mine)

@@ -14,8 +14,17 @@ from typing import Protocol
 
 from .._sources import Feed, Row
 from .._transport import Transport
+from .._types import RESERVED_COLUMNS
 
-__all__ = ["Adapter", "FeedContext", "FeedResult", "Unmapped"]
+__all__ = [
+    "Adapter",
+    "FeedContext",
+    "FeedResult",
+    "Unmapped",
+    "group_unmapped",
+    "map_prices",
+    "with_reserved_columns",
+]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -94,9 +103,10 @@ def map_prices(
 ) -> tuple[list[Row], tuple[Unmapped, ...]]:
     """The last good rows whose (instance type, region) the feed prices, with the feed's prices.
 
-    ``prices`` maps ``(instance type, region)`` to ``{"Price": ..., "SpotPrice": ...}`` (text; a
-    missing key means the feed has no such price). Feed keys the catalog has no row for, and last
-    good rows the feed no longer lists, are reported (never dropped silently).
+    ``prices`` maps ``(instance type, region)`` to ``{"Price": ..., "SpotPrice": ...,
+    "ReservedPrice1yr": ..., "ReservedPrice3yr": ...}`` (text, USD per instance-hour; a missing key
+    means the feed has no such price; see ``with_reserved_columns``). Feed keys the catalog has no
+    row for, and last good rows the feed no longer lists, are reported (never dropped silently).
     """
     rows: list[Row] = []
     used: set[tuple[str, str]] = set()
@@ -112,11 +122,19 @@ def map_prices(
         new["Price"] = got.get("Price", "")
         if "SpotPrice" in row:
             new["SpotPrice"] = got.get("SpotPrice", "")
+        for column in RESERVED_COLUMNS.values():  # reserved offers, when the feed prices them
+            if column in got or column in row:
+                new[column] = got.get(column, "")
         rows.append(new)
     extra = sorted(" ".join(k) for k in prices if k not in used)
     if extra:
         reasons["instance type or region not in the catalog"] = extra
     return rows, group_unmapped(reasons)
+
+
+def with_reserved_columns(columns: tuple[str, ...]) -> tuple[str, ...]:
+    """A raw-file header with the reserved-price columns added (for feeds that price reservations)."""
+    return columns + tuple(c for c in RESERVED_COLUMNS.values() if c not in columns)
 
 
 def group_unmapped(reasons: Mapping[str, list[str]], *, examples: int = 3) -> tuple[Unmapped, ...]:

@@ -9,9 +9,17 @@ The answer is JSON pages: ``{"BillingCurrency": "USD", "Items": [...], "NextPage
 followed (bounded: 200 pages, and only links on the same host as the base URL).
 
 Linux Consumption prices become on-demand (no suffix) and spot (``Spot``); Windows, Low Priority,
-DevTest and non-USD items are skipped as not comparable, and Reservation items are reported as not
-mapped (the catalog has no reserved offers yet). Prices are mapped onto the instance types and
-regions of the last good data; others are reported.
+DevTest and non-USD items are skipped as not comparable. ``type: Reservation`` items with
+``reservationTerm`` "1 Year" / "3 Years" become reserved offers (12 / 36 months): their
+``retailPrice`` is the price of the **whole term** although ``unitOfMeasure`` says "1 Hour" (an API
+answer for E4ds v4 in westeurope: Consumption 0.346 USD, 1-year Reservation 1788.0 = 0.204 USD/h
+over 8,760 h; the blog post "Easily calculate Azure cost with a Deno CLI application" of
+2020-11-26 shows both items and says "you get the price for 1 year"), so the effective hourly price
+is retailPrice / (months x 730 h). Azure bills a reservation upfront or monthly at the same total
+(learn.microsoft.com/azure/cost-management-billing/reservations/prepare-buy-reservation, "monthly
+payments"), recorded as upfront "none". A reservation that would cost less than 5 % of on-demand
+per hour is not a whole-term price (the API would have changed): reported, not kept. Prices are
+mapped onto the instance types and regions of the last good data; others are reported.
 """
 
 from __future__ import annotations
@@ -24,13 +32,16 @@ from typing import Any
 
 from ...errors import CatalogRefreshError
 from .._transport import Request, read_body
-from . import FeedContext, FeedResult, map_prices
+from .._types import HOURS_PER_MONTH, RESERVED_COLUMNS
+from . import FeedContext, FeedResult, map_prices, with_reserved_columns
 
 __all__ = ["DEFAULT_URL", "AzureRetailFeed"]
 
 DEFAULT_URL = "https://prices.azure.com"
 _MAX_PAGES = 200
 _MAX_PAGE = 16 * 1024 * 1024
+_TERMS = {"1 Year": 12, "3 Years": 36}
+_MIN_RESERVED_SHARE = 0.05
 
 
 class AzureRetailFeed:
@@ -61,11 +72,12 @@ class AzureRetailFeed:
                 for item in page["Items"]:
                     _take(item, prices, skipped)
                 url = _next(page.get("NextPageLink"), base)
+        _drop_implausible_reservations(prices, skipped)
         rows, unmapped = map_prices(ctx.last_good, prices, region_column="Region")
         extra = tuple(u for u in _grouped(skipped))
         return FeedResult(
             rows=rows,
-            columns=ctx.columns,
+            columns=with_reserved_columns(ctx.columns),
             repo="Azure Retail Prices API",
             path=f"{base}/api/retail/prices",
             ref="live",
@@ -109,10 +121,11 @@ def _take(item: Any, prices: dict[tuple[str, str], dict[str, str]], skipped: dic
     if not isinstance(sku, str) or not isinstance(region, str) or not sku:
         skipped["items without an armSkuName/armRegionName"].append(where)
         return
-    if kind == "Reservation":
-        skipped["reservation prices (the catalog has no reserved offers yet)"].append(where)
+    reserved = kind == "Reservation" and not product.endswith("Windows")
+    if reserved and item.get("reservationTerm") not in _TERMS:
+        skipped["reservations of another term than 1 or 3 years"].append(where)
         return
-    if kind != "Consumption" or product.endswith("Windows") or "Low Priority" in meter:
+    if not reserved and (kind != "Consumption" or product.endswith("Windows") or "Low Priority" in meter):
         skipped["Windows, Low Priority or DevTest prices (not comparable)"].append(where)
         return
     if item.get("currencyCode") != "USD" or item.get("unitOfMeasure") != "1 Hour":
@@ -121,10 +134,26 @@ def _take(item: Any, prices: dict[tuple[str, str], dict[str, str]], skipped: dic
     price = item.get("retailPrice")
     if isinstance(price, bool) or not isinstance(price, int | float) or not math.isfinite(price):
         raise CatalogRefreshError(f"azure: {where}: retailPrice {str(price)[:30]!r} is not a number")
-    column = "SpotPrice" if meter.endswith("Spot") else "Price"
+    if reserved:  # the whole term's price: spread over its hours
+        months = _TERMS[str(item["reservationTerm"])]
+        column, price = RESERVED_COLUMNS[months], float(price) / (months * HOURS_PER_MONTH)
+    else:
+        column = "SpotPrice" if meter.endswith("Spot") else "Price"
     entry = prices.setdefault((sku, region), {})
     if column not in entry or price < float(entry[column]):
         entry[column] = repr(round(float(price), 6))
+
+
+def _drop_implausible_reservations(
+    prices: dict[tuple[str, str], dict[str, str]], skipped: dict[str, list[str]]
+) -> None:
+    """Reservation prices below 5 % of on-demand per hour are not whole-term prices: reported."""
+    for (sku, region), entry in prices.items():
+        on_demand = float(entry["Price"]) if "Price" in entry else None
+        for column in RESERVED_COLUMNS.values():
+            if column in entry and on_demand and float(entry[column]) < _MIN_RESERVED_SHARE * on_demand:
+                reason = "reservation prices that do not read as whole-term prices (< 5 % of on-demand)"
+                skipped[reason].append(f"{sku} {region} {column} {entry.pop(column)}")
 
 
 def _grouped(skipped: dict[str, list[str]]) -> tuple[Any, ...]:
