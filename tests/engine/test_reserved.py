@@ -8,15 +8,13 @@ for them was found; a refresh from the AWS bulk files or Azure's Retail Prices A
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
+from reserved_testdata import with_reserved as _with_reserved
 
 from computeops_cdk.catalog import HOURS_PER_MONTH, Catalog, load_catalog
 from computeops_cdk.catalog._build import build_catalog
@@ -26,29 +24,6 @@ from computeops_cdk.engine._reserved import committed
 from computeops_cdk.errors import CatalogError
 
 ROOT = Path(__file__).resolve().parents[2]
-MARKET = ROOT / "data" / "market"
-FACTORS = {"ReservedPrice1yr": 0.6, "ReservedPrice3yr": 0.4}
-
-
-def _with_reserved(tmp: Path, factors: dict[str, float] = FACTORS, *, rows: Any = None) -> Path:
-    """A copy of data/market whose AWS raw rows carry reserved prices (test values)."""
-    market = tmp / "market"
-    shutil.copytree(MARKET, market)
-    path = market / "raw" / "aws.csv"
-    with path.open(newline="", encoding="utf-8") as handle:
-        reader = csv.DictReader(handle)
-        columns = [*(reader.fieldnames or []), *factors]
-        table = list(reader)
-    for row in table:
-        for column, factor in factors.items():
-            keep = rows is None or rows(row)
-            row[column] = repr(round(float(row["Price"]) * factor, 4)) if keep and row["Price"] else ""
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(table)
-    path.write_text(out.getvalue(), encoding="utf-8")
-    return market
 
 
 @pytest.fixture(scope="module")
@@ -152,7 +127,9 @@ def test_inference_over_a_term_is_priced_hourly_and_shows_the_commitment(reserve
     # the unit cost is the hourly price over the tokens served, as for on-demand
     expected = chosen.hourly_usd / (500 * 3600) * 1e6
     assert chosen.unit_cost.value == pytest.approx(expected, rel=1e-3)
-    doc = json.loads(decision.to_json())["decision"]
+    full = json.loads(decision.to_json())
+    jsonschema.validate(full, json.loads((ROOT / "schemas" / "decision.schema.json").read_text()))
+    doc = full["decision"]
     assert doc["reservation"] == {
         "term_months": chosen.term_months,
         "term_hours": hours,

@@ -543,7 +543,13 @@ def _offer_json(catalog: Catalog, offer: Offer) -> dict[str, Any]:
         "hourly_usd": offer.hourly_usd,
         "source": offer.source,
         "as_of": offer.as_of,
+        **({"term_months": offer.term_months, "upfront": offer.upfront} if offer.term_months else {}),
     }
+
+
+def _model(offer: Offer) -> str:
+    """The price model, with a reservation's term ("reserved 12 mo")."""
+    return offer.pricing if offer.term_months is None else f"{offer.pricing} {offer.term_months} mo"
 
 
 def _show_json(catalog: Catalog, itype: InstanceType) -> dict[str, Any]:
@@ -594,7 +600,7 @@ def _print_offers(catalog: Catalog, offers: list[Offer], *, title: str) -> None:
     for o in offers:
         itype = _itype(catalog, o)
         accel = f"{itype.accelerator} x{itype.accelerator_count}"
-        table.add_row(o.provider, o.instance_type, accel, o.region, o.pricing, _hourly(o), age(o.as_of))
+        table.add_row(o.provider, o.instance_type, accel, o.region, _model(o), _hourly(o), age(o.as_of))
     _console().print(table)
 
 
@@ -630,7 +636,7 @@ def _print_instance_type(catalog: Catalog, itype: InstanceType) -> None:
         region = catalog.find_region(o.provider, o.region)
         country = (region.country or "?") if region else "?"
         monthly = "" if o.hourly_usd is None else f"{o.hourly_usd * HOURS_PER_MONTH:,.0f}"
-        table.add_row(o.region, country, o.pricing, _hourly(o), monthly, age(o.as_of), o.source)
+        table.add_row(o.region, country, _model(o), _hourly(o), monthly, age(o.as_of), o.source)
     console.print(table)
     _print_attestations(catalog, itype.provider)
 

@@ -250,13 +250,18 @@ def _unit(p: Placement) -> str:
     return f"{p.unit_cost.value:g} USD{label}"
 
 
+def _pricing(p: Placement) -> str:
+    """The price model, with a reservation's term ("reserved 12 mo")."""
+    return p.pricing if p.term_months is None else f"{p.pricing} {p.term_months} mo"
+
+
 def _cells(p: Placement) -> list[str]:
     return [
         p.provider,
         p.instance_type,
         _accelerators(p),
         p.region,
-        p.pricing,
+        _pricing(p),
         f"{p.hourly_usd:,.2f}",
         f"{p.monthly_usd:,.0f}",
         _unit(p),
@@ -450,7 +455,7 @@ def render_markdown(decision: Decision) -> str:
         f"### computeops decision: `{decision.intent_name}`",
         "",
         f"**Chosen:** {chosen.provider} `{chosen.instance_type}` ({_accelerators(chosen)}) in "
-        f"`{chosen.region}` ({chosen.pricing}): {chosen.hourly_usd:,.2f} USD/h, "
+        f"`{chosen.region}` ({_pricing(chosen)}): {chosen.hourly_usd:,.2f} USD/h, "
         f"{chosen.monthly_usd:,.2f} USD/month, {_unit(chosen)}.",
         "",
         "| | " + " | ".join(_HEADERS) + " |",
