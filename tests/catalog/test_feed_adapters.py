@@ -102,7 +102,7 @@ def test_gpuhunt_refreshes_aws_azure_oci_from_one_download(httpserver: HTTPServe
         httpserver,
         tmp_path / "data",
         ["aws", "azure", "oci"],
-        feeds={"aws": "gpuhunt", "azure": "gpuhunt"},
+        feeds={"aws": "gpuhunt", "azure": "gpuhunt", "oci": "gpuhunt"},
         progress=lines.append,
     )
     assert result.providers == ("aws", "azure", "oci") and not result.refused
