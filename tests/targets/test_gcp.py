@@ -476,6 +476,28 @@ def test_training_vms_rendezvous_on_the_first_vm(synth: dict[str, Any]) -> None:
 
 
 @pytest.mark.synth
+def test_multi_node_training_nodes_reach_each_other_in_the_new_network(synth: dict[str, Any]) -> None:
+    # Regression (review of issue 9): the new network denied all ingress, so rank 1..n could not reach
+    # rank 0's rendezvous (29500) nor NCCL's ports: a multi-node job would hang at start.
+    rules = {r["name"]: r for r in resources(synth, "google_compute_firewall", "ddp")}
+    cluster = rules["ddp-cluster-traffic"]
+    (subnet,) = resources(synth, "google_compute_subnetwork", "ddp")
+    assert cluster["source_ranges"] == [subnet["ip_cidr_range"]]
+    assert cluster["allow"] == [{"protocol": "all"}] and cluster["direction"] == "INGRESS"
+    assert cluster["priority"] < rules["ddp-deny-ingress"]["priority"]
+    (target,) = cluster["target_service_accounts"]  # only the stack's own machines
+    assert target.startswith("${google_service_account.ddp_service-account_") and target.endswith(".email}")
+    assert "tputrain-cluster-traffic" in {
+        r["name"] for r in resources(synth, "google_compute_firewall", "tputrain")
+    }
+    # Serving replicas and single-node jobs get no such rule.
+    for case in ("serve", "h100"):
+        assert not any(
+            r["name"].endswith("cluster-traffic") for r in resources(synth, "google_compute_firewall", case)
+        )
+
+
+@pytest.mark.synth
 def test_internal_load_balancer_fronts_the_serving_vms(synth: dict[str, Any]) -> None:
     (rule,) = resources(synth, "google_compute_forwarding_rule", "serve")
     assert (rule["load_balancing_scheme"], rule["ports"]) == ("INTERNAL", ["8000"])

@@ -211,6 +211,9 @@ class GcpTarget(Target):
         network, subnetwork, cidr = self._network(scope, placement.region, provider, props)
         email = self._service_account(scope, provider, props)
         _grant_reads(scope, plan, email, provider, props)
+        trains = (plan is not None and not plan.serves) or props.workload_type in ("training", "fine_tuning")
+        if cidr is not None and placement.instances > 1 and trains:
+            _cluster_traffic(scope, network, cidr, email, provider, props)
         if isinstance(machine, TpuSlice):
             return self._tpus(scope, placement, machine, zone, (network, subnetwork), email, props, plan)
         resources = self._vms(scope, placement, machine, zone, subnetwork, email, provider, props, plan)
@@ -671,4 +674,26 @@ def moving_image_warning(image: str) -> str | None:
     return (
         f"the boot image {image!r} is an image family: it resolves to the newest image at every plan, "
         "and a re-apply can replace every VM. Give an exact image name to pin it"
+    )
+
+
+def _cluster_traffic(
+    scope: Any, network: Any, cidr: str, email: str, provider: Any, props: TargetProps
+) -> None:
+    """Multi-node training in the network the target created: the nodes reach each other (torch's
+    rendezvous on 29500, NCCL's and XLA's dynamic ports), which the deny-all rule would block. Only
+    from the subnetwork's range, only to the stack's own service account."""
+    fw_mod = _google("compute_firewall", props)
+    fw_mod.ComputeFirewall(
+        scope,
+        "cluster-traffic",
+        name=f"{props.name}-cluster-traffic",
+        network=network,
+        direction="INGRESS",
+        priority=1000,
+        source_ranges=[cidr],
+        target_service_accounts=[email],
+        allow=[fw_mod.ComputeFirewallAllow(protocol="all")],
+        log_config={"metadata": "INCLUDE_ALL_METADATA"},
+        provider=provider,
     )
