@@ -16,10 +16,11 @@ answer for E4ds v4 in westeurope: Consumption 0.346 USD, 1-year Reservation 1788
 over 8,760 h; the blog post "Easily calculate Azure cost with a Deno CLI application" of
 2020-11-26 shows both items and says "you get the price for 1 year"), so the effective hourly price
 is retailPrice / (months x 730 h). Azure bills a reservation upfront or monthly at the same total
-(learn.microsoft.com/azure/cost-management-billing/reservations/prepare-buy-reservation, "monthly
-payments"), recorded as upfront "none". A reservation that would cost less than 5 % of on-demand
-per hour is not a whole-term price (the API would have changed): reported, not kept. Prices are
-mapped onto the instance types and regions of the last good data; others are reported.
+(the Azure Well-Architected Framework's "Reserved instances" article, ms.date 05/12/2020: "You can
+pay up front or monthly, price wise both are same"), recorded as upfront "none". A reservation
+that would cost less than 5 % of on-demand per hour is not a whole-term price (the API would have
+changed): reported, not kept. Prices are mapped onto the instance types and regions of the last
+good data; others are reported.
 """
 
 from __future__ import annotations
