@@ -58,3 +58,42 @@ def test_catalog_list_shows_and_exports_the_term(
     rows = json.loads(capsys.readouterr().out)
     offers = rows if isinstance(rows, list) else rows["offers"]
     assert offers and {(o["term_months"], o["upfront"]) for o in offers} == {(12, "none"), (36, "none")}
+
+
+def test_catalog_list_csv_has_the_term_columns(
+    capsys: pytest.CaptureFixture[str], reserved_file: str
+) -> None:
+    import csv
+    import io
+
+    args = ["catalog", "list", "--catalog", reserved_file, "--provider", "aws", "--format", "csv"]
+    assert main(args) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert list(rows[0])[-2:] == ["term_months", "upfront"]
+    terms = {(r["pricing"], r["term_months"], r["upfront"]) for r in rows}
+    assert terms == {
+        ("on_demand", "", ""),
+        ("spot", "", ""),
+        ("reserved", "12", "none"),
+        ("reserved", "36", "none"),
+    }
+    # two reservations of one offer differ only by their term: each CSV row says which it is
+    reserved = [
+        (r["instance_type"], r["region"], r["term_months"]) for r in rows if r["pricing"] == "reserved"
+    ]
+    assert len(reserved) == len(set(reserved))
+
+
+def test_decide_csv_has_the_term_columns(
+    capsys: pytest.CaptureFixture[str], reserved_file: str, tmp_path: Path
+) -> None:
+    import csv
+    import io
+
+    assert main(["decide", _intent(tmp_path), "--catalog", reserved_file, "--format", "csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    placed = [r for r in rows if r["status"] != "rejected"]
+    assert placed and all(r["pricing"] == "reserved" for r in placed)
+    assert {r["term_months"] for r in placed} <= {"12", "36"} and {r["upfront"] for r in placed} == {"none"}
+    assert all(float(r["commitment_usd"]) > 0 for r in placed)
+    assert all(r["term_months"] == "" for r in rows if r["status"] == "rejected")

@@ -273,8 +273,10 @@ SORT_KEYS: dict[str, Any] = {
 }
 
 CSV_COLUMNS = ("provider", "instance_type", "accelerator", "accelerator_count", "region", "pricing",
-               "hourly_usd", "source", "as_of")  # fmt: skip
-"""``catalog list --format csv`` columns: the JSON offer fields, in that order (empty = unknown)."""
+               "hourly_usd", "source", "as_of", "term_months", "upfront")  # fmt: skip
+"""``catalog list --format csv`` columns: the JSON offer fields, in that order (empty = unknown;
+``term_months`` and ``upfront`` are empty unless the offer is reserved: two reservations of one
+offer differ only by their term)."""
 
 
 def _limit(value: str) -> int:
@@ -339,7 +341,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
         writer.writeheader()
         for o in offers:
             row = _offer_json(catalog, o)
-            writer.writerow({k: "" if row[k] is None else row[k] for k in CSV_COLUMNS})
+            writer.writerow({k: "" if row.get(k) is None else row[k] for k in CSV_COLUMNS})
         return _EXIT_OK
     shown = f"{len(offers)} of {matched:,}" if len(offers) < matched else f"{matched}"
     _print_offers(catalog, offers, title=f"{shown} offers (catalog {catalog.version}, as_of {catalog.as_of})")

@@ -382,10 +382,11 @@ CSV_COLUMNS = (
     "status", "rank", "provider", "instance_type", "accelerator", "accelerators_per_instance",
     "instances", "region", "country", "pricing", "hourly_usd", "monthly_usd", "unit_cost", "unit",
     "total_usd", "hours", "tokens_per_s", "ttft_ms", "tpot_ms", "score", "price_source",
-    "price_as_of", "rules", "reasons",
+    "price_as_of", "term_months", "upfront", "commitment_usd", "rules", "reasons",
 )  # fmt: skip
 """``--format csv`` columns: ``status`` is chosen, alternative or rejected; ``rules`` and
-``reasons`` (``;``-separated) are filled for rejected rows, the placement columns for the others."""
+``reasons`` (``;``-separated) are filled for rejected rows, the placement columns for the others;
+``term_months``, ``upfront`` and ``commitment_usd`` only for reserved placements (else empty)."""
 
 
 def render_csv(decision: Decision, *, rejections: str = DEFAULT_REJECTIONS) -> str:
@@ -437,6 +438,9 @@ def _csv_placement(p: Placement, rank: int) -> dict[str, object]:
         "score": p.score,
         "price_source": p.price_source,
         "price_as_of": p.price_as_of,
+        "term_months": "" if p.term_months is None else p.term_months,
+        "upfront": "" if p.term_months is None else "none",
+        "commitment_usd": "" if p.commitment_usd is None else p.commitment_usd,
     }
 
 
