@@ -68,7 +68,8 @@ def test_catalog_list_sorts_limits_and_prints_csv(capsys: pytest.CaptureFixture[
     assert [r["region"].lower() for r in rows] == sorted(r["region"].lower() for r in rows)
     assert len(rows) == sum(1 for o in catalog.offers if o.provider == "lambda")
     assert list(rows[0]) == ["provider", "instance_type", "accelerator", "accelerator_count", "region",
-                             "pricing", "hourly_usd", "source", "as_of", "term_months", "upfront"]  # fmt: skip
+                             "pricing", "hourly_usd", "source", "as_of",
+                             "term_months", "upfront"]  # fmt: skip
     assert {(r["term_months"], r["upfront"]) for r in rows} == {("", "")}  # no reserved offer at lambda
 
 

@@ -97,3 +97,35 @@ def test_decide_csv_has_the_term_columns(
     assert {r["term_months"] for r in placed} <= {"12", "36"} and {r["upfront"] for r in placed} == {"none"}
     assert all(float(r["commitment_usd"]) > 0 for r in placed)
     assert all(r["term_months"] == "" for r in rows if r["status"] == "rejected")
+
+
+def test_lock_update_says_when_the_reservation_term_changes(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from computeops_cdk import WorkloadIntent, decide
+    from computeops_cdk.engine import LockedPlacement
+    from computeops_cdk.lockfile import LockEntry, Lockfile, Pins, estimate_of
+
+    one_year = write_catalog(
+        build_catalog(with_reserved(tmp_path / "a", {"ReservedPrice1yr": 0.6})), tmp_path / "a.json"
+    )
+    both = write_catalog(
+        build_catalog(with_reserved(tmp_path / "b", {"ReservedPrice1yr": 0.6, "ReservedPrice3yr": 0.4})),
+        tmp_path / "b.json",
+    )
+    intent = WorkloadIntent.from_file(_intent(tmp_path))
+    decision = decide(intent, catalog=str(one_year))
+    assert decision.chosen is not None and decision.chosen.term_months == 12
+    entry = LockEntry(
+        intent=intent,
+        pins=Pins(),
+        placement=LockedPlacement.from_placement(decision.chosen, locked_at="2026-11-01T00:00:00Z"),
+        engine_version="test",
+        estimate=estimate_of(decision.chosen.estimate),
+    )
+    path = tmp_path / "computeops.lock.json"
+    Lockfile(path=path).with_entry("chat/workload", entry).write()
+    assert main(["lock", "update", str(path), "--catalog", str(both)]) == 0
+    out = capsys.readouterr().out
+    assert "(reserved, 12 months) -> " in out and "(reserved, 36 months)" in out, out
+    assert json.loads(path.read_text())["workloads"]["chat/workload"]["placement"]["term_months"] == 36

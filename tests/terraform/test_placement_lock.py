@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -278,3 +279,58 @@ def test_a_lock_is_made_and_re_examined_under_the_configured_accounts(
     SETTINGS.configure(Diagnostics(), {"catalog": None, "accounts": str(accounts)})
     _, diags = refresh_and_plan(spec, state)
     assert any("account.not_enabled" in d.detail for d in diags.items), diags.items
+
+
+def _reserved_catalog(tmp_path: Path, name: str, factors: dict[str, float]) -> None:
+    from reserved_testdata import with_reserved
+
+    from computeops_cdk.catalog._build import build_catalog
+    from computeops_cdk.catalog._build import write_catalog as write_built
+
+    folder = tmp_path / name
+    folder.mkdir()
+    path = write_built(build_catalog(with_reserved(folder, factors)), folder / "catalog.json")
+    SETTINGS.configure(Diagnostics(), {"catalog": str(path)})
+
+
+RESERVED_CHAT = json.dumps(
+    {
+        "name": "chat",
+        "workload": {
+            "type": "inference",
+            "model": {"name": "llama-3-8b"},
+            "serving": {"output_tokens_per_s": 500},
+        },
+        "constraints": {"providers": {"allow": ["aws"]}, "pricing": ["reserved"]},
+    }
+)
+
+
+def test_a_reserved_lock_records_its_term_and_a_relock_to_another_term_says_so(
+    spec: ResourceSpec, clock: Clock, tmp_path: Path
+) -> None:
+    _reserved_catalog(tmp_path, "one-year", {"ReservedPrice1yr": 0.6})
+    state = locked(spec, intent=RESERVED_CHAT)
+    assert state["pricing"] == "reserved"
+    assert (state["term_months"], state["upfront"]) == (12, "none")  # through the wire and back
+    clock.now = T0 + timedelta(hours=30)
+    planned, diags = refresh_and_plan(spec, state)
+    assert planned == {**state, "drift": planned["drift"]} and not diags.items  # round trip: no change
+
+    # A 3-year reservation of the same offers appears, 1/3 cheaper: the lock still holds its 1-year
+    # commitment (a lock that forgot its term took the 3-year one for its own, "price_changed").
+    _reserved_catalog(tmp_path, "both", {"ReservedPrice1yr": 0.6, "ReservedPrice3yr": 0.4})
+    planned, diags = refresh_and_plan(spec, state)
+    assert planned["drift"]["status"] == "cheaper", planned["drift"]
+    warning = next(d for d in diags.items if d.summary == "A cheaper placement is available")
+    assert "Reservation term: 12 months -> 36 months." in warning.detail
+    assert (
+        "(reserved, 12 months)" in planned["drift"]["summary"]
+        or "(reserved, 36 months)" in (planned["drift"]["summary"])
+    )
+    assert planned["term_months"] == 12  # warned, never moved by itself
+
+    relocked, diags = refresh_and_plan(spec, state, auto_relock=True)
+    assert (relocked["term_months"], relocked["upfront"]) == (36, "none")
+    warning = next(d for d in diags.items if d.summary == "Relocking to a cheaper placement")
+    assert "Reservation term: 12 months -> 36 months." in warning.detail

@@ -444,6 +444,76 @@ resource "computeops_placement_lock" "chat" {{
     assert again.returncode == 0 and "No changes." in again.stdout, again.stdout
 
 
+def _reserved_catalog(folder: Path, factors: dict[str, float]) -> Path:
+    from reserved_testdata import with_reserved
+
+    from computeops_cdk.catalog._build import build_catalog
+    from computeops_cdk.catalog._build import write_catalog as write_built
+
+    folder.mkdir()
+    return write_built(build_catalog(with_reserved(folder, factors)), folder / "catalog.json")
+
+
+@_scenario
+def _a_reserved_lock_keeps_its_term_through_state(mirror: Mirror, tmp_path: Path) -> None:
+    w = workdir(mirror, tmp_path, "reserved")
+    one_year = _reserved_catalog(tmp_path / "one-year", {"ReservedPrice1yr": 0.6})
+    both = _reserved_catalog(tmp_path / "both", {"ReservedPrice1yr": 0.6, "ReservedPrice3yr": 0.4})
+    intent = {
+        "name": "chat",
+        "workload": {
+            "type": "inference",
+            "model": {"name": "llama-3-8b"},
+            "serving": {"output_tokens_per_s": 500},
+        },
+        "constraints": {"providers": {"allow": ["aws"]}, "pricing": ["reserved"]},
+    }
+    w.write("intent.json", json.dumps(intent))
+    w.write(
+        "main.tf",
+        REQUIRED
+        + """
+variable "catalog" { type = string }
+variable "auto_relock" {
+  type    = bool
+  default = false
+}
+provider "computeops" { catalog = var.catalog }
+resource "computeops_placement_lock" "chat" {
+  intent         = file("${path.module}/intent.json")
+  min_hold_hours = 0
+  auto_relock    = var.auto_relock
+}
+""",
+    )
+    w.tf("init")
+    w.tf("apply", "-auto-approve", f"-var=catalog={one_year}")
+
+    def values() -> dict[str, object]:
+        state = json.loads(w.tf("show", "-json").stdout)
+        found: dict[str, object] = state["values"]["root_module"]["resources"][0]["values"]
+        return found
+
+    locked = values()
+    assert (locked["pricing"], locked["term_months"], locked["upfront"]) == ("reserved", 12, "none"), locked
+    same = w.tf("plan", "-detailed-exitcode", f"-var=catalog={one_year}")
+    assert same.returncode == 0 and "No changes." in same.stdout, same.stdout + same.stderr
+
+    # 3-year reservations appear: the lock keeps its 1-year term, and the warning names the new term.
+    warned = w.tf("plan", "-detailed-exitcode", f"-var=catalog={both}")
+    text = warned.stdout + warned.stderr
+    assert warned.returncode == 0 and "Warning: A cheaper placement is available" in text, text
+    assert "Reservation term: 12 months -> 36 months." in text
+    relock = w.tf("plan", "-detailed-exitcode", f"-var=catalog={both}", "-var=auto_relock=true")
+    text = relock.stdout + relock.stderr
+    assert relock.returncode == 2 and "~ term_months" in text and "12 -> 36" in text, text
+    assert "Reservation term: 12 months -> 36 months." in text
+    w.tf("apply", "-auto-approve", f"-var=catalog={both}", "-var=auto_relock=true")
+    assert values()["term_months"] == 36
+    steady = w.tf("plan", "-detailed-exitcode", f"-var=catalog={both}", "-var=auto_relock=true")
+    assert steady.returncode == 0 and "No changes." in steady.stdout, steady.stdout + steady.stderr
+
+
 @_scenario
 def _the_example_child_module_initialises_and_plans_alone(mirror: Mirror, tmp_path: Path) -> None:
     # The README's example: its root module also needs hashicorp/aws (no registry here), so the
@@ -483,3 +553,7 @@ def test_import_locks_an_offer_as_it_is(outcomes: dict[str, Future[None]]) -> No
 
 def test_the_example_child_module_initialises_and_plans_alone(outcomes: dict[str, Future[None]]) -> None:
     outcomes["the_example_child_module_initialises_and_plans_alone"].result()
+
+
+def test_a_reserved_lock_keeps_its_term_through_state(outcomes: dict[str, Future[None]]) -> None:
+    outcomes["a_reserved_lock_keeps_its_term_through_state"].result()

@@ -126,6 +126,8 @@ def _update(args: argparse.Namespace) -> int:
             chosen, locked_at=locked_at, catalog_version=catalog.version, catalog_sha256=catalog.sha256
         )
         same = new.key == entry.placement.key and new.instances == entry.placement.instances
+        # a new reservation term is a new commitment on the same machines (observations stay)
+        retermed = same and new.term_months != entry.placement.term_months
         # A relock is the one way a locked image moves: to the image this version boots the placement on.
         image = get_target(chosen.provider).image_reference(chosen, cluster=bool(entry.pins.cluster))
         lockfile = lockfile.with_entry(
@@ -141,7 +143,7 @@ def _update(args: argparse.Namespace) -> int:
                 image=image,
             ),
         )
-        change = "unchanged" if same else f"{entry.placement.name} -> {new.name}"
+        change = "unchanged" if same and not retermed else f"{entry.placement.name} -> {new.name}"
         if image != entry.image:
             change += f"; image {_image_text(entry.image)} -> {_image_text(image)}"
         sys.stdout.write(f"{name}: relocked on catalog {catalog.version}: {change}\n")

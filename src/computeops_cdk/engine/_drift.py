@@ -140,7 +140,9 @@ class LockedPlacement:
 
     @property
     def name(self) -> str:
-        return f"{self.provider} {self.instance_type} x{self.instances} in {self.region} ({self.pricing})"
+        term = f", {self.term_months} months" if self.term_months is not None else ""
+        where = f"{self.instance_type} x{self.instances} in {self.region}"
+        return f"{self.provider} {where} ({self.pricing}{term})"
 
     def to_dict(self) -> dict[str, Any]:
         """The lock's JSON form (the lockfile's ``placement`` and the provider's state)."""
@@ -326,7 +328,8 @@ def _why_gone(run: Ranked, locked: LockedPlacement) -> tuple[Reason, ...]:
             message=(
                 f"catalog {catalog.version} (sha256 {catalog.sha256[:12]}) no longer offers "
                 f"{locked.provider} "
-                f"{locked.instance_type} in {locked.region} ({locked.pricing})"
+                f"{locked.instance_type} in {locked.region} ({locked.pricing}"
+                + (f", {locked.term_months} months)" if locked.term_months is not None else ")")
             ),
         ),
     )
@@ -407,6 +410,7 @@ def evaluate_drift(
             f"saving about {_money(saving)} USD/month"
         )
         detail.append(compare(proposed, current, "proposed", "locked"))
+        detail += [line for line in (term_change(locked, proposed),) if line]
         return Drift(
             status="cheaper",
             locked=locked,
@@ -444,7 +448,21 @@ def evaluate_drift(
 
 
 def _name(p: Placement) -> str:
-    return f"{p.provider} {p.instance_type} x{p.instances} in {p.region} ({p.pricing})"
+    term = f", {p.term_months} months" if p.term_months is not None else ""
+    return f"{p.provider} {p.instance_type} x{p.instances} in {p.region} ({p.pricing}{term})"
+
+
+def term_change(locked: LockedPlacement, proposed: Placement) -> str:
+    """The words for a relock that changes the reservation term ("" when the term stays): a new
+    term is a new commitment, so it is said on its own line, not only in the placement's name."""
+    if locked.term_months == proposed.term_months:
+        return ""
+
+    def term(months: int | None, pricing: str) -> str:
+        return f"{months} months" if months is not None else f"none ({pricing})"
+
+    then, now = term(locked.term_months, locked.pricing), term(proposed.term_months, proposed.pricing)
+    return f"Reservation term: {then} -> {now}."
 
 
 def _price_moved(locked: LockedPlacement, current: Placement) -> bool:
@@ -479,6 +497,8 @@ def _infeasible(run: Ranked, locked: LockedPlacement, age: float, policy: DriftP
     rules = ", ".join(dict.fromkeys(r.rule for r in reasons))
     replacement = f"; best feasible replacement: {_name(proposed)}" if proposed else "; nothing is feasible"
     detail = tuple(f"{r.rule}: {r.message}" for r in reasons)
+    term = term_change(locked, proposed) if proposed is not None else ""
+    detail += (term,) if term else ()
     return Drift(
         status="infeasible",
         locked=locked,

@@ -88,6 +88,21 @@ _LOCK_ONLY = [
     Attr("id", STRING, "`cloud/instance_type/region/pricing` of the locked offer.", computed=True),
     Attr("locked_at", STRING, "When the placement was locked, ISO-8601 UTC.", computed=True),
     Attr(
+        "term_months",
+        NUMBER,
+        "A reserved lock's term in months (`12` or `36`): a 1-year and a 3-year reservation of one "
+        "offer are different commitments, and the lock holds the one it locked. Null unless `pricing` "
+        "is `reserved`.",
+        computed=True,
+    ),
+    Attr(
+        "upfront",
+        STRING,
+        "A reserved lock's upfront payment (`none`: the catalog's reservations are no-upfront). Null "
+        "unless `pricing` is `reserved`.",
+        computed=True,
+    ),
+    Attr(
         "drift",
         DRIFT,
         "What the last refresh found on the current catalog: `status` (`ok`, `cheaper`, "
@@ -109,6 +124,12 @@ def _utc_now() -> datetime:
 
 def _stamp(now: datetime) -> str:
     return now.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _whole(value: Any) -> Any:
+    """A whole number read back from the wire (Terraform numbers come back as floats) as an int;
+    anything else unchanged, for ``LockedPlacement.from_dict`` to judge."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
 def _offer_id(values: dict[str, Any]) -> str:
@@ -152,6 +173,8 @@ class _Lock:
                 "locked_at": state["locked_at"],
                 "catalog_version": state.get("catalog_version") or "",
                 "catalog_sha256": state.get("catalog_sha256") or "",
+                # a whole number on the wire comes back as a float; a lock from before terms has none
+                "term_months": _whole(state.get("term_months")),
             },
             path="computeops_placement_lock",
         )
@@ -217,6 +240,8 @@ class _Lock:
         return {
             **values,
             "id": _offer_id(values),
+            "term_months": placement.term_months,
+            "upfront": None if placement.term_months is None else "none",
             "catalog_version": catalog.version,
             "catalog_sha256": catalog.sha256,
             "intent_sha256": intent_sha256,
@@ -357,7 +382,10 @@ class _Lock:
 
     @staticmethod
     def _report(diags: Diagnostics, drift: Drift, auto_relock: bool) -> Placement | None:
-        """Warn about an actionable drift; the placement to relock to when ``auto_relock``."""
+        """Warn about an actionable drift; the placement to relock to when ``auto_relock`` (a change
+        of reservation term is said on its own line: it is a new commitment)."""
+        from ..engine._drift import term_change
+
         fix = (
             "To move: set auto_relock = true (the plan then shows the relock as an in-place update), or "
             "replace the lock (terraform apply -replace=ADDRESS)."
@@ -370,6 +398,8 @@ class _Lock:
             diags.warning("A cheaper placement is available", f"{detail}\n\n{fix}")
         elif drift.status == "infeasible":
             reasons = "\n".join(f"- {r.rule}: {r.message}" for r in drift.reasons)
+            if drift.proposed is not None and term_change(drift.locked, drift.proposed):
+                reasons += "\n" + term_change(drift.locked, drift.proposed)
             if drift.proposed is None:
                 diags.warning(
                     "Locked placement is no longer feasible",
