@@ -64,6 +64,12 @@ def stacks() -> dict[str, dict[str, Any]]:
         ),
         "bare": _synth("bare", make_placement(), model=None),
         "train": _synth("train", make_placement(instances=4, training=True, pricing="spot")),
+        "train_p4d": _synth(
+            "trainp4d", make_placement(instance_type="p4d.24xlarge", instances=2, training=True)
+        ),
+        "train_unsourced": _synth(
+            "trainp6", make_placement(instance_type="p6-b200.48xlarge", instances=2, training=True)
+        ),
         "eks": _synth("eks", make_placement(instances=2, pricing="spot"), cluster="prod"),
         "custom": _synth(
             "custom",
@@ -209,28 +215,137 @@ def test_on_demand_has_no_market_options_spot_does(stacks: dict[str, dict[str, A
     assert market["spot_options"]["instance_interruption_behavior"] == "terminate"
 
 
+_FIRST_SUBNET = "${element([aws_subnet.private_subnet_0.id, aws_subnet.private_subnet_1.id], 0)}"
+_RANK_NICS = (
+    "${element([aws_network_interface.rank_0.id, aws_network_interface.rank_1.id, "
+    "aws_network_interface.rank_2.id, aws_network_interface.rank_3.id], count.index)}"
+)
+
+
 def test_multi_node_training_gets_cluster_placement_and_efa(stacks: dict[str, dict[str, Any]]) -> None:
     doc = stacks["train"]
     assert _one(doc, "aws_placement_group")["strategy"] == "cluster"
     template = _one(doc, "aws_launch_template")
     assert template["placement"] == {"group_name": "${aws_placement_group.placement_group.name}"}
     nics = doc["resource"]["aws_network_interface"]
-    assert sorted(nics) == ["efa_0", "efa_1", "efa_2", "efa_3"]
-    # One subnet (a cluster placement group is one zone), one EFA interface per rank.
-    assert {n["interface_type"] for n in nics.values()} == {"efa"}
-    assert {n["subnet_id"] for n in nics.values()} == {
-        "${element([aws_subnet.private_subnet_0.id, aws_subnet.private_subnet_1.id], 0)}"
-    }
-    instance = _one(doc, "aws_instance")
-    assert instance["primary_network_interface"]["network_interface_id"] == (
-        "${element([aws_network_interface.efa_0.id, aws_network_interface.efa_1.id, "
-        "aws_network_interface.efa_2.id, aws_network_interface.efa_3.id], count.index)}"
-    )
+    # One primary interface per rank (its address is known before the ranks boot), all in one subnet:
+    # a cluster placement group, and EFA, live in one zone.
+    assert sorted(nics) == ["rank_0", "rank_1", "rank_2", "rank_3"]
+    assert {n["subnet_id"] for n in nics.values()} == {_FIRST_SUBNET}
     group = doc["resource"]["aws_security_group"]["security_group"]
     # EFA traffic only between the job's own instances, never from outside.
     (ingress,) = group["ingress"]
     assert ingress["self"] is True and not ingress["cidr_blocks"]
     assert _one(doc, "aws_instance")["count"] == 4
+
+
+def test_efa_on_every_network_card_of_a_p5(stacks: dict[str, dict[str, Any]]) -> None:
+    # Regression: a p5.48xlarge rank had ONE EFA interface of its 32 network cards (1/32 of the fabric).
+    doc = stacks["train"]
+    template = _one(doc, "aws_launch_template")
+    assert template["count"] == 4  # one template per rank: it holds that rank's primary interface
+    primary, *efa = template["network_interfaces"]
+    assert primary == {"network_card_index": 0, "device_index": 0, "network_interface_id": _RANK_NICS}
+    # AWS's layout: ENA primary at card 0 / device 0, EFA-only at card 0 / device 1, then device 0 of
+    # every further card; 32 EFA devices and one ENA device.
+    assert [(n["network_card_index"], n["device_index"]) for n in efa] == [(0, 1)] + [
+        (card, 0) for card in range(1, 32)
+    ]
+    assert {n["interface_type"] for n in efa} == {"efa-only"}
+    assert {n["subnet_id"] for n in efa} == {_FIRST_SUBNET}
+    assert {tuple(n["security_groups"]) for n in efa} == {("${aws_security_group.security_group.id}",)}
+    instance = _one(doc, "aws_instance")
+    assert "primary_network_interface" not in instance and "subnet_id" not in instance
+    assert instance["launch_template"] == {
+        "id": "${element(aws_launch_template.launch_template[*].id, count.index)}",
+        "version": "${tostring(element(aws_launch_template.launch_template[*].latest_version, count.index))}",
+    }
+    # The sourced count is checked against AWS's own answer at plan.
+    (check,) = doc["data"]["aws_ec2_instance_type"].values()
+    assert check["instance_type"] == "p5.48xlarge"
+    (post,) = check["lifecycle"]["postcondition"]
+    assert post["condition"] == "${self.efa_supported && self.maximum_network_cards == 32}"
+    assert "options={'efa_network_cards'" in post["error_message"]
+
+
+def test_p4d_gets_four_efa_cards_and_device_rdma(stacks: dict[str, dict[str, Any]]) -> None:
+    from boot_tools import boot_texts, check_boot
+
+    doc = stacks["train_p4d"]
+    _, *efa = _one(doc, "aws_launch_template")["network_interfaces"]
+    assert [n["network_card_index"] for n in efa] == [0, 1, 2, 3]
+    (text,) = boot_texts(doc)
+    script = check_boot(text)
+    assert "FI_EFA_USE_DEVICE_RDMA=1" in script and '"$EFA_FOUND" -lt 4' in script
+    assert "FI_EFA_USE_DEVICE_RDMA" not in check_boot(boot_texts(stacks["train"])[0])  # p4d only
+
+
+def test_a_type_without_a_sourced_card_count_gets_no_efa_and_a_warning() -> None:
+    doc, resources = _emit_train("p6-b200.48xlarge")
+    assert "network_interfaces" not in _one(doc, "aws_launch_template")
+    assert "aws_ec2_instance_type" not in doc["data"]
+    nics = doc["resource"]["aws_network_interface"]
+    assert all("interface_type" not in n for n in nics.values())  # plain ENA, valid on any type
+    (warning,) = resources["warnings"]
+    assert "gets no EFA" in warning and "TCP sockets" in warning
+    assert "options={'efa_network_cards': N}" in warning
+    from boot_tools import boot_texts, check_boot
+
+    script = check_boot(boot_texts(doc)[0])
+    assert "FI_PROVIDER" not in script and "IMAGE=nvcr.io/nvidia/pytorch:24.12-py3" in script
+
+
+def test_efa_network_cards_option_gives_an_unlisted_types_count_or_turns_efa_off() -> None:
+    doc, resources = _emit_train("p5en.48xlarge", efa_network_cards=16)
+    _, *efa = _one(doc, "aws_launch_template")["network_interfaces"]
+    assert len(efa) == 16 and "warnings" not in resources
+    (check,) = doc["data"]["aws_ec2_instance_type"].values()
+    assert "maximum_network_cards == 16" in check["lifecycle"]["postcondition"][0]["condition"]
+    off, resources = _emit_train("p5.48xlarge", efa_network_cards=0)
+    assert "network_interfaces" not in _one(off, "aws_launch_template") and "warnings" not in resources
+
+
+@pytest.mark.parametrize("value", [-1, 65, 2.5, True, "32"])
+def test_a_bad_efa_network_cards_is_a_target_error(value: object) -> None:
+    from computeops_cdk.errors import TargetError
+
+    with pytest.raises(TargetError, match=r"'efa_network_cards' must be a whole number 0\.\.64"):
+        _emit_train("p5.48xlarge", efa_network_cards=value)
+
+
+def test_efa_training_runs_a_container_with_libfabric_and_the_ofi_plugin(
+    stacks: dict[str, dict[str, Any]],
+) -> None:
+    from boot_tools import boot_texts, check_boot
+
+    script = check_boot(boot_texts(stacks["train"])[0])
+    # The NGC image has no aws-ofi-nccl: the AWS Deep Learning Container (public gallery, no login).
+    assert (
+        "IMAGE=public.ecr.aws/deep-learning-containers/pytorch-training:2.10.0-gpu-py313-cu130-ubuntu22.04-ec2"
+        in script
+    )
+    # NCCL held to the plugin (no silent TCP fallback), every EFA device passed in, all 32 required.
+    assert "'NCCL_NET=AWS Libfabric'" in script and "FI_PROVIDER=efa" in script
+    assert 'DEVICES+=(--device "$dev")' in script and '"$EFA_FOUND" -lt 32' in script
+    assert "--network host" in script and "--ulimit memlock=-1" in script
+    # A user's own image is used as given, with a warning that it needs the plugin.
+    doc, resources = _emit_train("p5.48xlarge", container_image="my.registry/train:1")
+    assert "IMAGE=my.registry/train:1" in check_boot(boot_texts(doc)[0])
+    (warning,) = resources["warnings"]
+    assert "libfabric and the aws-ofi-nccl plugin" in warning
+
+
+def _emit_train(instance_type: str, **options: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    from computeops_cdk._compat import TerraformStack, Testing
+    from computeops_cdk.targets import TargetProps, get_target
+
+    stack = TerraformStack(Testing.app(), "efa")
+    target = get_target("aws")
+    props = TargetProps(name="efa", options=options, model=MODEL, workload_type="training")
+    placement = make_placement(instance_type=instance_type, instances=2, training=True)
+    provider = target.configure(stack, region=placement.region, props=props)
+    resources = target.emit(stack, placement, provider=provider, props=props)
+    return json.loads(Testing.synth(stack)), resources
 
 
 def test_inference_replicas_spread_over_two_zones_and_get_no_placement_group(
@@ -363,11 +478,11 @@ def test_training_boot_script_wires_the_rendezvous(stacks: dict[str, dict[str, A
 
     (text,) = boot_texts(stacks["train"])
     assert "NODE_RANK=${count.index}" in text
-    assert 'MASTER_ADDR="${aws_network_interface.efa_0.private_ip}"' in text
+    assert 'MASTER_ADDR="${aws_network_interface.rank_0.private_ip}"' in text
     script = check_boot(text)
     for line in ("NNODES=4", "MASTER_PORT=29500", "NPROC_PER_NODE=8", "WORLD_SIZE=32", "FI_PROVIDER=efa"):
         assert line in script
-    assert "--network host" in script and "nvcr.io/nvidia/pytorch:24.12-py3" in script
+    assert "--network host" in script
 
 
 def test_internal_load_balancer_checks_health_and_registers_every_replica(

@@ -35,8 +35,9 @@ def _reads(source: str) -> set[str]:
 def test_a_target_declares_exactly_the_options_it_reads(provider: str) -> None:
     target = TARGETS[provider]
     source = inspect.getsource(sys.modules[type(target).__module__])
-    # Shared option readers a target delegates to (boot script, expose, its network helpers).
-    for helper in sorted(set(re.findall(r"^from \.(_boot|_expose|_\w+_network) import", source, re.M))):
+    # Shared option readers a target delegates to (boot script, expose, its network and EFA helpers).
+    helpers = re.findall(r"^from \.(_boot|_expose|_\w+_network|_aws_efa) import", source, re.M)
+    for helper in sorted(set(helpers)):
         source += inspect.getsource(sys.modules[f"computeops_cdk.targets.{helper}"])
     read = _reads(source) - INTERNAL_OPTIONS
     assert read == set(target.options), f"{provider}: read but undeclared / declared but unread"

@@ -177,13 +177,18 @@ class Rendezvous:
         master_addr: the first node's private address: a Terraform reference (token string), or ""
             for the first node itself (it then uses its own address).
         nodes: number of nodes.
-        efa: pass the EFA devices and the ``FI_*`` settings (AWS EFA fabric).
+        efa: pass the EFA devices and the ``FI_*`` / ``NCCL_NET`` settings (AWS EFA fabric).
+        efa_devices: EFA devices each node must have (one per network card); the boot fails with the
+            reason when fewer appear. Default: 0, not checked.
+        efa_device_rdma: set ``FI_EFA_USE_DEVICE_RDMA=1`` (documented for p4d.24xlarge).
     """
 
     rank: int | str
     master_addr: str
     nodes: int
     efa: bool = False
+    efa_devices: int = 0
+    efa_device_rdma: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -627,14 +632,7 @@ def _train(plan: BootPlan, rendezvous: Rendezvous | None) -> list[str]:
         "DEVICES=()",
     ]
     if rendezvous and rendezvous.efa:
-        lines += [
-            "# EFA: the fabric's devices in the container, libfabric's EFA provider for NCCL.",
-            "for dev in /dev/infiniband/uverbs*; do",
-            '  if [ -e "$dev" ]; then DEVICES+=(--device "$dev"); fi',
-            "done",
-            "printf '%s\\n' FI_PROVIDER=efa FI_EFA_USE_DEVICE_RDMA=1 NCCL_SOCKET_IFNAME=^lo,docker"
-            " >> /opt/computeops/workload.env",
-        ]
+        lines += _efa_lines(rendezvous)
     command = " ".join(_q(part) for part in plan.command)
     lines += [
         "docker rm -f trainer >/dev/null 2>&1 || true",
@@ -645,6 +643,39 @@ def _train(plan: BootPlan, rendezvous: Rendezvous | None) -> list[str]:
         f'  "$IMAGE" {command}',
         f'echo "computeops: node $NODE_RANK of $NNODES started (rendezvous $MASTER_ADDR:{RENDEZVOUS_PORT})"',
     ]
+    return lines
+
+
+def _efa_lines(rendezvous: Rendezvous) -> list[str]:
+    """EFA in the training container: every EFA device of the host passed in (``--device``), libfabric's
+    EFA provider, and NCCL held to the aws-ofi-nccl plugin, so a missing plugin fails the job at start
+    instead of NCCL falling back to TCP sockets (``NCCL_NET``: NVIDIA NCCL docs, Environment Variables,
+    "forces NCCL to use a specific network"; "AWS Libfabric" is the plugin's network name). The host
+    side (the EFA driver) is the Deep Learning Base AMI's; the container must ship libfabric and
+    aws-ofi-nccl (the AWS Deep Learning Container does)."""
+    settings = ["FI_PROVIDER=efa", "NCCL_NET=AWS Libfabric", "NCCL_SOCKET_IFNAME=^lo,docker"]
+    if rendezvous.efa_device_rdma:
+        settings.insert(1, "FI_EFA_USE_DEVICE_RDMA=1")
+    lines = [
+        "# EFA: the fabric's devices in the container, libfabric's EFA provider for NCCL.",
+        "EFA_FOUND=0",
+        "for dev in /dev/infiniband/uverbs*; do",
+        '  if [ -e "$dev" ]; then DEVICES+=(--device "$dev"); EFA_FOUND=$((EFA_FOUND + 1)); fi',
+        "done",
+    ]
+    if rendezvous.efa_devices:
+        expected = rendezvous.efa_devices
+        lines += [
+            "# One EFA device per network card: fewer means the launch did not attach them all.",
+            f'if [ "$EFA_FOUND" -lt {expected} ]; then',
+            f'  echo "computeops: $EFA_FOUND of {expected} EFA devices found under /dev/infiniband.'
+            ' To see why: fi_info -p efa, and the network interfaces of this instance." >&2',
+            "  exit 1",
+            "fi",
+        ]
+    lines.append(
+        "printf '%s\\n' " + " ".join(_q(item) for item in settings) + " >> /opt/computeops/workload.env"
+    )
     return lines
 
 

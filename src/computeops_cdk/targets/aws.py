@@ -11,9 +11,10 @@ allows no ingress except the serving port from the VPC (``expose`` internal) or 
 Why instances and not an Auto Scaling group: a decision sizes a fixed set of hosts (a
 training job's ranks, an inference deployment's replicas); an ASG would add replacement and scaling
 semantics the decision did not make, and for multi-node training it would replace one rank of a
-running job. Training on more than one instance adds a ``cluster`` placement group and an EFA
-network interface per rank (created first, so every rank's boot script knows the first rank's
-address), so the ranks share one low-latency spine in one subnet.
+running job. Training on more than one instance adds a ``cluster`` placement group and, per rank, a
+primary interface created first (so every rank's boot script knows the first rank's address) and a
+launch template with an EFA-only interface on every network card of the type (``_aws_efa``: sourced
+counts, checked at plan), all in one subnet, so the ranks share one low-latency spine in one zone.
 
 With ``cluster``: an ``aws_eks_node_group`` on the chosen instance type (ON_DEMAND or SPOT, the
 ``AL2023_x86_64_NVIDIA`` AMI type, label ``computeops.io/gpu``, taint ``nvidia.com/gpu:NoSchedule``,
@@ -36,6 +37,9 @@ Options (``TargetProps.options``):
         role may list that prefix and get its objects, nothing else (``_weights``). Default: Hugging Face.
     root_volume_gib: root volume size. Default: ``DEFAULT_ROOT_VOLUME_GIB`` (model weights + images).
     image_id: an exact AMI id (``ami-...``) to boot. Default: the AMI named ``DEFAULT_AMI_NAME``.
+    efa_network_cards: network cards given an EFA-only interface in multi-node training (0: none).
+        Default: ``_aws_efa.EFA_NETWORK_CARDS`` for the type; no EFA (and a warning) for a type without
+        a sourced count.
     ami_name: the exact name of an AMI owned by ``amazon``. A pattern with ``*`` or ``?`` opts in to the
         newest match (``most_recent``), which moves the image between plans: a warning says so.
         Default: ``DEFAULT_AMI_NAME``, or the name the workload's lock entry recorded.
@@ -49,6 +53,7 @@ The name is recorded in the lock entry (``image_reference``) and only moves on a
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Mapping
@@ -56,6 +61,15 @@ from typing import Any
 
 from ..engine import Placement
 from ..errors import TargetError
+from ._aws_efa import (
+    DEFAULT_EFA_TRAINING_IMAGE,
+    EFA_OPTION,
+    EfaCards,
+    efa_cards,
+    efa_warnings,
+    fabric_check,
+    interfaces,
+)
 from ._aws_network import INTERFACE_ENDPOINTS, AwsNetwork, load_balancer, network
 from ._base import Target, TargetProps
 from ._billed import BilledPart, priced, unpriced
@@ -131,6 +145,7 @@ _STANDALONE_ONLY: Mapping[str, tuple[str, ...]] = {
         "vpc_endpoints",
         "image_id",
         "ami_name",
+        "efa_network_cards",
         *BOOT_OPTIONS,
     )
     if key not in ("model_url", "command")  # the Kubernetes layer reads these two on a cluster
@@ -155,6 +170,7 @@ class AwsTarget(Target):
         "image_id": "exact AMI id (ami-...). Default: the AMI named DEFAULT_AMI_NAME (or the lock's).",
         "ami_name": "exact AMI name (owner amazon); a '*' pattern opts in to the newest match, which moves "
         "between plans. Default: DEFAULT_AMI_NAME, or the name the lock entry recorded.",
+        "efa_network_cards": EFA_OPTION,
     }
     unsupported: Mapping[str, str] = {
         "tpu": "AWS has no TPUs; Trainium/Inferentia are different accelerators (Neuron SDK, not TPU XLA).",
@@ -192,6 +208,10 @@ class AwsTarget(Target):
             )
             return _node_group(scope, placement, props, subnets=subnets, security_group=group)
         plan = plan_for(placement, props, target="aws", store="aws_secrets_manager", weights_store="s3")
+        cards = efa_cards(placement.instance_type, props.options) if _multi_node(placement) else None
+        if cards is not None and plan is not None and props.options.get("container_image") is None:
+            # The NGC image has no aws-ofi-nccl plugin: on EFA the job gets the AWS DLC, which has it.
+            plan = dataclasses.replace(plan, image=DEFAULT_EFA_TRAINING_IMAGE)
         mode = expose_mode(placement, props, target="aws", serves=plan is not None, unsupported={})
         net = network(scope, placement, props)
         port = plan.port if plan else 8000
@@ -199,7 +219,11 @@ class AwsTarget(Target):
         group = _security_group(
             scope, props, multi_node=_multi_node(placement), vpc_id=net.vpc_id, ingress_port=ingress
         )
-        resources = _instances(scope, placement, props, net=net, security_group=group, plan=plan)
+        resources = _instances(scope, placement, props, net=net, security_group=group, plan=plan, cards=cards)
+        if _multi_node(placement):
+            found = efa_warnings(placement.instance_type, props.options, cards)
+            if found:
+                resources["warnings"] = [*resources.get("warnings", []), *found]
         resources["network"] = net
         resources["billed"] = _billed(
             placement,
@@ -477,11 +501,14 @@ def _launch_template(
     *,
     security_group: Any,
     extra: Mapping[str, Any],
+    nics: list[Any] | None = None,
+    count: Any = None,
 ) -> Any:
     mod = _aws("launch_template")
     # EKS node groups take their interface from the template; standalone instances carry their own
-    # (a subnet per replica, or a rank's EFA interface), which a template interface would conflict with.
-    nics = None
+    # (a subnet per replica, or a rank's primary interface), which a template interface would conflict
+    # with, except a multi-node EFA job: one template per rank holds that rank's primary interface and
+    # its EFA-only interfaces (given as ``nics``, with ``count`` = ranks).
     if security_group is not None:
         nics = [
             mod.LaunchTemplateNetworkInterfaces(
@@ -502,6 +529,7 @@ def _launch_template(
     return mod.LaunchTemplate(
         scope,
         "launch_template",
+        count=count,
         name_prefix=f"{props.name}-",
         instance_type=placement.instance_type,
         ebs_optimized="true",
@@ -539,6 +567,7 @@ def _instances(
     net: AwsNetwork,
     security_group: Any,
     plan: BootPlan | None,
+    cards: EfaCards | None = None,
 ) -> dict[str, Any]:
     role = _role(scope, props, (SSM_POLICY,))
     if plan is not None and plan.secret is not None:
@@ -578,25 +607,46 @@ def _instances(
         )
         extra["placement"] = lt_mod.LaunchTemplatePlacement(group_name=group.name)
         resources["placement_group"] = group
-    template = _launch_template(scope, placement, props, security_group=None, extra=extra)
+    nics: list[Any] = []
+    template_args: dict[str, Any] = {}
+    if _multi_node(placement):
+        # Every rank in the first subnet: one zone, as the cluster placement group (and EFA) need.
+        subnet = _fn().element(net.private, 0)
+        nics = _rank_interfaces(scope, placement, props, subnet, security_group)
+        resources["rank_interfaces"] = nics
+        if cards is not None:
+            from .._compat import TerraformCount
+
+            count = TerraformCount.of(placement.instances)
+            primary = _fn().element([n.id for n in nics], count.index)
+            template_args = {
+                "count": count,
+                "nics": interfaces(
+                    lt_mod, cards, primary=primary, subnet=subnet, security_group=security_group
+                ),
+            }
+            resources["efa_check"] = fabric_check(scope, placement.instance_type, cards)
+    template = _launch_template(scope, placement, props, security_group=None, extra=extra, **template_args)
     resources["launch_template"] = template
-    resources["instance"] = _instance(scope, placement, props, template, profile, net, security_group, plan)
+    resources["instance"] = _instance(
+        scope, placement, props, template, profile, net, security_group, plan, nics=nics, cards=cards
+    )
     resources["security_group"] = security_group
     return resources
 
 
-def _efa_interfaces(
+def _rank_interfaces(
     scope: Any, placement: Placement, props: TargetProps, subnet: Any, security_group: Any
 ) -> list[Any]:
-    """One EFA interface per rank, in one subnet (a cluster placement group lives in one zone)."""
+    """One primary (ENA) interface per rank, created before the instances so that every rank's boot
+    script knows the first rank's address, in one subnet (a cluster placement group lives in one zone)."""
     nic = _aws("network_interface").NetworkInterface
     return [
         nic(
             scope,
-            f"efa_{rank}",
+            f"rank_{rank}",
             subnet_id=subnet,
             security_groups=[security_group.id],
-            interface_type="efa",
             tags={**props.tags, "Name": f"{props.name}-rank-{rank}"},
         )
         for rank in range(placement.instances)
@@ -612,6 +662,9 @@ def _instance(
     net: AwsNetwork,
     security_group: Any,
     plan: BootPlan | None,
+    *,
+    nics: list[Any],
+    cards: EfaCards | None,
 ) -> Any:
     from .._compat import TerraformCount, Token
 
@@ -620,16 +673,19 @@ def _instance(
     rank = Token.as_string(count.index)
     placement_args: dict[str, Any]
     rendezvous = None
-    if _multi_node(placement):
-        nics = _efa_interfaces(scope, placement, props, _fn().element(net.private, 0), security_group)
+    launch = mod.InstanceLaunchTemplate(id=template.id, version=_fn().tostring(template.latest_version))
+    if cards is not None:
+        # Rank i boots from launch template i, which holds its primary interface and EFA-only ones.
+        placement_args = {}
+        launch = mod.InstanceLaunchTemplate(
+            id=_counted(template, "id"), version=_counted(template, "latest_version", wrap="tostring")
+        )
+    elif nics:
         placement_args = {
             "primary_network_interface": mod.InstancePrimaryNetworkInterface(
                 network_interface_id=_fn().element([n.id for n in nics], count.index)
             )
         }
-        rendezvous = Rendezvous(
-            rank=rank, master_addr=nics[0].private_ip, nodes=placement.instances, efa=True
-        )
     else:
         # element() wraps around: replica i lands in subnet i mod n, so replicas spread over the zones.
         placement_args = {
@@ -637,6 +693,15 @@ def _instance(
             "vpc_security_group_ids": [security_group.id],
             "associate_public_ip_address": False,
         }
+    if nics:
+        rendezvous = Rendezvous(
+            rank=rank,
+            master_addr=nics[0].private_ip,
+            nodes=placement.instances,
+            efa=cards is not None,
+            efa_devices=cards.cards if cards is not None else 0,
+            efa_device_rdma=cards is not None and cards.device_rdma,
+        )
     user_data = cloud_config(boot_script(plan, rendezvous=rendezvous)) if plan is not None else None
     # The secure settings are repeated on the instance (same values as the template) so that static
     # scanners, which do not follow launch-template references, see them where they check.
@@ -644,9 +709,7 @@ def _instance(
         scope,
         "instance",
         count=count,
-        launch_template=mod.InstanceLaunchTemplate(
-            id=template.id, version=_fn().tostring(template.latest_version)
-        ),
+        launch_template=launch,
         instance_type=placement.instance_type,
         iam_instance_profile=profile.name,
         ebs_optimized=True,
@@ -662,6 +725,17 @@ def _instance(
         tags={**props.tags, "Name": props.name},
         **placement_args,
     )
+
+
+def _counted(resource: Any, attribute: str, *, wrap: str = "") -> Any:
+    """``attribute`` of instance ``count.index`` of a counted resource, optionally inside the function
+    ``wrap`` (written out: Fn would escape the splat; a raw expression token, as the load balancer's
+    attachments)."""
+    from ._escape import raw_expression
+
+    ref = f"{resource.terraform_resource_type}.{resource.friendly_unique_id}"
+    element = f"element({ref}[*].{attribute}, count.index)"
+    return raw_expression(f"${{{wrap}({element})}}" if wrap else f"${{{element}}}")
 
 
 def _node_group(

@@ -1,0 +1,198 @@
+"""The EFA fabric of a multi-node AWS training job: every network card, and a container that uses it.
+
+A p4d/p5-class instance reaches its inter-node bandwidth only when every network card carries an EFA
+device (p5.48xlarge: 32 cards, 3,200 Gbps in total), and NCCL uses EFA only through the aws-ofi-nccl
+plugin over libfabric; without them NCCL falls back to TCP sockets at a fraction of the bandwidth the
+performance model assumed. This module holds the sourced per-type card counts, the interface layout AWS
+documents, and the training image that ships libfabric + aws-ofi-nccl.
+
+Interface layout (AWS EC2 User Guide, "Maximize network bandwidth on Amazon EC2 instances with multiple
+network cards", docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-acc-inst-types.md, read 2026-12-01):
+the primary network interface (network card 0, device 0) is an ENA interface ("You can't use an
+EFA-only network interface as the primary network interface"); card 0 gets an EFA-only interface at
+device 1; every further card an EFA-only interface at device 0. That is AWS's own example for P5
+("32 EFA devices and one ENA device"): one IP address per instance, no multi-interface Linux routing.
+EFA-only interfaces exist on every EFA-supported instance type (AWS announcement "Amazon EC2 announces
+EFA updates for scalability with AI/ML applications", 2024-10-28). EFAs cannot be attached to a running
+instance (EC2 User Guide, create-efa.md), so the interfaces are in the launch template and exist at boot.
+
+Counts are sourced per type (``EFA_NETWORK_CARDS``); a type without a sourced count gets no EFA (ENA
+only: NCCL over TCP sockets) and a warning, unless the ``efa_network_cards`` option gives the count.
+Either way the plan checks the number against AWS's own answer (``data.aws_ec2_instance_type``:
+``efa_supported``, ``maximum_network_cards``), so a wrong count fails at plan, not at apply.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import TargetError, described
+
+__all__ = [
+    "DEFAULT_EFA_TRAINING_IMAGE",
+    "EFA_NETWORK_CARDS",
+    "EFA_OPTION",
+    "EfaCards",
+    "efa_cards",
+    "efa_warnings",
+]
+
+_ENI_DOC = (
+    "awsdocs/amazon-ec2-user-guide doc_source/using-eni.md ('Network cards' table; 'All other instance "
+    "types support one network card') and doc_source/efa.md ('Supported instance types') at "
+    "0992ede8329d71b7e5ead8681cec062409eed8e2"
+)
+_P5_DOC = (
+    "docs.aws.amazon.com/AWSEC2/latest/UserGuide/p5-efa.html ('P5 and P5e instances support up to 32 "
+    "network cards', read 2026-12-01 in its translated copies) and efa-acc-inst-types.md (the P5 "
+    "run-instances example with 32 EFA devices and one ENA device)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class EfaCards:
+    """An EFA-capable instance type's network cards (one EFA device each) and where the number is from.
+
+    Attributes:
+        cards: network cards; every one carries an EFA-only interface.
+        device_rdma: set ``FI_EFA_USE_DEVICE_RDMA=1`` (documented for p4d.24xlarge only).
+        source: the document the numbers were read in.
+    """
+
+    cards: int
+    source: str
+    device_rdma: bool = False
+
+
+EFA_NETWORK_CARDS: Mapping[str, EfaCards] = {
+    "p4d.24xlarge": EfaCards(
+        4,
+        f"{_ENI_DOC}; FI_EFA_USE_DEVICE_RDMA=1 '(p4d.24xlarge only)' in doc_source/efa-start-nccl-dlami.md",
+        device_rdma=True,
+    ),
+    "p4de.24xlarge": EfaCards(4, _ENI_DOC),
+    "p5.48xlarge": EfaCards(32, _P5_DOC),
+    "p5e.48xlarge": EfaCards(32, _P5_DOC),
+    "p3dn.24xlarge": EfaCards(1, _ENI_DOC),
+    "g4dn.8xlarge": EfaCards(1, _ENI_DOC),
+    "g4dn.metal": EfaCards(1, _ENI_DOC),
+    "g5.8xlarge": EfaCards(1, _ENI_DOC),
+    "g5.12xlarge": EfaCards(1, _ENI_DOC),
+}
+"""EFA network cards of the catalog's AWS types whose count a public AWS document gives. Not listed
+(no count read in an AWS document here): p5en.48xlarge, p6-b200.48xlarge, p6-b300.48xlarge,
+p5.4xlarge, g6/g6e; and the types without EFA (p3.*, g4dn.xlarge, g5.xlarge). Give the count with
+the ``efa_network_cards`` option (``aws ec2 describe-instance-types --query
+'InstanceTypes[].NetworkInfo.MaximumNetworkCards'``); the plan checks it either way."""
+
+EFA_OPTION = (
+    "network cards to attach an EFA-only interface to, for multi-node training (0: no EFA). "
+    "Default: EFA_NETWORK_CARDS for the instance type (sourced), none for a type not listed."
+)
+
+DEFAULT_EFA_TRAINING_IMAGE = (
+    "public.ecr.aws/deep-learning-containers/pytorch-training:2.10.0-gpu-py313-cu130-ubuntu22.04-ec2"
+)
+"""AWS Deep Learning Container, PyTorch 2.10 training for EC2 (EFA installer 1.47.0: libfabric and the
+aws-ofi-nccl plugin; CUDA 13.0.2), from the public ECR gallery, so no registry login or IAM grant is
+needed. aws/deep-learning-containers docs/src/data/pytorch-training/2.10-gpu-ec2.yml at
+e0ecedea6a1c56d6b5914f9cfb2fec5c548e67e0 (tag, ``public_registry: true``, GA 2026-01-21, end of
+patching 2027-01-21) and its package list (``efa: "1.47.0"``) in commit e5e841f6147d; the public URI
+form in docs/src/utils.py ``build_public_ecr_uri``. The NGC PyTorch image (``DEFAULT_TRAINING_IMAGE``)
+ships no aws-ofi-nccl plugin, so on EFA it would use TCP sockets."""
+
+
+def efa_cards(instance_type: str, options: Mapping[str, Any]) -> EfaCards | None:
+    """The EFA cards to attach for ``instance_type``: the option, else the sourced table, else None."""
+    given = options.get("efa_network_cards")
+    if given is None:
+        return EFA_NETWORK_CARDS.get(instance_type)
+    if isinstance(given, bool) or not isinstance(given, int) or not 0 <= given <= 64:
+        raise TargetError(
+            f"aws option 'efa_network_cards' must be a whole number 0..64 (got {described(given)}). "
+            "To fix: the instance type's network card count, which `aws ec2 describe-instance-types "
+            f"--instance-types {instance_type} --query "
+            "'InstanceTypes[].NetworkInfo.MaximumNetworkCards'` prints, or 0 for no EFA."
+        )
+    if given == 0:
+        return None
+    known = EFA_NETWORK_CARDS.get(instance_type)
+    return EfaCards(
+        given,
+        "option efa_network_cards",
+        device_rdma=known is not None and known.device_rdma and known.cards == given,
+    )
+
+
+def efa_warnings(instance_type: str, options: Mapping[str, Any], cards: EfaCards | None) -> list[str]:
+    """Why a multi-node job will not reach the fabric's bandwidth, for a synth warning."""
+    found = []
+    if cards is None and options.get("efa_network_cards") != 0:
+        found.append(
+            f"multi-node training on {instance_type} gets no EFA: no AWS document read here gives its "
+            "network card count, so NCCL will use TCP sockets at a fraction of the bandwidth the "
+            "estimate assumed. To fix: options={'efa_network_cards': N} with the count `aws ec2 "
+            f"describe-instance-types --instance-types {instance_type}` prints (checked at plan), or "
+            "choose a listed type (EFA_NETWORK_CARDS)."
+        )
+    image = options.get("container_image")
+    if cards is not None and image is not None:
+        found.append(
+            f"the training image {image!r} must ship libfabric and the aws-ofi-nccl plugin: the boot "
+            "script sets NCCL_NET='AWS Libfabric', so without them NCCL fails at start instead of "
+            "falling back to TCP sockets. Default: the AWS Deep Learning Container "
+            f"{DEFAULT_EFA_TRAINING_IMAGE}."
+        )
+    return found
+
+
+def interfaces(mod: Any, cards: EfaCards, *, primary: Any, subnet: Any, security_group: Any) -> list[Any]:
+    """The launch template's interfaces: the rank's pre-created primary ENI at card 0 / device 0, then
+    one EFA-only interface per card (card 0 at device 1, every other card at device 0)."""
+    efa = [
+        mod.LaunchTemplateNetworkInterfaces(
+            network_card_index=card,
+            device_index=1 if card == 0 else 0,
+            interface_type="efa-only",
+            subnet_id=subnet,
+            security_groups=[security_group.id],
+            delete_on_termination="true",
+            description=f"EFA-only, network card {card}",
+        )
+        for card in range(cards.cards)
+    ]
+    first = mod.LaunchTemplateNetworkInterfaces(
+        network_card_index=0, device_index=0, network_interface_id=primary
+    )
+    return [first, *efa]
+
+
+def fabric_check(scope: Any, instance_type: str, cards: EfaCards) -> Any:
+    """``data.aws_ec2_instance_type`` with a postcondition: AWS says the type supports EFA and has
+    exactly ``cards.cards`` network cards (a wrong table entry or option fails the plan, not the apply)."""
+    from .. import _compat
+    from .._compat import import_binding
+    from ._escape import raw_expression
+
+    core = _compat.core
+    mod = import_binding("aws", "data_aws_ec2_instance_type", provider="aws")
+    return mod.DataAwsEc2InstanceType(
+        scope,
+        "efa_instance_type",
+        instance_type=instance_type,
+        lifecycle=core.TerraformResourceLifecycle(
+            postcondition=[
+                core.Postcondition(
+                    condition=raw_expression(
+                        f"${{self.efa_supported && self.maximum_network_cards == {cards.cards}}}"
+                    ),
+                    error_message=f"{instance_type}: the stack attaches an EFA-only interface to "
+                    f"{cards.cards} network card(s) ({cards.source}), but AWS reports EFA support or a "
+                    "network card count that differs. To fix: options={'efa_network_cards': "
+                    "<the maximum_network_cards AWS reports>}, or 0 for no EFA.",
+                )
+            ]
+        ),
+    )
