@@ -340,3 +340,50 @@ def test_stack_cost_record_shows_the_billed_extras_beside_the_instances(
     ]
     assert west["billed_extras_hourly_usd"] == 0.005
     assert "no sourced aws price for eu-west-1" in west["billed_extras"][0]["note"]
+
+
+def test_the_decision_record_shows_the_instances_and_the_billed_extras(
+    app_dir: tuple[Path, dict[str, Any]],
+) -> None:
+    # Regression: the record's explanation showed the instances' cost only; the billed extras were
+    # in the annotation and the stack-cost file, not in the decision record.
+    import jsonschema
+
+    from computeops_cdk.schemas import load_schema
+
+    outdir, built = app_dir
+    workload = built["single"].workload
+    record = json.loads((outdir / "serve" / "computeops-decision.json").read_text())
+    cost = json.loads((outdir / "serve" / "computeops-stack-cost.json").read_text())
+    assert record["stack_cost"] == cost  # the same document, embedded
+    line = record["explanation"][-1]
+    assert line == cost["explanation"]
+    hourly = workload.placement.hourly_usd
+    assert line.startswith(f"Stack cost: the instances {hourly:,.2f} USD/h (the decision's cost; ")
+    sourced = cost["billed_extras_hourly_usd"]
+    assert f"billed extras {sourced:,.4f} USD/h for the sourced parts, partly unpriced (4 of " in line
+    assert "NAT data processing" in line and "do not change the ranking" in line
+    # The decision itself (what the engine ranks and the budgets limit) stays the instances' cost.
+    assert record["decision"]["hourly_usd"] == hourly
+    assert record["explanation"][:-1] == list(workload.decision.explanation)
+    jsonschema.validate(record, load_schema("decision"))
+
+
+def test_the_cost_line_says_when_every_part_or_none_is_priced() -> None:
+    from types import SimpleNamespace
+
+    from computeops_cdk.constructs._workload import ComputeWorkload
+    from computeops_cdk.targets._billed import BilledPart, unpriced
+
+    part = BilledPart(part="disk", quantity=1, unit="GB-month", hourly_usd=0.5, source="s", note="n")
+    fake = SimpleNamespace(placement=SimpleNamespace(hourly_usd=12.0))
+    fake.billed = (part,)
+    assert ComputeWorkload._cost_line(fake).endswith(  # type: ignore[arg-type]
+        "besides them, billed extras 0.5000 USD/h (every part priced). The extras do not change the ranking."
+    )
+    fake.billed = (unpriced("disk", quantity=1, unit="GB-month", why="no source"),)
+    assert "billed extras unpriced (no sourced price for any of its 1 parts)" in ComputeWorkload._cost_line(
+        fake  # type: ignore[arg-type]
+    )
+    fake.billed = ()
+    assert ComputeWorkload._cost_line(fake).endswith("the target lists no other billed part.")  # type: ignore[arg-type]

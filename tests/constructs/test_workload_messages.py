@@ -85,8 +85,11 @@ def test_the_record_lists_rejections_as_the_cli_does_with_the_same_option(
     for name, flags in (("all", ["--rejections", "all"]), ("summary", [])):
         argv = ["decide", str(SUPPORT_CHAT), "--format", "json", "--provider", "lambda", *flags]
         assert cli_main(argv) == 0
-        record = (tmp_path / "stacks" / name / "computeops-decision.json").read_text(encoding="utf-8")
-        assert record == capsys.readouterr().out
+        record = json.loads((tmp_path / "stacks" / name / "computeops-decision.json").read_text("utf-8"))
+        # The record is the CLI's document plus the stack's cost (its last explanation line too).
+        cost = record.pop("stack_cost")
+        assert record["explanation"].pop() == cost["explanation"]
+        assert json.dumps(record, indent=2, ensure_ascii=False) + "\n" == capsys.readouterr().out
     full = json.loads((tmp_path / "stacks" / "all" / "computeops-decision.json").read_text())
     assert len(full["rejected"]) == full["summary"]["rejected"]
 

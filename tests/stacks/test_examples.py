@@ -92,12 +92,19 @@ def test_decision_record_beside_each_stack(synthesized: tuple[Path, dict[str, An
     assert outputs["workload_hourly_usd"]["value"] == placement.hourly_usd
 
 
-def test_unpinned_record_is_byte_identical_to_the_cli_json(
+def test_unpinned_record_is_the_cli_json_plus_the_stack_cost(
     synthesized: tuple[Path, dict[str, Any]], capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # The record adds the stack's cost (which the engine, knowing no stack, cannot) and nothing else:
+    # without `stack_cost` and its explanation line it is the CLI's document byte for byte.
     outdir, _ = synthesized
     assert cli_main(["decide", str(ROOT / "examples" / "support-chat.yaml"), "--format", "json"]) == 0
-    assert (outdir / "inference-auto" / "computeops-decision.json").read_text() == capsys.readouterr().out
+    cli = capsys.readouterr().out
+    record = json.loads((outdir / "inference-auto" / "computeops-decision.json").read_text())
+    cost = record.pop("stack_cost")
+    assert record["explanation"].pop() == cost["explanation"]
+    assert json.dumps(record, indent=2, ensure_ascii=False) + "\n" == cli
+    assert "stack_cost" not in json.loads(cli)
 
 
 def test_pinned_examples_honour_their_pin(synthesized: tuple[Path, dict[str, Any]]) -> None:

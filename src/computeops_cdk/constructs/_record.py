@@ -45,6 +45,8 @@ class _DecisionRecordSynthesizer:
         self._stack = stack
         self._inner = inner
         self.records: dict[str, tuple[Decision, RejectionListing]] = {}
+        self.costs: dict[str, Mapping[str, Any]] = {}
+        """Decision record file -> its workload's stack-cost document (embedded in the record)."""
         self.texts: dict[str, str] = {}
 
     def synthesize(self, session: Any) -> None:
@@ -53,7 +55,7 @@ class _DecisionRecordSynthesizer:
         self._inner.synthesize(session)
         manifest = session.manifest.for_stack(self._stack)
         directory = os.path.join(session.outdir, manifest.working_directory)
-        files = {name: d.to_json(rejections=r) for name, (d, r) in self.records.items()}
+        files = {name: record_text(d, r, self.costs.get(name)) for name, (d, r) in self.records.items()}
         for filename, text in {**files, **self.texts}.items():
             with open(os.path.join(directory, filename), "w", encoding="utf-8") as handle:
                 handle.write(text)
@@ -85,11 +87,27 @@ def _apply_inherited_guards(stack: Any) -> None:
                 aspect.visit(stack)
 
 
+def record_text(decision: Decision, rejections: RejectionListing, cost: Mapping[str, Any] | None) -> str:
+    """The decision record: the ``decide --format json`` document, plus (with ``cost``) the stack's
+    cost as ``stack_cost`` and its line at the end of ``explanation``.
+
+    The engine knows no stack, so the CLI's document has neither; the record adds them after the
+    fact and changes nothing else (the same keys, order and formatting as ``Decision.to_json``).
+    """
+    if cost is None:
+        return decision.to_json(rejections=rejections)
+    document = decision.to_dict(rejections=rejections)
+    document["explanation"] = [*document["explanation"], cost["explanation"]]
+    document["stack_cost"] = dict(cost)
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
 def record_decision(workload: Any, decision: Decision, *, rejections: str = DEFAULT_REJECTIONS) -> str:
     """Have ``workload``'s stack write ``decision`` at synth; returns the file name used.
 
     ``rejections`` is the listing of ``Decision.to_json`` (what ``computeops decide --rejections``
-    takes), so the record is the CLI's ``--format json`` output byte for byte.
+    takes), so the record is the CLI's ``--format json`` output, plus the stack's cost when
+    ``record_stack_cost`` adds it (``record_text``).
 
     The first workload of a stack writes ``computeops-decision.json``; any further one writes
     ``computeops-decision.<construct id>.json`` so that no record overwrites another.
@@ -105,7 +123,8 @@ def record_decision(workload: Any, decision: Decision, *, rejections: str = DEFA
 
 
 def record_stack_cost(workload: Any, decision_file: str, document: Mapping[str, Any]) -> str:
-    """Have ``workload``'s stack write its stack-cost ``document`` beside its decision record at synth.
+    """Have ``workload``'s stack write its stack-cost ``document`` beside its decision record at synth,
+    and embed it in that record (``stack_cost``, and its ``explanation`` line appended to the record's).
 
     Named like the decision record: ``computeops-stack-cost.json``, or ``computeops-stack-cost.<id>.json``
     for a further workload. Returns the file name.
@@ -115,6 +134,7 @@ def record_stack_cost(workload: Any, decision_file: str, document: Mapping[str, 
     assert isinstance(synthesizer, _DecisionRecordSynthesizer)  # record_decision ran first
     name = decision_file.replace("computeops-decision", "computeops-stack-cost")
     synthesizer.texts[name] = json.dumps(document, indent=2, sort_keys=True) + "\n"
+    synthesizer.costs[decision_file] = document
     return name
 
 

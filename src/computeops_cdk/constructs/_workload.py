@@ -207,7 +207,30 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
             "note": "billed extras are shown beside the instances' cost and do not change the ranking; "
             "a part without a sourced price is null with a note, never 0; traffic-billed parts are "
             "listed unpriced",
+            "explanation": self._cost_line(),
         }
+
+    def _cost_line(self) -> str:
+        """Both figures in one line of the decision record's explanation: the instances' (the decision's,
+        which the budgets limit) and, beside it, the other billed parts the stack creates."""
+        instances = (
+            f"Stack cost: the instances {self.placement.hourly_usd:,.2f} USD/h (the decision's cost; "
+            "max_hourly_usd / max_monthly_usd limit it)"
+        )
+        if not self.billed:
+            return f"{instances}; the target lists no other billed part."
+        priced = [p.hourly_usd for p in self.billed if p.hourly_usd is not None]
+        unknown = [p.part for p in self.billed if p.hourly_usd is None]
+        if not priced:
+            extras = f"billed extras unpriced (no sourced price for any of its {len(self.billed)} parts)"
+        elif unknown:
+            extras = (
+                f"billed extras {sum(priced):,.4f} USD/h for the sourced parts, partly unpriced "
+                f"({len(unknown)} of {len(self.billed)} parts have no sourced price: {', '.join(unknown)})"
+            )
+        else:
+            extras = f"billed extras {sum(priced):,.4f} USD/h (every part priced)"
+        return f"{instances}; besides them, {extras}. The extras do not change the ranking."
 
     # -- construction steps -------------------------------------------------------------------
 
