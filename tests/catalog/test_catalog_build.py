@@ -72,3 +72,37 @@ def test_every_offer_has_a_source_and_date() -> None:
     catalog = load_catalog()
     assert all(o.source and o.as_of for o in catalog.offers)
     assert all(o.hourly_usd is None or o.hourly_usd > 0 for o in catalog.offers)
+
+
+def _market_with(tmp_path: Any, services_csv: str) -> Any:
+    """A copy of data/market whose attestation-services.csv is ``services_csv``."""
+    import shutil
+
+    copy = tmp_path / "market"
+    shutil.copytree(MARKET, copy)
+    (copy / "attestation-services.csv").write_text(services_csv, encoding="utf-8")
+    return copy
+
+
+def test_a_provider_claimed_fedramp_record_without_service_scope_is_a_build_error(tmp_path: Any) -> None:
+    # issue 11: FedRAMP authorises service by service; a record that does not say which services
+    # it covers would let every placement through
+    from computeops_cdk.catalog._build import build_catalog
+    from computeops_cdk.errors import CatalogError
+
+    header = (MARKET / "attestation-services.csv").read_text(encoding="utf-8").splitlines()[0]
+    with pytest.raises(CatalogError, match=r"aws fedramp_high has no service scope\. To fix: add"):
+        build_catalog(_market_with(tmp_path, header + "\n"))
+
+
+def test_service_scope_rows_are_checked(tmp_path: Any) -> None:
+    from computeops_cdk.catalog._build import build_catalog
+    from computeops_cdk.errors import CatalogError
+
+    rows = (MARKET / "attestation-services.csv").read_text(encoding="utf-8")
+    orphan = rows + "lambda,fedramp_high,vm,Lambda VMs,in_scope,some page,2026-12-01,\n"
+    with pytest.raises(CatalogError, match=r"lambda fedramp_high match no attestations\.csv row"):
+        build_catalog(_market_with(tmp_path, orphan))
+    bad = rows.replace("aws,fedramp_high,vm,Amazon EC2,in_scope", "aws,fedramp_high,vm,Amazon EC2,maybe", 1)
+    with pytest.raises(CatalogError, match=r"status 'maybe' is not one of in_scope, not_in_scope, not_found"):
+        build_catalog(_market_with(tmp_path / "b", bad))

@@ -90,7 +90,9 @@ def test_attestation_evidence_grades(catalog: Catalog) -> None:
     assert _evidence(catalog, "coreweave", "hipaa") == {"keyword_only"}
     assert _evidence(catalog, "runpod", "soc2") == {"keyword_only"}
     assert _evidence(catalog, "crusoe", "soc2") == {"provider_claimed"}
-    assert _evidence(catalog, "oci", "fedramp_moderate") == {"keyword_only"}  # level not stated
+    # issue 11: Oracle's current government-cloud page states the level (FedRAMP High, JAB)
+    assert _evidence(catalog, "oci", "fedramp_high") == {"provider_claimed"}
+    assert _evidence(catalog, "oci", "fedramp_moderate") == set()
     assert _evidence(catalog, "nebius", "soc2") == set()  # "in progress" is not an attestation
     assert _evidence(catalog, "vast", "hipaa") == set()
 
@@ -105,8 +107,10 @@ def test_attestation_regional_scope(catalog: Catalog) -> None:
     # issue 11: scoped to the Assured Workloads regions named for the FedRAMP High data boundary, not
     # every US region (us-east5 and us-south1 are not supported, us-central2 is no AW location)
     assert gcp_high.regions == ("us-central1", "us-east1", "us-east4")
-    # every FedRAMP attestation says what its service scope is (or that it was not transcribed)
-    for provider in ("aws", "azure", "gcp"):
+    oci_high = next(a for a in catalog.provider("oci").attestations if a.scope == "fedramp_high")
+    assert oci_high.regions == ("us-langley-1", "us-luke-1")
+    # every FedRAMP attestation says what its service scope is (attestation-services.csv)
+    for provider in ("aws", "azure", "gcp", "oci"):
         for att in catalog.provider(provider).attestations:
             if att.scope.startswith("fedramp"):
                 assert "Services:" in att.note, (provider, att.scope)

@@ -117,6 +117,23 @@ def test_show_prints_the_attestations_with_their_evidence(capsys: pytest.Capture
     assert gdpr["evidence"] == "provider_claimed" and gdpr["regions"] is None
 
 
+def test_show_prints_the_fedramp_service_scope(capsys: pytest.CaptureFixture[str]) -> None:
+    # issue 11: FedRAMP is scoped by service; `catalog show` says which services each record
+    # covers, what was read and when
+    code, out, _ = run(capsys, "show", "tpu-v5p-8")
+    assert code == 0
+    assert "gcp service scope" in out
+    assert re.search(r"fedramp_high\s*│\s*tpu\s*│\s*Cloud TPU\s*│\s*not_found\s*│\s*2026-12-01", out)
+    code, out, _ = run(capsys, "show", "p5.48xlarge")
+    assert re.search(r"fedramp_high\s*│\s*kubernetes\s*│\s*Amazon EKS\s*│\s*in_scope", out)
+    code, out, _ = run(capsys, "show", "p5.48xlarge", "--json")
+    high = next(a for a in json.loads(out)["attestations"] if a["scope"] == "fedramp_high")
+    assert {s["service"]: s["status"] for s in high["services"]} == {
+        "vm": "in_scope",
+        "kubernetes": "in_scope",
+    }
+
+
 def test_show_unknown_instance_type(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "show", "p5.48xlarg")
     assert code == 2

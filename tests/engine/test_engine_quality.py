@@ -8,9 +8,10 @@ import math
 import pytest
 from engine_testdata import ITYPES, OFFERS, inference, intent_of, make_catalog, offer, reasons_of, training
 
-from computeops_cdk.catalog import Accelerator, InstanceType
+from computeops_cdk.catalog import Accelerator, InstanceType, load_catalog
 from computeops_cdk.engine import decide
 from computeops_cdk.engine._billing import BILLING, STARTUP_HOURS, billed_hours
+from computeops_cdk.engine._rules import compliance_rules
 from computeops_cdk.engine._scores import performance_score, target_score
 from computeops_cdk.perf import uncertainty
 
@@ -377,25 +378,12 @@ def test_audit_regressions_on_the_embedded_catalog() -> None:
 
 def test_the_embedded_catalog_scopes_gcp_fedramp_high_to_its_assured_workloads_regions() -> None:
     # issue 11 section 5: GCP's FedRAMP High held in every US region (us-east5, us-south1 and
-    # us-central2 included); the Assured Workloads locations page names three for that boundary
-    decision = decide(
-        intent_of(
-            {
-                "type": "inference",
-                "model": {"name": "llama-3.1-8b", "precision": "bf16"},
-                "serving": {"output_tokens_per_s": 100},
-            },
-            {"providers": {"allow": ["gcp"]}, "compliance": ["fedramp_high"]},
-        )
+    # us-central2 included); the Assured Workloads locations page names three for that boundary.
+    # Its service scope (Compute Engine, GKE, Cloud TPU) was not found in the sources read, so no
+    # GCP placement satisfies the constraint: tests/engine/test_compliance_services.py.
+    gcp = load_catalog().provider("gcp")
+    (high,) = [a for a in gcp.attestations if a.scope == "fedramp_high"]
+    assert high.regions == ("us-central1", "us-east1", "us-east4")
+    assert compliance_rules(gcp, "us-east5", ("fedramp_high",))[0].message == (
+        "gcp attests fedramp_high only in us-central1, us-east1, us-east4, not in us-east5"
     )
-    messages = {
-        (rej.region, r.message)
-        for rej in decision.rejected
-        for r in rej.reasons
-        if r.rule == "compliance.fedramp_high"
-    }
-    assert (
-        "us-east5",
-        "gcp attests fedramp_high only in us-central1, us-east1, us-east4, not in us-east5",
-    ) in messages
-    assert all(p.region in ("us-central1", "us-east1", "us-east4") for p in decision.ranked)

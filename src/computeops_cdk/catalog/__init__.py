@@ -9,6 +9,7 @@ from ._types import (
     PRICE_MODELS,
     PROVIDER_IDS,
     RESERVED_TERMS_MONTHS,
+    SERVICE_KINDS,
     Accelerator,
     Attestation,
     Catalog,
@@ -16,6 +17,7 @@ from ._types import (
     Offer,
     Provider,
     Region,
+    ServiceScope,
 )
 
 __all__ = [
@@ -24,6 +26,7 @@ __all__ = [
     "PRICE_MODELS",
     "PROVIDER_IDS",
     "RESERVED_TERMS_MONTHS",
+    "SERVICE_KINDS",
     "Accelerator",
     "Attestation",
     "Catalog",
@@ -31,5 +34,6 @@ __all__ = [
     "Offer",
     "Provider",
     "Region",
+    "ServiceScope",
     "load_catalog",
 ]

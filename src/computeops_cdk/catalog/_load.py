@@ -17,7 +17,7 @@ from typing import Any
 
 from .._files import MIB, UnreadableFile, read_regular_file, shown_path
 from ..errors import CatalogError
-from ._types import Accelerator, Attestation, Catalog, InstanceType, Offer, Provider, Region
+from ._types import Accelerator, Attestation, Catalog, InstanceType, Offer, Provider, Region, ServiceScope
 from ._validate import validate_document
 
 __all__ = [
@@ -214,8 +214,16 @@ def catalog_from_document(doc: dict[str, Any]) -> Catalog:
 
 
 def _provider(p: dict[str, Any]) -> Provider:
-    attestations = tuple(
-        Attestation(**{**a, "regions": None if a["regions"] is None else tuple(a["regions"])})
-        for a in p["attestations"]
-    )
+    attestations = tuple(_attestation(a) for a in p["attestations"])
     return Provider(**{**p, "attestations": attestations})
+
+
+def _attestation(a: dict[str, Any]) -> Attestation:
+    services = a.get("services")
+    return Attestation(
+        **{
+            **a,
+            "regions": None if a["regions"] is None else tuple(a["regions"]),
+            "services": None if services is None else tuple(ServiceScope(**s) for s in services),
+        }
+    )

@@ -7,7 +7,7 @@ from typing import Any
 from ..errors import CatalogError
 from ._offers import vast_region_code
 from ._sources import MarketData, Row, number
-from ._types import COMPLIANCE_SCOPES, PROVIDER_IDS
+from ._types import COMPLIANCE_SCOPES, PROVIDER_IDS, SERVICE_KINDS
 
 __all__ = ["build_providers", "build_regions"]
 
@@ -56,8 +56,25 @@ def build_providers(data: MarketData, regions: list[dict[str, Any]]) -> list[dic
     if missing:
         raise CatalogError(f"providers.csv lacks {', '.join(missing)}. To fix: add a row per provider.")
     attestations: dict[str, list[dict[str, Any]]] = {p: [] for p in PROVIDER_IDS}
+    services = _services(data)
     for row in data.rows("attestations.csv"):
-        attestations[row["provider"]].append(_attestation(row, regions))
+        record = _attestation(row, regions)
+        scoped = services.pop((row["provider"], row["scope"]), None)
+        if scoped is not None:
+            record["services"] = scoped
+        elif record["scope"].startswith("fedramp") and record["evidence"] == "provider_claimed":
+            raise CatalogError(
+                f"attestations.csv: {row['provider']} {row['scope']} has no service scope. To fix: add "
+                f"one attestation-services.csv row per service ({', '.join(SERVICE_KINDS)}) the "
+                "provider offers, with status not_found where no source names it."
+            )
+        attestations[row["provider"]].append(record)
+    if services:
+        orphans = ", ".join(f"{p} {s}" for p, s in sorted(services))
+        raise CatalogError(
+            f"attestation-services.csv: {orphans} match no attestations.csv row. To fix: correct the "
+            "provider/scope or add the attestation."
+        )
     return [
         {
             "id": pid,
@@ -83,6 +100,29 @@ def _attestation(row: Row, regions: list[dict[str, Any]]) -> dict[str, Any]:
         "regions": _scope_regions(row["provider"], row["regions"], regions),
         "note": row["note"],
     }
+
+
+_STATUSES = ("in_scope", "not_in_scope", "not_found")
+
+
+def _services(data: MarketData) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """attestation-services.csv by (provider, scope): FedRAMP authorises service by service."""
+    scoped: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for row in data.rows("attestation-services.csv"):
+        where = f"attestation-services.csv: {row['provider']} {row['scope']} {row['service']}"
+        if row["service"] not in SERVICE_KINDS:
+            raise CatalogError(f"{where}: service is not one of {', '.join(SERVICE_KINDS)}.")
+        if row["status"] not in _STATUSES:
+            raise CatalogError(f"{where}: status {row['status']!r} is not one of {', '.join(_STATUSES)}.")
+        if not row["source"] or not row["read"]:
+            raise CatalogError(
+                f"{where}: source and read date are required. To fix: cite what was read, and when."
+            )
+        entries = scoped.setdefault((row["provider"], row["scope"]), [])
+        if any(e["service"] == row["service"] for e in entries):
+            raise CatalogError(f"{where}: listed twice. To fix: keep one row per service.")
+        entries.append({k: row[k] for k in ("service", "name", "status", "source", "read", "note")})
+    return {key: sorted(v, key=lambda e: SERVICE_KINDS.index(e["service"])) for key, v in scoped.items()}
 
 
 def _scope_regions(provider: str, spec: str, regions: list[dict[str, Any]]) -> list[str] | None:

@@ -18,6 +18,7 @@ __all__ = [
     "PROVIDER_IDS",
     "RESERVED_COLUMNS",
     "RESERVED_TERMS_MONTHS",
+    "SERVICE_KINDS",
     "Accelerator",
     "Attestation",
     "Catalog",
@@ -28,12 +29,22 @@ __all__ = [
     "Provider",
     "ProviderKind",
     "Region",
+    "ServiceKind",
+    "ServiceScope",
+    "ServiceStatus",
     "accelerator_key",
 ]
 
 ProviderKind = Literal["hyperscaler", "neocloud", "marketplace"]
 Evidence = Literal["provider_claimed", "third_party", "keyword_only"]
 PriceModel = Literal["on_demand", "spot", "reserved"]
+ServiceKind = Literal["vm", "kubernetes", "tpu"]
+ServiceStatus = Literal["in_scope", "not_in_scope", "not_found"]
+
+SERVICE_KINDS: tuple[ServiceKind, ...] = ("vm", "kubernetes", "tpu")
+"""The provider services a placement runs on, as an attestation's service scope names them: the
+compute VM service (EC2, Compute Engine, Azure Virtual Machines, OCI Compute), the managed
+Kubernetes service (EKS, GKE, AKS, OKE) and the TPU service (Cloud TPU)."""
 
 PROVIDER_IDS: tuple[str, ...] = (
     "aws",
@@ -75,12 +86,34 @@ upfront payment) by term in months; a raw file without them has no reserved offe
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ServiceScope:
+    """Whether one provider service is inside an attestation's authorisation, and where that was read.
+
+    ``status`` is ``in_scope`` (the provider's list names it), ``not_in_scope`` (the list leaves it
+    out) or ``not_found`` (no list naming it was found in the sources read: unknown, not absent).
+    """
+
+    service: ServiceKind
+    name: str
+    """The provider's own name for the service (``Amazon EKS``, ``Cloud TPU``)."""
+    status: ServiceStatus
+    source: str
+    read: str
+    """Date the source was read, ISO 8601 (``2026-12-01``)."""
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Attestation:
     """A compliance attestation a provider holds, with how strong the evidence is.
 
     Only ``evidence == "provider_claimed"`` satisfies a hard compliance constraint.
     ``regions`` is None when the claim covers every region of the provider; otherwise the region
     codes in scope (for example FedRAMP High only in AWS GovCloud).
+    ``services`` is None when the claim is not authorised service by service (SOC 2, ISO 27001 and
+    the like are audited over the whole platform here); otherwise one entry per service kind the
+    catalog's placements run on (FedRAMP authorises service by service), and a placement satisfies
+    the attestation only if every service it runs on is ``in_scope``.
     """
 
     scope: str
@@ -88,6 +121,11 @@ class Attestation:
     source: str
     regions: tuple[str, ...] | None = None
     note: str = ""
+    services: tuple[ServiceScope, ...] | None = None
+
+    def service(self, kind: str) -> ServiceScope | None:
+        """The entry for service ``kind``, None when the attestation has none for it."""
+        return next((s for s in self.services or () if s.service == kind), None)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

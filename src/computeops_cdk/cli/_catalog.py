@@ -656,3 +656,17 @@ def _print_attestations(catalog: Catalog, provider_id: str) -> None:
         regions = "all" if a.regions is None else ", ".join(a.regions)
         table.add_row(a.scope, a.evidence, regions, a.source, a.note)
     _console().print(table)
+    scoped = [a for a in provider.attestations if a.services is not None]
+    if not scoped:
+        return
+    services = _table(
+        f"{provider_id} service scope (authorised service by service: a placement satisfies the "
+        "attestation only if every service it runs on is in_scope)",
+        "scope", "service", "name", "status", "read", "source", "note",
+    )  # fmt: skip
+    for a in scoped:
+        for entry in a.services or ():
+            services.add_row(
+                a.scope, entry.service, entry.name, entry.status, entry.read, entry.source, entry.note
+            )
+    _console().print(services)

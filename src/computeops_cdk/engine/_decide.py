@@ -31,6 +31,7 @@ from ._pin import Pin
 from ._price_age import age_days
 from ._rank import distinct, rank_key, score_all
 from ._resolve import Resolved, resolve
+from ._rules import compliance_rules
 from ._scores import compliance_credit
 from ._sizing import Calibration, sizer_for
 from ._suspect import suspect_prices
@@ -111,14 +112,11 @@ def _placement(c: Candidate, intent: WorkloadIntent, catalog_as_of: str = "") ->
 
 
 def _attested(c: Candidate) -> tuple[str, ...]:
-    """Scopes the provider itself attests (provider_claimed) in the candidate's region."""
-    code = c.row.offer.region
-    scopes = {
-        a.scope
-        for a in c.row.provider.attestations
-        if a.evidence == "provider_claimed" and (a.regions is None or code in a.regions)
-    }
-    return tuple(sorted(scopes))
+    """Scopes the provider itself attests (provider_claimed) in the candidate's region, for every
+    service the placement runs on (what a hard compliance constraint accepts)."""
+    provider, code = c.row.provider, c.row.offer.region
+    scopes = {a.scope for a in provider.attestations if a.evidence == "provider_claimed"}
+    return tuple(sorted(s for s in scopes if not compliance_rules(provider, code, (s,), c.services)))
 
 
 def _caps(intent: WorkloadIntent) -> dict[str, float | None]:

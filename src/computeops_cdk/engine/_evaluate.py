@@ -27,6 +27,7 @@ from ._rules import (
     accelerator_rule,
     compliance_rules,
     features_needed,
+    placement_services,
     price_rules,
     pricing_rule,
     provider_rule,
@@ -64,6 +65,9 @@ class Candidate:
     """Reserved offers: USD committed for the whole term (hourly x term hours x terms needed)."""
     whole_term: bool = False
     """Reserved training: the job is shorter than the term it commits to and pays the whole term."""
+    services: tuple[str, ...] = ("vm",)
+    """The provider services the placement runs on (rules.placement_services): what a compliance
+    attestation authorised service by service must cover."""
 
     @property
     def monthly(self) -> float | None:
@@ -118,7 +122,7 @@ class _Evaluator:
         self.resolved = resolved
         self.pin = pin
         self.sizer = sizer
-        self.regions: dict[tuple[str, str], tuple[Reason, ...]] = {}
+        self.regions: dict[tuple[str, str, tuple[str, ...]], tuple[Reason, ...]] = {}
         self.pricing = {model: pricing_rule(model, self.constraints) for model in PRICE_MODELS}
         k = self.constraints
         self.caps = tuple(
@@ -160,10 +164,19 @@ class _Evaluator:
 
     def _region(self, row: Row) -> tuple[Reason, ...]:
         offer = row.offer
+        services = self.services(row)
         residency = residency_rule(offer.provider, offer.region, row.region, self.constraints, self.resolved)
-        found = residency + compliance_rules(row.provider, offer.region, self.constraints.compliance)
-        self.regions[(offer.provider, offer.region)] = found
+        found = residency + compliance_rules(
+            row.provider, offer.region, self.constraints.compliance, services
+        )
+        self.regions[(offer.provider, offer.region, services)] = found
         return found
+
+    def services(self, row: Row) -> tuple[str, ...]:
+        """The provider services the row's placement runs on (its machines, plus the managed
+        Kubernetes service when the caller requires a node pool)."""
+        tpu = row.accelerator is not None and row.accelerator.is_tpu
+        return placement_services(tpu=tpu, kubernetes="kubernetes_node_pool" in self.pin.require)
 
     def run(self, run: tuple[Row, ...], feasible: list[Candidate], rejected: list[Rejected]) -> None:
         """Evaluate one run of offers sharing (provider, instance type) into the two lists."""
@@ -186,7 +199,7 @@ class _Evaluator:
             target = targets.get(offer.pricing)
             if target is None:
                 target = targets[offer.pricing] = self._target(row, sizing)
-            region = regions.get((offer.provider, offer.region))
+            region = regions.get((offer.provider, offer.region, self.services(row)))
             if region is None:
                 region = self._region(row)
             reasons = shared + pricing_reasons[offer.pricing] + region + target + sizing.reasons
@@ -244,6 +257,7 @@ class _Evaluator:
                         terms=terms,
                         commitment=commitment,
                         whole_term=whole_term,
+                        services=self.services(row),
                     )
                 )
 

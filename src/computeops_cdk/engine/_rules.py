@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ..catalog import HOURS_PER_MONTH, Accelerator, Provider, Region
+from ..catalog import HOURS_PER_MONTH, Accelerator, Attestation, Provider, Region
 from ..intent import Constraints
 from ._decision import Reason
 from ._resolve import Resolved
@@ -25,6 +25,7 @@ __all__ = [
     "accelerator_rule",
     "compliance_rules",
     "features_needed",
+    "placement_services",
     "price_rules",
     "pricing_rule",
     "provider_rule",
@@ -114,19 +115,27 @@ def residency_rule(
     return (Reason(rule="residency.region", message=f"region {provider}:{code} is not among {wanted}"),)
 
 
-def compliance_rules(provider: Provider, code: str, scopes: tuple[str, ...]) -> tuple[Reason, ...]:
-    """``compliance.<scope>`` for each requested scope the provider does not attest in ``code``.
+def compliance_rules(
+    provider: Provider, code: str, scopes: tuple[str, ...], services: tuple[str, ...] = ("vm",)
+) -> tuple[Reason, ...]:
+    """``compliance.<scope>`` for each requested scope the provider does not attest in ``code``
+    for every one of ``services`` (the provider services the placement runs on, placement_services()).
 
     Only ``provider_claimed`` evidence whose region scope includes ``code`` satisfies a scope;
-    third-party or keyword-only evidence never does (it only feeds the soft compliance score).
+    third-party or keyword-only evidence never does (it only feeds the soft compliance score). An
+    attestation authorised service by service (FedRAMP) satisfies it only when each service is
+    ``in_scope``: ``not_found`` (no source read names it) is not taken as in scope.
     """
     reasons = []
     for scope in scopes:
         held = [a for a in provider.attestations if a.scope == scope]
         claimed = [a for a in held if a.evidence == "provider_claimed"]
-        if any(a.regions is None or code in a.regions for a in claimed):
+        here = [a for a in claimed if a.regions is None or code in a.regions]
+        if any(not _service_gaps(a, services) for a in here):
             continue
-        if claimed:
+        if here:
+            why = f"{provider.id}'s {scope} authorisation " + "; ".join(_service_gaps(here[0], services))
+        elif claimed:
             in_scope = sorted({r for a in claimed for r in a.regions or ()})
             why = f"{provider.id} attests {scope} only in {', '.join(in_scope)}, not in {code}"
         elif held:
@@ -139,6 +148,38 @@ def compliance_rules(provider: Provider, code: str, scopes: tuple[str, ...]) -> 
             why = f"{provider.id} has no {scope} attestation in the catalog"
         reasons.append(Reason(rule=f"compliance.{scope}", message=why))
     return tuple(reasons)
+
+
+_GAP = {
+    "not_in_scope": "does not cover {name}, which the placement runs on (per the source read {read})",
+    "not_found": (
+        "is not known to cover {name}, which the placement runs on: no source read {read} names it "
+        "(computeops catalog show lists what was read), and only a service confirmed in scope "
+        "satisfies a hard constraint"
+    ),
+}
+
+
+def _service_gaps(att: Attestation, services: tuple[str, ...]) -> list[str]:
+    """Why ``att`` does not cover ``services``: empty when it covers them all (or is not per service)."""
+    if att.services is None:
+        return []
+    gaps = []
+    for kind in services:
+        entry = att.service(kind)
+        if entry is None:
+            gaps.append(f"lists no {kind} service")
+        elif entry.status != "in_scope":
+            gaps.append(_GAP[entry.status].format(name=entry.name, read=entry.read))
+    return gaps
+
+
+def placement_services(*, tpu: bool, kubernetes: bool) -> tuple[str, ...]:
+    """The provider services (catalog.SERVICE_KINDS) a placement runs on: its machines' service
+    (``tpu`` for a TPU slice, else ``vm``), plus ``kubernetes`` when it is a node pool of a managed
+    cluster (the caller requires ``kubernetes_node_pool``)."""
+    machine = "tpu" if tpu else "vm"
+    return (machine, "kubernetes") if kubernetes else (machine,)
 
 
 # (TPU?, in a Kubernetes node pool?) -> the machine's own features. A GPU machine in a pool needs

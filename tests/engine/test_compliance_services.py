@@ -1,0 +1,175 @@
+"""FedRAMP authorises service by service (issue 11, section 5): a FedRAMP constraint on a placement
+needs every provider service it runs on (the VM service, the managed Kubernetes service, the TPU
+service) inside the authorisation, not only the region."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from engine_testdata import PROVIDERS, inference, intent_of, make_catalog
+
+from computeops_cdk.catalog import Attestation, Provider, ServiceScope, load_catalog
+from computeops_cdk.engine import Pin, decide
+from computeops_cdk.engine._rules import compliance_rules, placement_services
+from computeops_cdk.errors import NoFeasiblePlacementError
+
+
+def _scope(service: str, status: str, name: str = "") -> ServiceScope:
+    return ServiceScope(
+        service=service,  # type: ignore[arg-type]
+        name=name or service.upper(),
+        status=status,  # type: ignore[arg-type]
+        source="test page",
+        read="2026-12-01",
+    )
+
+
+def _aws(*services: ServiceScope) -> Provider:
+    """The test catalog's AWS, its FedRAMP High (us-gov-west-1) authorised for ``services`` only."""
+    att = Attestation(
+        scope="fedramp_high",
+        evidence="provider_claimed",
+        source="test",
+        regions=("us-gov-west-1",),
+        services=services,
+    )
+    return replace(PROVIDERS[0], attestations=(att,))
+
+
+def test_placement_services_name_the_machine_service_and_the_cluster() -> None:
+    assert placement_services(tpu=False, kubernetes=False) == ("vm",)
+    assert placement_services(tpu=True, kubernetes=False) == ("tpu",)
+    assert placement_services(tpu=False, kubernetes=True) == ("vm", "kubernetes")
+    assert placement_services(tpu=True, kubernetes=True) == ("tpu", "kubernetes")
+
+
+def test_a_vm_placement_needs_the_vm_service_in_scope() -> None:
+    aws = _aws(_scope("vm", "in_scope", "Amazon EC2"), _scope("kubernetes", "not_in_scope", "Amazon EKS"))
+    assert compliance_rules(aws, "us-gov-west-1", ("fedramp_high",), ("vm",)) == ()
+    (reason,) = compliance_rules(aws, "us-gov-west-1", ("fedramp_high",), ("vm", "kubernetes"))
+    assert reason.rule == "compliance.fedramp_high"
+    assert reason.message == (
+        "aws's fedramp_high authorisation does not cover Amazon EKS, which the placement runs on "
+        "(per the source read 2026-12-01)"
+    )
+
+
+def test_a_service_no_source_names_is_not_taken_as_in_scope() -> None:
+    aws = _aws(_scope("vm", "not_found", "Amazon EC2"))
+    (reason,) = compliance_rules(aws, "us-gov-west-1", ("fedramp_high",), ("vm",))
+    assert reason.message.startswith(
+        "aws's fedramp_high authorisation is not known to cover Amazon EC2, which the placement runs on: "
+        "no source read 2026-12-01 names it"
+    )
+    # a service the attestation does not list at all is not in scope either
+    (reason,) = compliance_rules(aws, "us-gov-west-1", ("fedramp_high",), ("tpu",))
+    assert reason.message == "aws's fedramp_high authorisation lists no tpu service"
+
+
+def test_the_region_rule_still_comes_first() -> None:
+    aws = _aws(_scope("vm", "in_scope"))
+    (reason,) = compliance_rules(aws, "us-east-1", ("fedramp_high",), ("vm",))
+    assert reason.message == "aws attests fedramp_high only in us-gov-west-1, not in us-east-1"
+
+
+def test_an_attestation_not_scoped_by_service_covers_every_service() -> None:
+    # SOC 2, HIPAA ... (services None) and the test catalog's unscoped FedRAMP record
+    aws = PROVIDERS[0]
+    for services in (("vm",), ("tpu", "kubernetes")):
+        assert compliance_rules(aws, "us-gov-west-1", ("fedramp_high", "soc2"), services) == ()
+
+
+def test_decide_rejects_a_kubernetes_placement_whose_cluster_service_is_out_of_scope() -> None:
+    aws = _aws(_scope("vm", "in_scope", "Amazon EC2"), _scope("kubernetes", "not_in_scope", "Amazon EKS"))
+    catalog = make_catalog(providers=(aws, *PROVIDERS[1:]))
+    intent = inference(compliance=["fedramp_high"])
+    vm = decide(intent, catalog=catalog)
+    assert (vm.chosen.provider, vm.chosen.region) == ("aws", "us-gov-west-1")
+    assert "fedramp_high" in vm.chosen.attestations
+    with pytest.raises(NoFeasiblePlacementError) as caught:
+        decide(intent, catalog=catalog, pin=Pin(require=("kubernetes_node_pool",)))
+    messages = {r.message for rej in caught.value.rejections for r in rej.reasons}
+    assert any("does not cover Amazon EKS" in m for m in messages)
+
+
+def test_the_chosen_placement_lists_only_attestations_that_cover_its_services() -> None:
+    aws = _aws(_scope("vm", "in_scope"), _scope("kubernetes", "not_in_scope"))
+    soc2 = Attestation(scope="soc2", evidence="provider_claimed", source="test")
+    aws = replace(aws, attestations=(*aws.attestations, soc2))
+    catalog = make_catalog(providers=(aws, *PROVIDERS[1:]))
+    pool = decide(
+        inference(residency={"regions": ["aws:us-gov-west-1"]}),
+        catalog=catalog,
+        pin=Pin(require=("kubernetes_node_pool",)),
+    )
+    assert pool.chosen.region == "us-gov-west-1"
+    assert pool.chosen.attestations == ("soc2",)  # fedramp_high does not cover the cluster service
+
+
+# --- the embedded catalog: what each provider's own pages were found to say ----------------------
+
+
+def test_embedded_aws_fedramp_moderate_covers_ec2_and_eks_on_a_kubernetes_placement() -> None:
+    # the embedded catalog has no GovCloud prices, so FedRAMP High cannot be placed on AWS here;
+    # Moderate (US East/West) covers both EC2 and EKS
+    intent = intent_of(
+        {
+            "type": "inference",
+            "model": {"name": "llama-3.1-8b", "precision": "bf16"},
+            "serving": {"output_tokens_per_s": 100},
+        },
+        {"providers": {"allow": ["aws"]}, "compliance": ["fedramp_moderate"]},
+    )
+    decision = decide(intent, pin=Pin(require=("kubernetes_node_pool",)))
+    assert decision.chosen.region in ("us-east-1", "us-east-2", "us-west-1", "us-west-2")
+    assert "fedramp_moderate" in decision.chosen.attestations
+
+
+def test_embedded_gcp_fedramp_high_satisfies_nothing_while_its_service_scope_is_not_found() -> None:
+    # regions are scoped (us-central1, us-east1, us-east4), but no stored Google page was found to
+    # name Compute Engine, GKE or Cloud TPU in the FedRAMP High boundary: not assumed in scope
+    intent = intent_of(
+        {
+            "type": "inference",
+            "model": {"name": "llama-3.1-8b", "precision": "bf16"},
+            "serving": {"output_tokens_per_s": 100},
+        },
+        {"providers": {"allow": ["gcp"]}, "compliance": ["fedramp_high"]},
+    )
+    with pytest.raises(NoFeasiblePlacementError) as caught:
+        decide(intent)
+    by_region = {
+        (rej.region, r.message)
+        for rej in caught.value.rejections
+        for r in rej.reasons
+        if r.rule == "compliance.fedramp_high"
+    }
+    assert (
+        "us-east5",
+        "gcp attests fedramp_high only in us-central1, us-east1, us-east4, not in us-east5",
+    ) in by_region
+    central = {m for region, m in by_region if region == "us-central1"}
+    assert any(
+        m.startswith("gcp's fedramp_high authorisation is not known to cover Compute Engine") for m in central
+    )
+    assert any("Cloud TPU" in m for m in central)
+
+
+def test_every_provider_claimed_fedramp_record_states_its_service_scope_with_source_and_date() -> None:
+    catalog = load_catalog()
+    seen = {}
+    for provider in catalog.providers:
+        for att in provider.attestations:
+            if att.scope.startswith("fedramp") and att.evidence == "provider_claimed":
+                assert att.services, (provider.id, att.scope)
+                for entry in att.services:
+                    assert entry.source and entry.name and entry.read == "2026-12-01", (provider.id, entry)
+                seen[(provider.id, att.scope)] = {e.service: e.status for e in att.services}
+    assert seen == {
+        ("aws", "fedramp_high"): {"vm": "in_scope", "kubernetes": "in_scope"},
+        ("aws", "fedramp_moderate"): {"vm": "in_scope", "kubernetes": "in_scope"},
+        ("azure", "fedramp_high"): {"vm": "in_scope", "kubernetes": "in_scope"},
+        ("gcp", "fedramp_high"): {"vm": "not_found", "kubernetes": "not_found", "tpu": "not_found"},
+        ("oci", "fedramp_high"): {"vm": "not_found", "kubernetes": "not_found"},
+    }
