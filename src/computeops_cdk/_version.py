@@ -11,7 +11,7 @@ import os
 
 __version__ = "0.1.0"
 
-PERF_MODEL_VERSION = "roofline-calibrated-v9"
+PERF_MODEL_VERSION = "roofline-calibrated-v10"
 """Bumped with the performance model's constants or equations (history in ``perf/_calibration``)."""
 
 EMBEDDED_CATALOG = os.path.join(os.path.dirname(__file__), "catalog", "data", "catalog.json")

@@ -65,8 +65,8 @@ class Hardware:
     over PCIe (fitted: NCCL over PCIe is bounded by the root complex, not the GPU's x16 link)."""
     serving_eff: float = 1.0
     """Share of the NVIDIA-fitted serving roofline (achieved FLOPs and decode bandwidth) this
-    vendor's serving stack reaches: ``ROCM_SERVING_EFF`` on AMD CDNA parts, 1 elsewhere.
-    Inference only; training does not read it."""
+    vendor's serving stack reaches: ``ROCM_SERVING_EFF`` on AMD CDNA parts, ``TPU_SERVING_EFF`` on
+    TPUs, 1 elsewhere. Inference only; training does not read it."""
 
     def supports(self, precision: str) -> bool:
         """Whether the part has native tensor math (or storage, for int8/int4) at ``precision``."""
@@ -171,7 +171,7 @@ def hardware_of(acc: Any) -> Hardware:
         link_note=link_note,
         arch=arch,
         link_eff=cal.LINK_EFF if fast else cal.PCIE_LINK_EFF,
-        serving_eff=cal.ROCM_SERVING_EFF if is_amd else 1.0,
+        serving_eff=cal.ROCM_SERVING_EFF if is_amd else cal.TPU_SERVING_EFF if is_tpu else 1.0,
     )
 
 
@@ -179,9 +179,14 @@ def _opt(value: object) -> float | None:
     return float(value) if isinstance(value, int | float) and value > 0 else None
 
 
-def achieved_tflops(peak: float, eff_at_ref: float) -> float:
-    """Sustained TFLOPs for a part of ``peak`` dense TFLOPs (see _calibration's peak law)."""
-    return peak * eff_at_ref * math.pow(peak / cal.REF_PEAK_TFLOPS, -cal.PEAK_EFF_EXPONENT)
+def achieved_tflops(peak: float, eff_at_ref: float, *, max_ratio: float = math.inf) -> float:
+    """Sustained TFLOPs for a part of ``peak`` dense TFLOPs (see _calibration's peak law).
+
+    ``max_ratio`` bounds ``peak / REF_PEAK_TFLOPS`` in the law: the peak law is not extrapolated
+    beyond the largest peak it was fitted or calibrated on for the workload kind (training:
+    ``TRAIN_PEAK_RATIO_MAX``)."""
+    ratio = min(peak / cal.REF_PEAK_TFLOPS, max_ratio)
+    return peak * eff_at_ref * math.pow(ratio, -cal.PEAK_EFF_EXPONENT)
 
 
 def resolve_precision(hw: Hardware, precision: Precision, *, training: bool) -> tuple[Precision, list[str]]:

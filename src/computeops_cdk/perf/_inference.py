@@ -396,10 +396,15 @@ def _notes(
             "all experts are held in memory; a batch reads the experts its tokens route to; "
             f"MoE kernels modelled at 1/{cal.MOE_DECODE_FACTOR:g} of the roofline (fitted)"
         )
-    if serving_eff != 1.0:
+    if serving_eff != 1.0 and serving_eff == cal.ROCM_SERVING_EFF:
         notes.append(
             f"AMD serving stack (vLLM on ROCm): achieved FLOPs and bandwidth at {serving_eff:.0%} of the "
             "NVIDIA-fitted roofline (ROCM_SERVING_EFF, fitted to AMD's MLPerf v4.1 MI300X results)"
+        )
+    elif serving_eff != 1.0:
+        notes.append(
+            f"TPU serving stack (JAX/XLA engines): achieved FLOPs and bandwidth at {serving_eff:.0%} of the "
+            "GPU-fitted roofline (TPU_SERVING_EFF, fitted to SGLang-JAX's TPU v6e-4 Qwen3-8B rows)"
         )
     if r.t > 1 and r.t <= gpn and hw_link_note:
         notes.append(hw_link_note)

@@ -105,7 +105,7 @@ def _memory_gb(m: ModelSpec, count: int, mp: int, ckpt: bool, lora: bool, bpp: f
 def _mfu(m: ModelSpec, hw: Hardware, prec: Precision, tp: int, ckpt: bool, nodes: int) -> float:
     """MFU of the busy part of a step (the pipeline bubble is applied by the caller)."""
     peak, _ = hw.peak_tflops(prec)
-    base = achieved_tflops(peak, cal.TRAIN_EFF_AT_REF) / peak
+    base = achieved_tflops(peak, cal.TRAIN_EFF_AT_REF, max_ratio=cal.TRAIN_PEAK_RATIO_MAX) / peak
     width = min(1.2, max(0.8, math.pow(m.hidden / cal.WIDTH_REF, cal.WIDTH_EXPONENT)))
     tp_loss = min(0.2, TP_LOSS_AT_8192 * 8192 / m.hidden) * math.log2(tp)
     mp_factor = max(0.3, 1.0 - tp_loss)
