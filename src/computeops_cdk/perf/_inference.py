@@ -337,7 +337,9 @@ def estimate_inference_hw(
         return _no_fit(m, hw, prec, precision, degrees, ctx, gpn, notes)
     r, p, replicas = best.replica, best.point, best.replicas
     mem = r.static_gb + p.batch * m.kv_context(ctx) * r.kv_gb_per_token
-    notes += _notes(m, r, p, count, replicas, gpn, concurrency, hw.link_note, best.slo_met, hw.serving_eff)
+    notes += _notes(
+        m, r, p, count, replicas, gpn, concurrency, hw.link_note, best.slo_met, hw.serving_eff, hw.is_tpu
+    )
     return InferenceEstimate(
         tokens_per_s=best.total,
         tokens_per_s_per_accelerator=best.total / count,
@@ -376,6 +378,7 @@ def _notes(
     hw_link_note: str | None = None,
     slo_met: bool | None = None,
     serving_eff: float = 1.0,
+    tpu: bool = False,
 ) -> list[str]:
     if conc is not None:
         why = ""
@@ -396,7 +399,7 @@ def _notes(
             "all experts are held in memory; a batch reads the experts its tokens route to; "
             f"MoE kernels modelled at 1/{cal.MOE_DECODE_FACTOR:g} of the roofline (fitted)"
         )
-    if serving_eff != 1.0 and serving_eff == cal.ROCM_SERVING_EFF:
+    if serving_eff != 1.0 and not tpu:
         notes.append(
             f"AMD serving stack (vLLM on ROCm): achieved FLOPs and bandwidth at {serving_eff:.0%} of the "
             "NVIDIA-fitted roofline (ROCM_SERVING_EFF, fitted to AMD's MLPerf v4.1 MI300X results)"
