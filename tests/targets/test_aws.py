@@ -648,3 +648,26 @@ def test_weights_of_another_cloud_or_on_a_cluster_are_refused() -> None:
         _synth("gcsweights", make_placement(), weights_uri="gs://bucket/model")
     with pytest.raises(TargetError, match="weights_uri do not apply to EKS node groups"):
         _synth("eksweights", make_placement(), cluster="prod", weights_uri="s3://bucket/model")
+
+
+def test_the_api_key_and_the_token_are_the_only_secrets_the_role_may_read() -> None:
+    # Issue 9: api_key_secret makes vLLM require a key; the instance role reads both secrets, nothing else.
+    from boot_tools import boot_texts, check_boot
+
+    key = "arn:aws:secretsmanager:us-west-2:123456789012:secret:vllm-key-AbCdEf"
+    doc = _synth(
+        "keyed", make_placement(instances=2), hf_token_secret=SECRET, api_key_secret=key, expose="public"
+    )
+    (policy,) = doc["resource"]["aws_iam_role_policy"].values()
+    (statement,) = json.loads(policy["policy"])["Statement"]
+    assert statement == {
+        "Effect": "Allow",
+        "Action": "secretsmanager:GetSecretValue",
+        "Resource": [SECRET, key],
+    }
+    (text,) = boot_texts(doc)
+    script = check_boot(text)
+    assert (
+        f"VLLM_API_KEY=$(aws secretsmanager get-secret-value --region us-west-2 --secret-id {key}" in script
+    )
+    assert "--api-key" not in script

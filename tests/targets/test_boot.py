@@ -355,3 +355,104 @@ def test_a_server_that_never_answers_health_fails_the_boot() -> None:
     assert 'if [ "$healthy" -ne 1 ]; then' in wait and "exit 1" in wait
     assert "did not answer /health on port 8000 within an hour" in wait
     shellcheck(script)
+
+
+# --- the serving API key (api_key_secret) ---
+
+KEY_ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:vllm-key-AbCdEf"
+
+
+@pytest.mark.parametrize(
+    ("store", "reference", "reads"),
+    [
+        (
+            "aws_secrets_manager",
+            KEY_ARN,
+            f"VLLM_API_KEY=$(aws secretsmanager get-secret-value --region eu-west-1 --secret-id {KEY_ARN}",
+        ),
+        (
+            "gcp_secret_manager",
+            "projects/p/secrets/vllm-key/versions/3",
+            "VLLM_API_KEY=$(gcloud secrets versions access 3 --secret=projects/p/secrets/vllm-key --quiet)",
+        ),
+        (
+            "azure_key_vault",
+            "https://my-vault.vault.azure.net/secrets/vllm-key",
+            'VLLM_API_KEY=$(curl -fsS -H "Authorization: Bearer $AZ_TOKEN" '
+            "'https://my-vault.vault.azure.net/secrets/vllm-key?api-version=7.4'",
+        ),
+    ],
+)
+def test_the_api_key_is_read_at_boot_and_reaches_vllm_in_its_environment_only(
+    store: Any, reference: str, reads: str
+) -> None:
+    plan = boot_plan(
+        _placement(),
+        {"api_key_secret": reference},
+        name="w",
+        kind="inference",
+        model="Qwen/Qwen2.5-72B-Instruct",
+        target="t",
+        store=store,
+    )
+    script = check_boot(boot_script(plan))
+    assert reads in script
+    assert 'printf "VLLM_API_KEY=%s\\n" "$VLLM_API_KEY" >> /opt/computeops/workload.env' in script
+    assert "unset VLLM_API_KEY" in script
+    # The environment file reaches the container; the key is on no command line (ps) and not in Terraform.
+    (run,) = [line for line in script.splitlines() if line.startswith("docker run")]
+    assert "--env-file /opt/computeops/workload.env" in script[script.index(run) :]
+    assert "--api-key" not in script
+    # The load balancers' probe and the wait use /health, which vLLM leaves open with a key set.
+    assert "http://127.0.0.1:8000/health" in script
+
+
+def test_an_empty_api_key_stops_the_boot_instead_of_serving_without_one() -> None:
+    script = boot_script(_plan({"api_key_secret": KEY_ARN}))
+    assert 'if [ -z "$VLLM_API_KEY" ]; then' in script
+    after = script[script.index('if [ -z "$VLLM_API_KEY" ]') :]
+    assert after.index("exit 1") < after.index("docker run")
+
+
+def test_without_an_api_key_the_script_sets_none() -> None:
+    assert "VLLM_API_KEY" not in boot_script(_plan({"hf_token_secret": ARN}))
+
+
+@pytest.mark.parametrize(
+    ("options", "kind", "store", "message"),
+    [
+        ({"api_key_secret": "sk-live-123"}, "inference", "aws_secrets_manager", "never the secret itself"),
+        ({"api_key_secret": "hf_" + "a" * 30}, "inference", "gcp_secret_manager", "literal Hugging Face"),
+        ({"api_key_secret": KEY_ARN}, "training", "aws_secrets_manager", "applies to inference only"),
+        ({"api_key_secret": "k"}, "inference", None, "cannot read 'api_key_secret' at boot: no store here"),
+    ],
+)
+def test_bad_api_key_references_are_refused(
+    options: dict[str, Any], kind: str, store: Any, message: str
+) -> None:
+    with pytest.raises(TargetError, match=message):
+        boot_plan(
+            _placement(training=kind == "training"),
+            options,
+            name="w",
+            kind=kind,
+            model="m/x",
+            target="t",
+            store=store,
+            unsupported_secret="no store here",
+        )
+
+
+def test_a_public_endpoint_without_an_api_key_warns_and_one_with_a_key_does_not() -> None:
+    from computeops_cdk.targets._base import TargetProps
+    from computeops_cdk.targets._boot import boot_warnings
+
+    def warnings(options: dict[str, Any]) -> list[str]:
+        props = TargetProps(
+            name="w", model="Qwen/Qwen2.5-7B-Instruct", workload_type="inference", options=options
+        )
+        return [w for w in boot_warnings(props) if "API key" in w]
+
+    assert warnings({"expose": "public"}) and "api_key_secret" in warnings({"expose": "public"})[0]
+    assert warnings({"expose": "public", "api_key_secret": KEY_ARN}) == []
+    assert warnings({"expose": "internal"}) == []

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from boot_tools import check_boot
 from conftest import make_placement
 from targets_testdata import checkov_failures, needs_checkov, resources, synth_cases
 
@@ -127,6 +128,8 @@ CLUSTER = "projects/p/locations/us-central1/clusters/gpu"
 SECRET = "projects/my-project/secrets/hf-token"
 MODEL = "meta-llama/Llama-3.1-8B-Instruct"
 WEIGHTS = "gs://acme-models/llama-3.1-8b"
+API_KEY = "projects/my-project/secrets/vllm-api-key"
+CLIENTS = [f"198.51.100.{i * 16}/28" for i in range(12)]
 
 
 @pytest.fixture(scope="module")
@@ -200,7 +203,19 @@ def synthesized() -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
         ),
         "https": (
             placement(),
-            TargetProps(name="https", model=MODEL, options={"expose": "public", "domain": "llm.example.com"}),
+            TargetProps(
+                name="https",
+                model=MODEL,
+                options={"expose": "public", "domain": "llm.example.com", "api_key_secret": API_KEY},
+            ),
+        ),
+        "armored": (
+            placement(),
+            TargetProps(
+                name="armored",
+                model=MODEL,
+                options={"expose": "public", "domain": "llm.example.com", "public_source_ranges": CLIENTS},
+            ),
         ),
         "tpuserve": (
             placement(
@@ -272,7 +287,7 @@ def test_vm_has_no_external_ip_and_is_shielded(synth: dict[str, Any]) -> None:
 
 
 @pytest.mark.synth
-def test_n1_spot_vms_attach_gpus_and_share_a_compact_policy(synth: dict[str, Any]) -> None:
+def test_n1_spot_vms_attach_gpus(synth: dict[str, Any]) -> None:
     vms = resources(synth, "google_compute_instance", "t4")
     assert [vm["name"] for vm in vms] == ["t4-0", "t4-1"]
     for vm in vms:
@@ -282,9 +297,21 @@ def test_n1_spot_vms_attach_gpus_and_share_a_compact_policy(synth: dict[str, Any
         assert vm["scheduling"]["preemptible"] is True
         assert vm["scheduling"]["automatic_restart"] is False
         assert vm["boot_disk"]["kms_key_self_link"] == "projects/p/keys/k"
-        assert vm["resource_policies"] == [vms[0]["resource_policies"][0]]
-    (policy,) = resources(synth, "google_compute_resource_policy", "t4")
-    assert policy["group_placement_policy"] == {"collocation": "COLLOCATED", "vm_count": 2}
+
+
+@pytest.mark.synth
+def test_only_multi_node_training_shares_a_compact_policy(synth: dict[str, Any]) -> None:
+    # Issue 9: serving replicas shared a COLLOCATED policy, one failure domain for the whole service.
+    vms = resources(synth, "google_compute_instance", "ddp")
+    (policy,) = resources(synth, "google_compute_resource_policy", "ddp")
+    assert policy["group_placement_policy"] == {"collocation": "COLLOCATED", "vm_count": 3}
+    assert all(vm["resource_policies"] == [vms[0]["resource_policies"][0]] for vm in vms)
+    for serving in ("t4", "serve", "pub"):
+        assert len(resources(synth, "google_compute_instance", serving)) == 2
+        assert resources(synth, "google_compute_resource_policy", serving) == []
+        assert all(
+            "resource_policies" not in vm for vm in resources(synth, "google_compute_instance", serving)
+        )
 
 
 @pytest.mark.synth
@@ -455,8 +482,9 @@ def test_startup_script_serves_the_model_with_the_token_from_secret_manager(synt
     (grant,) = resources(synth, "google_secret_manager_secret_iam_member", "serve")
     assert grant["secret_id"] == SECRET and grant["role"] == "roles/secretmanager.secretAccessor"
     assert grant["member"].startswith("serviceAccount:${google_service_account.serve_service-account_")
-    # serve + ddp + pub + https VMs, tpuserve + tputrain TPU VMs; machines without a model boot nothing
-    assert len(boot_texts(synth)) == 2 + 3 + 2 + 1 + 1 + 2
+    # serve + ddp + pub + https + armored VMs, tpuserve + tputrain TPU VMs; machines without a model
+    # boot nothing
+    assert len(boot_texts(synth)) == 2 + 3 + 2 + 1 + 1 + 1 + 2
 
 
 @pytest.mark.synth
@@ -701,3 +729,54 @@ def test_tpu_serving_on_a_generation_vllm_does_not_document_warns(
         },
     )
     assert "v5p-8 is not among them" in v5p["v5p"]["warnings"][0]
+
+
+@pytest.mark.synth
+def test_a_public_endpoint_requires_the_api_key_read_from_secret_manager(synth: dict[str, Any]) -> None:
+    # Issue 9: the public GCP endpoint had no authentication. The key is read at boot with the VMs'
+    # service account (accessor on that one secret), never a literal in Terraform.
+    (grant,) = resources(synth, "google_secret_manager_secret_iam_member", "https")
+    assert grant["secret_id"] == API_KEY and grant["role"] == "roles/secretmanager.secretAccessor"
+    assert grant["member"].startswith("serviceAccount:${google_service_account.")
+    (vm,) = resources(synth, "google_compute_instance", "https")
+    script = check_boot(vm["metadata"]["startup-script"])
+    assert f"VLLM_API_KEY=$(gcloud secrets versions access latest --secret={API_KEY} --quiet)" in script
+    assert "--api-key" not in script
+    # Without the option nothing reads a key and no grant is made.
+    assert resources(synth, "google_secret_manager_secret_iam_member", "pub") == []
+    (pub,) = resources(synth, "google_compute_instance", "pub")[:1]
+    assert "VLLM_API_KEY" not in pub["metadata"]["startup-script"]
+
+
+@pytest.mark.synth
+def test_public_source_ranges_with_a_domain_are_enforced_by_cloud_armor(
+    synthesized: tuple[dict[str, Any], dict[str, dict[str, Any]]],
+) -> None:
+    # Issue 9: with a domain the firewall admits Google's front ends only, so public_source_ranges was
+    # silently ignored. A Cloud Armor policy on the backend service admits the ranges, denies the rest.
+    synth, roles = synthesized
+    (policy,) = resources(synth, "google_compute_security_policy", "armored")
+    assert policy["type"] == "CLOUD_ARMOR"
+    rules = sorted(policy["rule"], key=lambda r: r["priority"])
+    assert [(r["priority"], r["action"]) for r in rules] == [
+        (1000, "allow"),
+        (1001, "allow"),
+        (2147483647, "deny(403)"),
+    ]
+    assert [r["match"]["versioned_expr"] for r in rules] == ["SRC_IPS_V1"] * 3
+    allowed = [ip for r in rules[:2] for ip in r["match"]["config"]["src_ip_ranges"]]
+    assert allowed == CLIENTS and len(rules[0]["match"]["config"]["src_ip_ranges"]) == 10
+    assert rules[2]["match"]["config"]["src_ip_ranges"] == ["*"]
+    (backend,) = resources(synth, "google_compute_backend_service", "armored")
+    assert backend["security_policy"].startswith("${google_compute_security_policy.")
+    serving = [
+        r for r in resources(synth, "google_compute_firewall", "armored") if r["name"].endswith("-serving")
+    ]
+    assert serving[0]["source_ranges"] == ["35.191.0.0/16", "130.211.0.0/22"]  # still the front ends only
+    # Without ranges there is no policy (the whole internet, as documented).
+    assert resources(synth, "google_compute_security_policy", "https") == []
+    assert "security_policy" not in resources(synth, "google_compute_backend_service", "https")[0]
+    parts = {p.part: p for p in roles["armored"]["billed"]}
+    armor = parts["Cloud Armor security policy (Standard)"]
+    assert armor.hourly_usd is None and "per policy, per rule and per request" in armor.note
+    assert "Cloud Armor security policy (Standard)" not in {p.part for p in roles["https"]["billed"]}

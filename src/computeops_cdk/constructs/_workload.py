@@ -406,9 +406,15 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
             f"{chosen.unit_cost.value:g} {chosen.unit_cost.unit} (estimate){self._extras_text()}"
         )
         if self.resources.get("expose") == "public":
+            keyed = self.props.options.get("api_key_secret") is not None
             notes.add_warning(
-                "computeops: the inference service is exposed to the internet (expose='public'). Anyone "
-                "who reaches the address can use the model: put authentication in front of it."
+                "computeops: the inference service is exposed to the internet (expose='public'). "
+                + (
+                    "vLLM requires the API key of api_key_secret; keep the key secret and rotate it."
+                    if keyed
+                    else "Anyone who reaches the address can use the model: put authentication in front "
+                    "of it (api_key_secret)."
+                )
             )
         if self.resources.get("no_boot_reason"):
             notes.add_warning(

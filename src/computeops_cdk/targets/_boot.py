@@ -12,7 +12,12 @@ cloud-init. The script:
   ``MASTER_PORT``; EFA devices and ``FI_*`` settings on AWS multi-node).
 
 The Hugging Face token is never in Terraform: the script reads it at boot from the provider's secret store
-(``SecretRef``; the machine's identity is granted read access to that one secret by the target).
+(``SecretRef``; the machine's identity is granted read access to that one secret by the target). The same
+holds for the serving API key (``api_key_secret``): read at boot, it reaches vLLM as ``VLLM_API_KEY`` in the
+container's environment file, so it is neither in Terraform nor on a command line (``ps``). vLLM takes
+``--api-key`` or ``VLLM_API_KEY`` (docs/getting_started/quickstart.md of vllm-project/vllm; the CLI flag
+wins over the variable in vllm/entrypoints/openai/api_server.py) and then refuses ``/v1`` requests without
+``Authorization: Bearer <key>``; ``/health`` stays open, so the load balancers' probes keep working.
 
 The script is built from validated values only, each shell-quoted, and contains no ``${`` / ``%{`` of its
 own: the only Terraform interpolations in it are the references a target substitutes (rank, first node's
@@ -87,6 +92,9 @@ BOOT_OPTIONS: Mapping[str, str] = {
     "hf_token_secret": "secret REFERENCE holding the Hugging Face token (AWS Secrets Manager full ARN, GCP "
     "Secret Manager id, Azure Key Vault secret id, RunPod secret name), read at boot. Default: none "
     "(public models only).",
+    "api_key_secret": "secret REFERENCE holding the API key vLLM requires of every request (same stores as "
+    "hf_token_secret), read at boot and passed as VLLM_API_KEY. Default: none (no key: anyone who reaches "
+    "the port can use the model; a public endpoint then gets a synth warning).",
     "port": "port vLLM serves on. Default: 8000.",
     "command": "training entrypoint (a list) run in the container on every node. Default: a GPU smoke check.",
     "env": "environment variables (mapping) for the workload container. Default: none.",
@@ -135,8 +143,11 @@ class SecretRef:
     id: str
 
 
-def parse_secret(value: object, *, store: SecretStore, target: str) -> SecretRef | None:
-    """The ``hf_token_secret`` option as a ``SecretRef`` for ``store``; None when not given.
+def parse_secret(
+    value: object, *, store: SecretStore, target: str, option: str = "hf_token_secret"
+) -> SecretRef | None:
+    """The ``option`` (``hf_token_secret``, ``api_key_secret``) as a ``SecretRef`` for ``store``; None
+    when not given.
 
     Raises:
         TargetError: a literal token, or a reference of the wrong shape for the store.
@@ -146,23 +157,24 @@ def parse_secret(value: object, *, store: SecretStore, target: str) -> SecretRef
     pattern, example = _SECRET_PATTERNS[store]
     if isinstance(value, str) and _LITERAL_TOKEN.match(value.strip()):
         raise TargetError(
-            f"{target} option 'hf_token_secret' looks like a literal Hugging Face token: a token in "
+            f"{target} option {option!r} looks like a literal Hugging Face token: a token in "
             "Terraform would land in the state and the plan. To fix: store it in the provider's secret "
-            f"store and pass its reference, e.g. options={{'hf_token_secret': {example!r}}}."
+            f"store and pass its reference, e.g. options={{{option!r}: {example!r}}}."
         )
     partial = store == "aws_secrets_manager" and isinstance(value, str) and _PARTIAL_ARN.match(value)
     if partial and not pattern.match(str(value)):
         raise TargetError(
-            f"{target} option 'hf_token_secret' {value!r} is a partial Secrets Manager ARN (no '-' "
+            f"{target} option {option!r} {value!r} is a partial Secrets Manager ARN (no '-' "
             "and 6-character suffix): the instance role is granted exactly the ARN given, so reading "
             "the secret at boot would be AccessDenied. To fix: pass the full ARN, which `aws "
             "secretsmanager describe-secret --secret-id NAME --query ARN --output text` prints, e.g. "
-            f"options={{'hf_token_secret': {example!r}}}."
+            f"options={{{option!r}: {example!r}}}."
         )
     if not isinstance(value, str) or not pattern.match(value):
         raise TargetError(
-            f"{target} option 'hf_token_secret' must be a {store.replace('_', ' ')} reference "
-            f"(got {described(value)}). To fix: e.g. options={{'hf_token_secret': {example!r}}}."
+            f"{target} option {option!r} must be a {store.replace('_', ' ')} reference (a secret's id, "
+            f"never the secret itself; got {described(value)}). To fix: e.g. "
+            f"options={{{option!r}: {example!r}}}."
         )
     return SecretRef(store=store, id=value)
 
@@ -216,6 +228,8 @@ class BootPlan:
     decision's replicas that share it (``gpus_per_node // tensor_parallel``)."""
     precision_args: tuple[str, ...] = ()
     """vLLM flags serving the intent's precision (``--quantization fp8``...); empty for the checkpoint's."""
+    api_key: SecretRef | None = None
+    """The secret holding the API key vLLM requires (``VLLM_API_KEY``); None: no key."""
 
     @property
     def serves(self) -> bool:
@@ -298,6 +312,7 @@ def boot_plan(
             "(public models) or choose a provider with a secret store."
         )
     secret = parse_secret(secret_value, store=store, target=target) if store else None
+    api_key = _api_key_secret(options, kind=kind, store=store, unsupported=unsupported_secret, target=target)
     model_url = (
         _str_option(options.get("model_url"), "model_url", _MODEL, "meta-llama/Llama-3.1-8B-Instruct", target)
         or model
@@ -368,6 +383,7 @@ def boot_plan(
         command=tuple(command) if command else (_TPU_SMOKE if tpu else _SMOKE),
         env=dict(env),
         secret=secret,
+        api_key=api_key,
         user_data=replace,
         append=append,
         region=placement.region,
@@ -413,6 +429,42 @@ def _precision_args(
     )
 
 
+def _api_key_secret(
+    options: Mapping[str, Any], *, kind: str, store: SecretStore | None, unsupported: str, target: str
+) -> SecretRef | None:
+    """The validated ``api_key_secret`` option: inference only, a reference in the provider's store."""
+    value = options.get("api_key_secret")
+    if value is None:
+        return None
+    if kind != "inference":
+        raise TargetError(
+            f"{target} option 'api_key_secret' applies to inference only: a {kind} job serves nothing. "
+            "To fix: drop 'api_key_secret'."
+        )
+    if store is None:
+        raise TargetError(
+            f"{target} cannot read 'api_key_secret' at boot: {unsupported}. To fix: drop it and keep the "
+            "service internal (expose='internal'), or choose a provider with a secret store."
+        )
+    return parse_secret(value, store=store, target=target, option="api_key_secret")
+
+
+def _api_key_lines(secret: SecretRef, region: str, env_file: str) -> list[str]:
+    """Shell lines that read the API key from the secret store into the container's environment file
+    (``VLLM_API_KEY``: vLLM reads it there, and it is on no command line)."""
+    return [
+        "# The API key vLLM requires of every /v1 request (Authorization: Bearer <key>).",
+        *_fetch_secret(secret, region, var="VLLM_API_KEY"),
+        'if [ -z "$VLLM_API_KEY" ]; then',
+        '  echo "computeops: the API key secret is empty; vLLM would serve without a key. To fix: store '
+        'the key in the secret named by api_key_secret." >&2',
+        "  exit 1",
+        "fi",
+        f'printf "VLLM_API_KEY=%s\\n" "$VLLM_API_KEY" >> {env_file}',
+        "unset VLLM_API_KEY",
+    ]
+
+
 def _q(text: str) -> str:
     """Shell-quoted and Terraform-escaped: safe in the script and in the Terraform string holding it."""
     return shlex.quote(text)
@@ -420,18 +472,22 @@ def _q(text: str) -> str:
 
 def _fetch_token(secret: SecretRef, region: str) -> list[str]:
     """Shell lines that set HF_TOKEN from the secret store, with the machine's own identity."""
+    return _fetch_secret(secret, region, var="HF_TOKEN")
+
+
+def _fetch_secret(secret: SecretRef, region: str, *, var: str) -> list[str]:
+    """Shell lines that set ``var`` from the secret store, with the machine's own identity."""
     ref = _q(secret.id)
     if secret.store == "aws_secrets_manager":
         # The secret's own region (arn:aws:secretsmanager:REGION:...), which may differ from the machines'.
         return [
-            "HF_TOKEN=$(aws secretsmanager get-secret-value --region "
+            f"{var}=$(aws secretsmanager get-secret-value --region "
             f"{_q(secret.id.split(':')[3])} --secret-id {ref} --query SecretString --output text)",
         ]
     if secret.store == "gcp_secret_manager":
         path, _, version = secret.id.partition("/versions/")
         return [
-            f"HF_TOKEN=$(gcloud secrets versions access {_q(version or 'latest')} "
-            f"--secret={_q(path)} --quiet)",
+            f"{var}=$(gcloud secrets versions access {_q(version or 'latest')} --secret={_q(path)} --quiet)",
         ]
     # Azure Key Vault: a token for the VM's managed identity from the instance metadata service.
     return [
@@ -439,7 +495,7 @@ def _fetch_token(secret: SecretRef, region: str) -> list[str]:
         "'http://169.254.169.254/metadata/identity/oauth2/token?api-version=2018-02-01"
         "&resource=https%3A%2F%2Fvault.azure.net' | python3 -c 'import json,sys; print(json.load(sys.stdin)"
         '["access_token"])\')',
-        f'HF_TOKEN=$(curl -fsS -H "Authorization: Bearer $AZ_TOKEN" {_q(secret.id + "?api-version=7.4")} '
+        f'{var}=$(curl -fsS -H "Authorization: Bearer $AZ_TOKEN" {_q(secret.id + "?api-version=7.4")} '
         "| python3 -c 'import json,sys; print(json.load(sys.stdin)[\"value\"])')",
         "unset AZ_TOKEN",
     ]
@@ -475,6 +531,8 @@ def boot_script(plan: BootPlan, *, rendezvous: Rendezvous | None = None) -> str:
     if plan.secret is not None:
         lines += _fetch_token(plan.secret, plan.region)
         lines += [f'printf "HF_TOKEN=%s\\n" "$HF_TOKEN" >> {env_file}', "unset HF_TOKEN"]
+    if plan.api_key is not None:
+        lines += _api_key_lines(plan.api_key, plan.region, env_file)
     if plan.env:
         lines += [
             "# The values are literal on purpose (single-quoted: no expansion).",
@@ -797,6 +855,16 @@ def boot_warnings(props: Any) -> list[str]:
             "is given: the download at boot would be refused (401). To fix: options="
             "{'hf_token_secret': <your secret store's reference to a token with access>}, or "
             "'weights_uri'."
+        )
+    if (
+        props.workload_type == "inference"
+        and options.get("expose") == "public"
+        and options.get("api_key_secret") is None
+    ):
+        found.append(
+            "the public endpoint has no API key: vLLM answers every request from the admitted client "
+            "ranges. To fix: options={'api_key_secret': <your secret store's reference to the key>} (vLLM "
+            "then requires 'Authorization: Bearer <key>'), or 'public_source_ranges' for your clients only."
         )
     if props.workload_type in ("training", "fine_tuning") and not options.get("command"):
         found.append(

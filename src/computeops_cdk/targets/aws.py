@@ -570,12 +570,17 @@ def _instances(
     cards: EfaCards | None = None,
 ) -> dict[str, Any]:
     role = _role(scope, props, (SSM_POLICY,))
-    if plan is not None and plan.secret is not None:
-        # Read access to the one secret holding the Hugging Face token, nothing else.
-        statement = {"Effect": "Allow", "Action": "secretsmanager:GetSecretValue", "Resource": plan.secret.id}
+    secrets = [s.id for s in (plan.secret, plan.api_key) if s is not None] if plan is not None else []
+    if secrets:
+        # Read access to the secrets holding the Hugging Face token and the API key, nothing else.
+        statement = {
+            "Effect": "Allow",
+            "Action": "secretsmanager:GetSecretValue",
+            "Resource": secrets[0] if len(secrets) == 1 else secrets,
+        }
         _aws("iam_role_policy").IamRolePolicy(
             scope,
-            "read_hf_token",
+            "read_hf_token" if plan is not None and plan.api_key is None else "read_secrets",
             name_prefix=f"{props.name}-hf-",
             role=role.name,
             policy=json.dumps({"Version": "2012-10-17", "Statement": [statement]}),

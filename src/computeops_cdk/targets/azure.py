@@ -181,7 +181,7 @@ class AzureTarget(Target):
         subnet_id, nsg_name = self._subnet(scope, rg_name, location, provider, props)
         resources = self._vms(scope, placement, size, rg_name, location, subnet_id, provider, props, plan)
         warnings: list[str] = []
-        if plan is not None and plan.secret is not None:
+        if plan is not None and (plan.secret is not None or plan.api_key is not None):
             warnings += _grant_secret(scope, resources["instances"], provider, props)
         if plan is not None and plan.weights is not None:
             warnings += _grant_weights(
@@ -433,13 +433,15 @@ class AzureTarget(Target):
 
 
 def _grant_secret(scope: Any, vms: list[Any], provider: Any, props: TargetProps) -> list[str]:
-    """Each VM's identity may read secrets of the named Key Vault; without one, a warning to do it."""
+    """Each VM's identity may read secrets of the named Key Vault (the one holding hf_token_secret and
+    api_key_secret); without one, a warning to do it."""
     vault = props.options.get("key_vault_id")
     if not vault:
         return [
-            "azure: the VMs read hf_token_secret with their system-assigned identities, and no "
-            "key_vault_id is given to grant them access. To fix: pass options={'key_vault_id': "
-            "'<vault resource id>'}, or grant 'Key Vault Secrets User' to the identities yourself."
+            "azure: the VMs read hf_token_secret / api_key_secret with their system-assigned "
+            "identities, and no key_vault_id is given to grant them access. To fix: pass "
+            "options={'key_vault_id': '<vault resource id>'}, or grant 'Key Vault Secrets User' to "
+            "the identities yourself."
         ]
     mod = _azurerm("role_assignment", props)
     for i, vm in enumerate(vms):

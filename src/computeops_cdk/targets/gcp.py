@@ -23,7 +23,8 @@ Options (``TargetProps.options``):
   GPU VMs. TPU VMs are not Compute Engine instances and join no instance group: ``none`` only, their
   address is the ``endpoint`` output (``EXPOSE_UNSUPPORTED``).
 - ``domain``: the public service's DNS name (HTTPS). ``public_source_ranges``: the client CIDRs the
-  passthrough load balancer admits. Default: none (plain TCP), the whole internet.
+  public service admits (the passthrough load balancer's firewall rule; with ``domain``, a Cloud Armor
+  security policy on the backend service, default deny). Default: none (plain TCP), the whole internet.
 - ``container_image``, ``model_url``, ``hf_token_secret`` (a Secret Manager id), ``port``, ``command``,
   ``env``, ``user_data`` (the ``startup-script``), ``user_data_append``: the boot script of GPU VMs and
   TPU VMs (``_boot.BOOT_OPTIONS``; on TPU VMs vLLM's TPU image or PyTorch/XLA's, on every host).
@@ -211,8 +212,7 @@ class GcpTarget(Target):
         network, subnetwork, cidr = self._network(scope, placement.region, provider, props)
         email = self._service_account(scope, provider, props)
         _grant_reads(scope, plan, email, provider, props)
-        trains = (plan is not None and not plan.serves) or props.workload_type in ("training", "fine_tuning")
-        if cidr is not None and placement.instances > 1 and trains:
+        if cidr is not None and placement.instances > 1 and _trains(placement, plan, props):
             _cluster_traffic(scope, network, cidr, email, provider, props)
         if isinstance(machine, TpuSlice):
             return self._tpus(scope, placement, machine, zone, (network, subnetwork), email, props, plan)
@@ -232,7 +232,8 @@ class GcpTarget(Target):
             load_balancer=lb_part.get(mode),
         )
         if mode == "public":
-            resources["billed"] += _public_parts(https=domain is not None, why=why)
+            armored = domain is not None and props.options.get("public_source_ranges") is not None
+            resources["billed"] += _public_parts(https=domain is not None, why=why, armor=armored)
             resources.update(
                 public_load_balancer(
                     scope,
@@ -243,6 +244,7 @@ class GcpTarget(Target):
                     port=plan.port if plan else 8000,
                     domain=domain,
                     source_ranges=clients,
+                    restrict=props.options.get("public_source_ranges") is not None,
                     provider=provider,
                     props=props,
                 )
@@ -348,7 +350,9 @@ class GcpTarget(Target):
     ) -> dict[str, Any]:
         mod = _google("compute_instance", props)
         spot = placement.pricing == "spot"
-        policies = _compact_placement(scope, placement, provider, props)
+        policies = (
+            _compact_placement(scope, placement, provider, props) if _trains(placement, plan, props) else []
+        )
         disk_type = "hyperdisk-balanced" if machine.family in _HYPERDISK_ONLY else "pd-balanced"
         labels = _labels(props, {"computeops-gpu": machine.gpu, "computeops-pricing": placement.pricing})
         instances: list[Any] = []
@@ -549,10 +553,23 @@ _OPTION_READERS: Mapping[str, tuple[str, ...]] = {
 }
 
 
-def _public_parts(*, https: bool, why: str) -> list[BilledPart]:
+ARMOR_UNPRICED = (
+    "Cloud Armor Standard bills per policy, per rule and per request (Google's Cloud Armor Enterprise "
+    "overview, cloud.google.com/armor/docs/managed-protection-overview: Standard 'Per policy, per rule, per "
+    "request (see Pricing)'); the figures of cloud.google.com/armor/pricing were not found in a stored copy "
+    "here, so no price is given"
+)
+
+
+def _public_parts(*, https: bool, why: str, armor: bool = False) -> list[BilledPart]:
     """The billed parts of a public load balancer besides the rule ``unpriced_parts`` lists: the global
-    forwarding rule of the HTTPS load balancer (a sourced price), its data processing, the address."""
+    forwarding rule of the HTTPS load balancer (a sourced price), its data processing, the address, and
+    the Cloud Armor policy when ``armor``."""
     parts = [unpriced("static external IP address", quantity=1, unit="address-hour", why=why)]
+    if armor:
+        parts.append(
+            unpriced("Cloud Armor security policy (Standard)", quantity=1, unit="policy", why=ARMOR_UNPRICED)
+        )
     if https:
         parts.insert(
             0,
@@ -575,8 +592,20 @@ def _public_parts(*, https: bool, why: str) -> list[BilledPart]:
     return parts
 
 
+def _trains(placement: Placement, plan: BootPlan | None, props: TargetProps) -> bool:
+    """The VMs run one training or fine-tuning job (they talk to each other), rather than serve."""
+    if plan is not None:
+        return not plan.serves
+    return props.workload_type in ("training", "fine_tuning") or (
+        props.workload_type is None and placement.unit_cost.unit == "usd_per_training_step"
+    )
+
+
 def _compact_placement(scope: Any, placement: Placement, provider: Any, props: TargetProps) -> list[str]:
-    """A collocated resource policy for several VMs (one low-latency spine); none for a single VM."""
+    """A collocated resource policy for the VMs of one multi-node training job (one low-latency spine:
+    NCCL's all-reduce crosses it every step); none for a single VM. Never for serving replicas: a
+    collocated policy puts them on the same hardware spine, one failure domain for the whole service,
+    and they exchange nothing that needs the low latency."""
     if placement.instances <= 1:
         return []
     mod = _google("compute_resource_policy", props)
@@ -610,17 +639,18 @@ def _project(scope: Any, props: TargetProps) -> Any:
 
 
 def _grant_reads(scope: Any, plan: BootPlan | None, email: str, provider: Any, props: TargetProps) -> None:
-    """Read access for the VMs' service account to what the boot script reads, nothing else: the one
-    secret holding the Hugging Face token, and the bucket of ``weights_uri`` (``objectViewer`` on that
-    bucket: GCS grants on buckets, not on prefixes, without IAM conditions)."""
+    """Read access for the VMs' service account to what the boot script reads, nothing else: the
+    secrets holding the Hugging Face token and the API key, and the bucket of ``weights_uri``
+    (``objectViewer`` on that bucket: GCS grants on buckets, not on prefixes, without IAM conditions)."""
     if plan is None:
         return
-    if plan.secret is not None:
-        mod = _google("secret_manager_secret_iam_member", props)
-        mod.SecretManagerSecretIamMember(
+    for construct_id, secret in (("read-hf-token", plan.secret), ("read-api-key", plan.api_key)):
+        if secret is None:
+            continue
+        _google("secret_manager_secret_iam_member", props).SecretManagerSecretIamMember(
             scope,
-            "read-hf-token",
-            secret_id=plan.secret.id.split("/versions/")[0],
+            construct_id,
+            secret_id=secret.id.split("/versions/")[0],
             role="roles/secretmanager.secretAccessor",
             member=f"serviceAccount:{email}",
             provider=provider,

@@ -165,6 +165,9 @@ class RunPodTarget(Target):
             image = plan.image if plan.serves else image
             if plan.secret is not None:
                 env["HF_TOKEN"] = "{{ RUNPOD_SECRET_" + plan.secret.id + " }}"
+            if plan.api_key is not None:
+                # vLLM reads VLLM_API_KEY from its environment (the key is on no command line).
+                env["VLLM_API_KEY"] = "{{ RUNPOD_SECRET_" + plan.api_key.id + " }}"
             if plan.serves:
                 args = vllm_args(plan)
                 ports = ports or [f"{plan.port}/http"]
