@@ -443,16 +443,14 @@ def test_bad_api_key_references_are_refused(
         )
 
 
-def test_a_public_endpoint_without_an_api_key_warns_and_one_with_a_key_does_not() -> None:
+def test_a_public_endpoint_says_whether_vllm_requires_a_key() -> None:
     from computeops_cdk.targets._base import TargetProps
-    from computeops_cdk.targets._boot import boot_warnings
+    from computeops_cdk.targets._boot import public_access_note
 
-    def warnings(options: dict[str, Any]) -> list[str]:
-        props = TargetProps(
-            name="w", model="Qwen/Qwen2.5-7B-Instruct", workload_type="inference", options=options
+    def note(options: dict[str, Any]) -> str:
+        return public_access_note(
+            TargetProps(name="w", model="m/x", workload_type="inference", options=options)
         )
-        return [w for w in boot_warnings(props) if "API key" in w]
 
-    assert warnings({"expose": "public"}) and "api_key_secret" in warnings({"expose": "public"})[0]
-    assert warnings({"expose": "public", "api_key_secret": KEY_ARN}) == []
-    assert warnings({"expose": "internal"}) == []
+    assert "has no API key" in note({"expose": "public"}) and "api_key_secret" in note({"expose": "public"})
+    assert "requires the API key" in note({"expose": "public", "api_key_secret": KEY_ARN})

@@ -31,7 +31,7 @@ from ..lockfile import Pins
 from ..perf import resolve_model
 from ..targets import TARGETS, Target, TargetProps, get_target, placement_pin, supported_providers
 from ..targets._billed import BilledPart
-from ..targets._boot import boot_warnings
+from ..targets._boot import boot_warnings, public_access_note
 from ..targets.k8s import KubeConnection, KubernetesLayer, WorkloadSpec
 from ._app import app_directory
 from ._lock import apply_lock, emitted_placement, lockfile_path, report_stale_entries
@@ -406,15 +406,9 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
             f"{chosen.unit_cost.value:g} {chosen.unit_cost.unit} (estimate){self._extras_text()}"
         )
         if self.resources.get("expose") == "public":
-            keyed = self.props.options.get("api_key_secret") is not None
             notes.add_warning(
                 "computeops: the inference service is exposed to the internet (expose='public'). "
-                + (
-                    "vLLM requires the API key of api_key_secret; keep the key secret and rotate it."
-                    if keyed
-                    else "Anyone who reaches the address can use the model: put authentication in front "
-                    "of it (api_key_secret)."
-                )
+                + public_access_note(self.props)
             )
         if self.resources.get("no_boot_reason"):
             notes.add_warning(

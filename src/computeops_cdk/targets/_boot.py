@@ -55,6 +55,7 @@ __all__ = [
     "cloud_config",
     "max_num_seqs",
     "parse_secret",
+    "public_access_note",
     "vllm_args",
 ]
 
@@ -856,16 +857,6 @@ def boot_warnings(props: Any) -> list[str]:
             "{'hf_token_secret': <your secret store's reference to a token with access>}, or "
             "'weights_uri'."
         )
-    if (
-        props.workload_type == "inference"
-        and options.get("expose") == "public"
-        and options.get("api_key_secret") is None
-    ):
-        found.append(
-            "the public endpoint has no API key: vLLM answers every request from the admitted client "
-            "ranges. To fix: options={'api_key_secret': <your secret store's reference to the key>} (vLLM "
-            "then requires 'Authorization: Bearer <key>'), or 'public_source_ranges' for your clients only."
-        )
     if props.workload_type in ("training", "fine_tuning") and not options.get("command"):
         found.append(
             "no 'command' is given: the default only checks that the GPUs are visible and exits, "
@@ -873,3 +864,17 @@ def boot_warnings(props: Any) -> list[str]:
             "(with your container_image)."
         )
     return found
+
+
+def public_access_note(props: Any) -> str:
+    """What stands between the internet and the model of a public endpoint (for its synth warning)."""
+    if props.options.get("api_key_secret") is not None:
+        return (
+            "vLLM requires the API key of 'api_key_secret' (Authorization: Bearer <key>) on every /v1 "
+            "request; keep the key secret and rotate it."
+        )
+    return (
+        "It has no API key: anyone who reaches the address can use the model. To fix: options="
+        "{'api_key_secret': <your secret store's reference to a key>} (vLLM then requires "
+        "'Authorization: Bearer <key>'), and 'public_source_ranges' for your clients only."
+    )
