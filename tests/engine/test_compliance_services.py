@@ -11,7 +11,8 @@ from engine_testdata import PROVIDERS, inference, intent_of, make_catalog
 
 from computeops_cdk.catalog import Attestation, Provider, ServiceScope, load_catalog
 from computeops_cdk.engine import Pin, decide
-from computeops_cdk.engine._rules import compliance_rules, placement_services
+from computeops_cdk.engine._rules import attestation_applies, compliance_rules, placement_services
+from computeops_cdk.engine._scores import compliance_credit
 from computeops_cdk.errors import NoFeasiblePlacementError
 
 
@@ -173,3 +174,54 @@ def test_every_provider_claimed_fedramp_record_states_its_service_scope_with_sou
         ("gcp", "fedramp_high"): {"vm": "not_found", "kubernetes": "not_found", "tpu": "not_found"},
         ("oci", "fedramp_high"): {"vm": "not_found", "kubernetes": "not_found"},
     }
+
+
+# --- the soft compliance score uses the filter's scope rule ----------------------------------------
+
+
+def test_the_score_does_not_credit_an_authorisation_that_does_not_cover_the_services() -> None:
+    # issue 11 review: the filter scoped FedRAMP by service, the score still credited it anyway
+    aws = _aws(_scope("vm", "in_scope", "Amazon EC2"), _scope("kubernetes", "not_in_scope", "Amazon EKS"))
+    assert compliance_credit(aws, "us-gov-west-1", ("vm",))[0] == pytest.approx(1 / 7)
+    assert compliance_credit(aws, "us-gov-west-1", ("vm", "kubernetes"))[0] == 0.0
+    assert compliance_credit(aws, "us-gov-west-1", ("tpu",))[0] == 0.0  # lists no TPU service
+    not_found = _aws(_scope("vm", "not_found", "Amazon EC2"))
+    assert compliance_credit(not_found, "us-gov-west-1", ("vm",))[0] == 0.0
+    assert compliance_credit(aws, "us-east-1", ("vm",))[0] == 0.0  # the region rule as before
+
+
+def test_embedded_gcp_fedramp_high_earns_no_score_where_the_filter_rejects_it() -> None:
+    gcp = load_catalog().provider("gcp")
+    fedramp = [a for a in gcp.attestations if a.scope == "fedramp_high"]
+    without = replace(gcp, attestations=tuple(a for a in gcp.attestations if a.scope != "fedramp_high"))
+    for services in (("vm",), ("tpu",), ("vm", "kubernetes"), ("tpu", "kubernetes")):
+        assert compliance_credit(gcp, "us-central1", services) == compliance_credit(
+            without, "us-central1", services
+        ), services
+    assert fedramp and not any(attestation_applies(a, "us-central1", ("vm",)) for a in fedramp)
+
+
+def test_score_and_filter_agree_on_every_provider_claimed_attestation_of_the_embedded_catalog() -> None:
+    # one rule for both: a scope the filter accepts earns the full credit, one it rejects earns none
+    # from its provider_claimed records
+    catalog = load_catalog()
+    checked = 0
+    for provider in catalog.providers:
+        claimed = {a.scope for a in provider.attestations if a.evidence == "provider_claimed"}
+        regions = {code for a in provider.attestations for code in a.regions or ()} | {"us-east-1"}
+        for code in sorted(regions):
+            for services in (("vm",), ("tpu",), ("vm", "kubernetes")):
+                for scope in sorted(claimed):
+                    alone = replace(
+                        provider,
+                        attestations=tuple(
+                            a
+                            for a in provider.attestations
+                            if a.scope == scope and a.evidence == "provider_claimed"
+                        ),
+                    )
+                    passes = compliance_rules(provider, code, (scope,), services) == ()
+                    credited = compliance_credit(alone, code, services)[0] == pytest.approx(1 / 7)
+                    assert passes == credited, (provider.id, code, services, scope)
+                    checked += 1
+    assert checked > 50

@@ -390,7 +390,9 @@ def _decide(run: Ranked, alternatives: int) -> Decision:
         counts={"considered": draft.considered, "feasible": draft.feasible, "rejected": len(draft.rejected)},
         by_rule=draft.rejections_by_rule(),
         weights=intent.preferences.weights.as_dict(),
-        weak_evidence=compliance_credit(result.feasible[0].row.provider, chosen.region)[1],
+        weak_evidence=compliance_credit(
+            result.feasible[0].row.provider, chosen.region, result.feasible[0].services
+        )[1],
         pinned=pinned,
         margin=_margin(result.feasible, intent),
         compared=compared,

@@ -87,7 +87,7 @@ class _Scorer:
         self.preferred_records = [_region(catalog, p, r) for p, r in self.preferred]
         self.index_regions = index_regions
         self.memo: dict[tuple[object, ...], float] = {}
-        self.regional: dict[tuple[str, str], tuple[float, float, float]] = {}
+        self.regional: dict[tuple[str, str, tuple[str, ...]], tuple[float, float, float]] = {}
 
     def _static(self, c: Candidate) -> tuple[float, float, float, float, float]:
         """(performance, availability, reliability, compliance, residency), each memoised by its inputs."""
@@ -104,11 +104,11 @@ class _Scorer:
         if availability is None:
             score = availability_score(o.pricing, block, row.provider.kind, o.capacity)
             availability = self.memo[key] = round(score, 4)
-        where = self.regional.get((o.provider, o.region))
+        where = self.regional.get((o.provider, o.region, c.services))
         if where is None:
-            where = self.regional[(o.provider, o.region)] = (
+            where = self.regional[(o.provider, o.region, c.services)] = (
                 round(reliability_score(row.provider), 4),
-                round(compliance_credit(row.provider, o.region)[0], 4),
+                round(compliance_credit(row.provider, o.region, c.services)[0], 4),
                 round(
                     residency_score(o.provider, row.region, o.region, self.preferred, self.preferred_records),
                     4,

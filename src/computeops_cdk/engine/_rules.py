@@ -23,6 +23,7 @@ from ._resolve import Resolved
 
 __all__ = [
     "accelerator_rule",
+    "attestation_applies",
     "compliance_rules",
     "features_needed",
     "placement_services",
@@ -130,9 +131,9 @@ def compliance_rules(
     for scope in scopes:
         held = [a for a in provider.attestations if a.scope == scope]
         claimed = [a for a in held if a.evidence == "provider_claimed"]
-        here = [a for a in claimed if a.regions is None or code in a.regions]
-        if any(not _service_gaps(a, services) for a in here):
+        if any(attestation_applies(a, code, services) for a in claimed):
             continue
+        here = [a for a in claimed if a.regions is None or code in a.regions]
         if here:
             why = f"{provider.id}'s {scope} authorisation " + "; ".join(_service_gaps(here[0], services))
         elif claimed:
@@ -148,6 +149,18 @@ def compliance_rules(
             why = f"{provider.id} has no {scope} attestation in the catalog"
         reasons.append(Reason(rule=f"compliance.{scope}", message=why))
     return tuple(reasons)
+
+
+def attestation_applies(att: Attestation, code: str, services: tuple[str, ...] = ("vm",)) -> bool:
+    """Whether ``att`` speaks for a placement in region ``code`` on ``services``: the one scope rule
+    the compliance filter (compliance_rules) and the soft compliance score (scores.compliance_credit)
+    share, so a score never credits an authorisation the filter would not accept.
+
+    Its region scope, when it has one, includes ``code``, and an attestation authorised service by
+    service (FedRAMP) has every one of ``services`` ``in_scope`` (``not_found`` is not in scope).
+    Whether its evidence grade may satisfy a hard constraint is the caller's question.
+    """
+    return (att.regions is None or code in att.regions) and not _service_gaps(att, services)
 
 
 _GAP = {

@@ -24,7 +24,10 @@ Formulas (documented for users in README.md; data source in brackets):
   else 0.8 x kind base; kind base hyperscaler 0.9, neocloud 0.75, marketplace 0.4;
   SLA credit = clamp((SLA % - 99) / 1, 0, 1)  [catalog provider kind and sla_percent]
 - compliance = mean over the 7 scopes of the evidence credit in this region: provider_claimed 1.0,
-  third_party 0.5, keyword_only 0.25, none 0  [catalog attestations]
+  third_party 0.5, keyword_only 0.25, none 0; an attestation counts only where the compliance
+  filter's scope rule (rules.attestation_applies) accepts it: its regions, and for an
+  authorisation given service by service (FedRAMP) every service the placement runs on in scope
+  [catalog attestations, their service scope]
 - residency = 1.0 in a preferred region, 0.6 in the country of one, 0.3 on its continent, else 0;
   1.0 for every candidate when no region is preferred  [preferences.regions, catalog regions]
 
@@ -37,6 +40,7 @@ import math
 from collections.abc import Mapping, Sequence
 
 from ..catalog import COMPLIANCE_SCOPES, Provider, Region
+from ._rules import attestation_applies
 
 __all__ = [
     "CAPACITY_FACTOR",
@@ -147,15 +151,19 @@ def reliability_score(provider: Provider) -> float:
     return _clamp(0.5 * base + 0.5 * _clamp(provider.sla_percent - 99.0))
 
 
-def compliance_credit(provider: Provider, code: str) -> tuple[float, tuple[str, ...]]:
-    """(score, scopes that only weaker-than-provider_claimed evidence backs) for one region."""
+def compliance_credit(
+    provider: Provider, code: str, services: tuple[str, ...] = ("vm",)
+) -> tuple[float, tuple[str, ...]]:
+    """(score, scopes that only weaker-than-provider_claimed evidence backs) for a placement in one
+    region on ``services`` (rules.placement_services; default: a VM). Scoped as the filter scopes:
+    an attestation counts only where rules.attestation_applies accepts it."""
     total, weak = 0.0, []
     for scope in COMPLIANCE_SCOPES:
         best = 0.0
         for att in provider.attestations:
             if att.scope != scope:
                 continue
-            if att.evidence == "provider_claimed" and att.regions is not None and code not in att.regions:
+            if not attestation_applies(att, code, services):
                 continue
             best = max(best, EVIDENCE_CREDIT.get(att.evidence, 0.0))
         if 0 < best < 1:
