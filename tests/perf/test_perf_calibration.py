@@ -266,7 +266,10 @@ def test_tpu_serving_estimates_carry_the_measured_range_as_their_band() -> None:
     band = estimate.uncertainty
     assert band is not None and (band.evidence, band.low, band.high) == ("measured", 0.47, 1.32)
     assert any(
-        a.startswith("TPU serving stack (JAX/XLA engines): achieved FLOPs and bandwidth at 64%")
+        a.startswith(
+            "TPU serving stack: vLLM TPU v0.11.1 on its tpu-inference (JAX) backend, the engine the TPU "
+            "targets deploy; achieved FLOPs and bandwidth at 64%"
+        )
         for a in estimate.assumptions
     )
     assert any(
@@ -297,3 +300,16 @@ def test_uncertainty_bands_are_those_of_the_heldout_rows() -> None:
         assert BAND_VALIDATED[kind] == (round(q[0], 2), round(q[-1], 2)), kind
         every += speeds
     assert (round(min(every), 2), round(max(every), 2)) == BAND_EXTRAPOLATED
+
+
+def test_the_tpu_serving_note_names_the_deployed_engine_and_the_older_backends_measured_range() -> None:
+    # v11: the stack deploys vllm-tpu (tpu-inference, JAX); the estimate says so, and the range it
+    # quotes for vLLM's PyTorch/XLA backend is the held-out vLLM rows' published / estimated
+    from computeops_cdk.perf._inference import TPU_STACK_NOTE
+    from computeops_cdk.targets._boot import DEFAULT_VLLM_TPU_IMAGE
+
+    assert DEFAULT_VLLM_TPU_IMAGE.endswith(":v0.11.1") and "vLLM TPU v0.11.1" in TPU_STACK_NOTE
+    rows = [r for r in ROWS if r["id"].startswith("HO-TPUS-") and "-vllm-" in r["id"]]
+    assert len(rows) == 18 and all(r["split"] == "heldout" for r in rows)
+    speeds = [1 / _evaluated()[r["id"]]["ratio"] for r in rows]
+    assert f"measured {min(speeds):.2f}-{max(speeds):.2f}x of this estimate" in TPU_STACK_NOTE

@@ -56,6 +56,17 @@ class _Replica:
     moe_factor: float  # MOE_DECODE_FACTOR for MoE models, 1 for dense ones
 
 
+TPU_STACK_NOTE = (
+    "TPU serving stack: vLLM TPU v0.11.1 on its tpu-inference (JAX) backend, the engine the TPU "
+    "targets deploy; achieved FLOPs and bandwidth at {eff:.0%} of the GPU-fitted roofline "
+    "(TPU_SERVING_EFF, fitted to SGLang-JAX's TPU v6e-4 Qwen3-8B rows: a JAX engine with Pallas ragged "
+    "paged attention like tpu-inference; no tpu-inference measurement with stated lengths was found); "
+    "vLLM's earlier PyTorch/XLA TPU backend (2025-09) measured 0.47-1.05x of this estimate"
+)
+"""The assumption a TPU serving estimate states (benchmarks/ACCURACY.md, "v11 note"): which engine it
+describes, and what the calibration rows are. The 0.47-1.05x is HO-TPUS-*-vllm-* (a test recomputes it)."""
+
+
 def _kv_bytes(precision: Precision) -> float:
     # FP8 deployments keep an FP8 KV cache (MLPerf, TensorRT-LLM FP8 recipes); FP32 keeps FP32;
     # everything else (including weight-only int8/int4) caches in 16-bit.
@@ -405,10 +416,7 @@ def _notes(
             "NVIDIA-fitted roofline (ROCM_SERVING_EFF, fitted to AMD's MLPerf v4.1 MI300X results)"
         )
     elif serving_eff != 1.0:
-        notes.append(
-            f"TPU serving stack (JAX/XLA engines): achieved FLOPs and bandwidth at {serving_eff:.0%} of the "
-            "GPU-fitted roofline (TPU_SERVING_EFF, fitted to SGLang-JAX's TPU v6e-4 Qwen3-8B rows)"
-        )
+        notes.append(TPU_STACK_NOTE.format(eff=serving_eff))
     if r.t > 1 and r.t <= gpn and hw_link_note:
         notes.append(hw_link_note)
     if r.t > gpn:
