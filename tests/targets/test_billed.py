@@ -80,3 +80,23 @@ def test_the_public_ipv4_charge_applies_in_every_region() -> None:
     for region in ("us-east-1", "eu-west-1", "ap-northeast-1"):
         ip = priced("aws", "public_ipv4_address_hour", region, part="NAT gateway Elastic IP", quantity=1)
         assert ip.hourly_usd == 0.005 and ip.source is not None and "2024-02-01" in ip.note
+
+
+def test_gcp_cloud_nat_is_priced_in_every_gcp_region_and_capped_at_32_vms() -> None:
+    from computeops_cdk.targets._billed import cloud_nat_parts
+
+    regions = sorted({o.region for o in load_catalog().offers if o.provider == "gcp"})
+    assert len(regions) > 10
+    for region in regions:
+        gateway, address, data = cloud_nat_parts(4, region)
+        assert gateway.hourly_usd == round(4 * 0.0014, 4) and address.hourly_usd == 0.005
+        assert gateway.source == address.source == "https://cloud.google.com/nat/pricing"
+        assert data.hourly_usd is None and "traffic" in data.note
+    text = resources.files("computeops_cdk.targets").joinpath("data/billed_extras.json").read_text("utf-8")
+    for key in ("cloud_nat_vm_hour", "cloud_nat_gateway_hour_max", "cloud_nat_ip_hour"):
+        entry = json.loads(text)["gcp"][key]
+        assert entry["regions"] == "all" and "no region dimension" in entry["regions_note"]
+        assert entry["quotes"].startswith("https://cloud.google.com/nat/pricing (") and entry["usd"] > 0
+    (capped, *_) = cloud_nat_parts(40, "us-central1")
+    assert capped.hourly_usd == 0.044 and "capped" in capped.part
+    assert cloud_nat_parts(32, "us-central1")[0].hourly_usd == round(32 * 0.0014, 4)

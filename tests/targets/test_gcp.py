@@ -702,9 +702,22 @@ def test_billed_parts_without_a_sourced_price_are_null_with_the_reason(
     synthesized: tuple[dict[str, Any], dict[str, dict[str, Any]]],
 ) -> None:
     parts = {p.part.split(" (")[0]: p for p in synthesized[1]["serve"]["billed"]}
-    assert set(parts) == {"boot disks", "Cloud NAT", "internal load balancer forwarding rule"}
-    assert all(p.hourly_usd is None and "no sourced GCP price" in p.note for p in parts.values())
+    assert set(parts) == {
+        "boot disks",
+        "Cloud NAT",
+        "Cloud NAT external IP",
+        "Cloud NAT data processing",
+        "internal load balancer forwarding rule",
+    }
+    unpriced = ("boot disks", "internal load balancer forwarding rule")
+    assert all(parts[p].hourly_usd is None and "no sourced GCP price" in parts[p].note for p in unpriced)
     assert parts["boot disks"].quantity == 2 * 200
+    # Cloud NAT at Google's list price, one table for every region: 0.0014 USD per VM-hour (2 VMs) and
+    # its external address; its data processing is traffic-billed (null with the reason, never 0).
+    assert parts["Cloud NAT"].hourly_usd == 0.0028 and parts["Cloud NAT"].quantity == 2
+    assert parts["Cloud NAT"].source == "https://cloud.google.com/nat/pricing"
+    assert parts["Cloud NAT external IP"].hourly_usd == 0.005
+    assert parts["Cloud NAT data processing"].hourly_usd is None
 
 
 @pytest.mark.synth

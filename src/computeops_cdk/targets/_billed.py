@@ -14,7 +14,11 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-__all__ = ["HOURS_PER_MONTH", "BilledPart", "priced", "unpriced", "unpriced_parts"]
+__all__ = ["HOURS_PER_MONTH", "BilledPart", "cloud_nat_parts", "priced", "unpriced", "unpriced_parts"]
+
+CLOUD_NAT_VM_CAP = 32
+"""Cloud NAT bills per VM using the gateway up to 32 VMs, then one capped rate
+(cloud.google.com/nat/pricing)."""
 
 HOURS_PER_MONTH = 730
 """The engine's month (``monthly_usd = hourly_usd x 730``), used to turn GB-month prices into hours."""
@@ -99,3 +103,26 @@ def unpriced_parts(
     if load_balancer is not None:
         parts.append(unpriced(load_balancer, quantity=1, unit="rule-hour", why=why))
     return parts
+
+
+def cloud_nat_parts(vms: int, region: str) -> list[BilledPart]:
+    """GCP Cloud NAT for ``vms`` VMs: the gateway (per VM-hour up to ``CLOUD_NAT_VM_CAP`` VMs, then the
+    capped rate), its external address (auto-allocated: at least one, more for many connections) and its
+    data processing (per GiB: traffic the stack cannot know, unpriced). Google's page gives one table for
+    every region (``data/billed_extras.json``)."""
+    if vms > CLOUD_NAT_VM_CAP:
+        gateway = priced(
+            "gcp", "cloud_nat_gateway_hour_max", region, part=f"Cloud NAT ({vms} VMs, capped)", quantity=1
+        )
+    else:
+        gateway = priced("gcp", "cloud_nat_vm_hour", region, part=f"Cloud NAT ({vms} VMs)", quantity=vms)
+    return [
+        gateway,
+        priced("gcp", "cloud_nat_ip_hour", region, part="Cloud NAT external IP (at least one)", quantity=1),
+        unpriced(
+            "Cloud NAT data processing",
+            quantity=0,
+            unit="GiB",
+            why="billed per GiB through the NAT (images, weights): depends on traffic the stack cannot know",
+        ),
+    ]

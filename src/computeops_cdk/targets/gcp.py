@@ -55,7 +55,7 @@ from typing import Any
 from ..engine import Placement
 from ..errors import TargetError
 from ._base import Target, TargetProps
-from ._billed import BilledPart, priced, unpriced, unpriced_parts
+from ._billed import BilledPart, cloud_nat_parts, priced, unpriced, unpriced_parts
 from ._boot import BOOT_OPTIONS, BootPlan, Rendezvous, boot_script, plan_for
 from ._expose import (
     DOMAIN_OPTION,
@@ -228,9 +228,11 @@ class GcpTarget(Target):
         resources["billed"] = unpriced_parts(
             why,
             disks=(f"boot disks ({placement.instances} x {size} GB)", placement.instances * size),
-            nat=None if own_network else "Cloud NAT",
+            nat=None,
             load_balancer=lb_part.get(mode),
         )
+        if not own_network:  # the Cloud NAT this target creates, at Google's list price (every region)
+            resources["billed"][1:1] = cloud_nat_parts(placement.instances, placement.region)
         if mode == "public":
             armored = domain is not None and props.options.get("public_source_ranges") is not None
             resources["billed"] += _public_parts(https=domain is not None, why=why, armor=armored)
