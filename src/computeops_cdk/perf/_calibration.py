@@ -58,7 +58,9 @@ ROCm as AMD's 2025 performance page and OCI measured it reaches 0.53-0.88x of th
 (HO-AMD-3..12, median error 51 % in v7). TPU v6e serving (v10): with TPU_SERVING_EFF, SGLang-JAX's
 held-out rows read 0.76-1.12x but vLLM's TPU backend of the same date, on the same chips and
 lengths, reaches only 0.47-1.05x of the estimate (HO-TPUS-*, median error 24 %): the engine decides
-half the speed, so TPU serving estimates carry the whole measured range. B200 and GB200 training
+half the speed, so TPU serving estimates carry the whole measured range. (v11: that vLLM ran the
+PyTorch/XLA backend; the deployed v0.11.1 runs tpu-inference, unmeasured with stated lengths, so the
+low end stays in the band.) B200 and GB200 training
 left the table in v10 (held-out median 3 % with TRAIN_PEAK_RATIO_MAX; v9: 1.23-1.31x and
 1.28-1.39x), H100 training in v9. A test recomputes the ranges from rows.csv."""
 
@@ -128,6 +130,11 @@ ROCM_SERVING_EFF = 0.72
 # attention and decode kernels (ragged paged attention on the TPU's vector units) run further from
 # the roofline than the GPU stacks the constants were fitted on. The other 33 rows of the same table
 # stay held out, and TPU serving estimates carry their measured range (MEASURED_RANGE).
+# Which engine it describes (v11, ACCURACY.md "v11 note"): the TPU targets deploy vllm/vllm-tpu:v0.11.1,
+# whose backend is tpu-inference (JAX lowering, ragged paged attention v3, SPMD; vLLM PR #27277 pins
+# tpu-inference==0.11.1). The same table's vLLM rows ran vLLM's PyTorch/XLA backend of 2025-09, the
+# generation tpu-inference replaced, so they were not made calibration rows; SGLang-JAX, a JAX engine
+# with a Pallas ragged paged attention kernel, is the nearest measured engine to the deployed one.
 TPU_SERVING_EFF = 0.64
 
 # --- serving runtime ----------------------------------------------------------------------------
