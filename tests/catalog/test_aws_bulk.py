@@ -79,10 +79,10 @@ def _unpriced_rows() -> int:
         return sum(1 for row in csv.DictReader(handle) if not row["Price"])
 
 
-def test_the_default_aws_feed_is_the_bulk_offer_files_then_gpuhunt() -> None:
+def test_the_default_aws_feed_is_the_bulk_offer_files_with_spot_from_gpuhunt() -> None:
     feeds = (MARKET / "feeds.csv").read_text(encoding="utf-8")
     [aws] = [line for line in feeds.splitlines() if line.startswith("aws,")]
-    assert aws.endswith(",yes,aws-bulk|gpuhunt")
+    assert aws.endswith(",yes,on_demand+reserved:aws-bulk;spot:gpuhunt")  # tests/catalog/test_aws_merge.py
 
 
 def test_refresh_prices_on_demand_and_reserved_and_reports_what_it_left_out(

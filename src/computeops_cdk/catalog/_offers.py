@@ -151,9 +151,12 @@ def build_offers(data: MarketData) -> tuple[list[dict[str, Any]], list[dict[str,
 
 
 def _origin(
-    feed: Feed, combine: str = "single", unit: str = "", suffix: str = ""
+    feed: Feed, pricing: str, combine: str = "single", unit: str = "", suffix: str = ""
 ) -> tuple[str, str, str, str]:
-    return feed.source + suffix, feed.as_of, combine, unit
+    """(source, as_of, combine rule, unit) of ``feed``'s ``pricing`` prices (each price model cites
+    the feed it came from: a provider's models may come from different feeds, price-sources.csv)."""
+    origin = feed.provenance_of(pricing)
+    return origin.source + suffix, origin.as_of, combine, unit
 
 
 def _parse_simple(c: _Collector, provider: str, data: MarketData, feed: Feed) -> None:
@@ -164,12 +167,14 @@ def _parse_simple(c: _Collector, provider: str, data: MarketData, feed: Feed) ->
     for row in rows:
         name, region = row["InstanceType"], row["Region"]
         c.add_type(provider, name, row["AcceleratorName"], float(row["AcceleratorCount"]), row, feed.source)
-        origin = _origin(feed, combine, unit, suffix)
-        c.add_price((provider, name, region, "on_demand"), number(row["Price"]), origin)
-        c.add_price((provider, name, region, "spot"), number(row.get("SpotPrice", "")), origin)
+        on_demand = _origin(feed, "on_demand", combine, unit, suffix)
+        c.add_price((provider, name, region, "on_demand"), number(row["Price"]), on_demand)
+        spot = _origin(feed, "spot", combine, unit, suffix)
+        c.add_price((provider, name, region, "spot"), number(row.get("SpotPrice", "")), spot)
         c.add_capacity(((provider, name, region, "on_demand"), (provider, name, region, "spot")), row)
         for months, column in RESERVED_COLUMNS.items():  # only feeds with reservations write these
-            reserved = _origin(feed, combine, unit, suffix + f" ({months}-month reservation, no upfront)")
+            term = f" ({months}-month reservation, no upfront)"
+            reserved = _origin(feed, "reserved", combine, unit, suffix + term)
             c.add_price((provider, name, region, "reserved", months), number(row.get(column, "")), reserved)
 
 
@@ -179,8 +184,8 @@ def _parse_runpod(c: _Collector, provider: str, data: MarketData, feed: Feed) ->
     for row in rows:
         name, region = row["InstanceType"], row["AvailabilityZone"]
         c.add_type(provider, name, row["AcceleratorName"], float(row["AcceleratorCount"]), row, feed.source)
-        c.add_price((provider, name, region, "on_demand"), number(row["Price"]), _origin(feed))
-        c.add_price((provider, name, region, "spot"), number(row["SpotPrice"]), _origin(feed))
+        c.add_price((provider, name, region, "on_demand"), number(row["Price"]), _origin(feed, "on_demand"))
+        c.add_price((provider, name, region, "spot"), number(row["SpotPrice"]), _origin(feed, "spot"))
         c.add_capacity(((provider, name, region, "on_demand"), (provider, name, region, "spot")), row)
 
 
@@ -190,9 +195,12 @@ def _parse_vast(c: _Collector, provider: str, data: MarketData, feed: Feed) -> N
     for row in rows:
         name, region = row["InstanceType"], vast_region_code(row["Region"])
         c.add_type(provider, name, row["AcceleratorName"], float(row["AcceleratorCount"]), row, feed.source)
-        origin = _origin(feed, "min", "host offer")
-        c.add_price((provider, name, region, "on_demand"), number(row["Price"]), origin)
-        c.add_price((provider, name, region, "spot"), number(row["SpotPrice"]), origin)
+        on_demand, spot = (
+            _origin(feed, "on_demand", "min", "host offer"),
+            _origin(feed, "spot", "min", "host offer"),
+        )
+        c.add_price((provider, name, region, "on_demand"), number(row["Price"]), on_demand)
+        c.add_price((provider, name, region, "spot"), number(row["SpotPrice"]), spot)
 
 
 def _parse_gcp(c: _Collector, provider: str, data: MarketData, feed: Feed) -> None:
@@ -224,7 +232,9 @@ def _parse_gcp(c: _Collector, provider: str, data: MarketData, feed: Feed) -> No
             for pricing, column in (("on_demand", "Price"), ("spot", "SpotPrice")):
                 total = _gcp_sum(number(row[column]), number(part[column]))
                 suffix = f" (host_vm + {host['accelerator']} x{host['count']} accelerator rows)"
-                c.add_price((provider, name, row["Region"], pricing), total, _origin(feed, suffix=suffix))
+                c.add_price(
+                    (provider, name, row["Region"], pricing), total, _origin(feed, pricing, suffix=suffix)
+                )
 
 
 def _gcp_sum(host: float | None, part: float | None) -> float | None:
@@ -250,7 +260,7 @@ def _add_tpu(c: _Collector, row: Row, feed: Feed) -> None:
     generation = name.rsplit("-", 1)[0]
     c.add_type("gcp", name, generation, chips, {}, f"{feed.source}; {_TPU_SOURCE}")
     for pricing, column in (("on_demand", "Price"), ("spot", "SpotPrice")):
-        c.add_price(("gcp", name, row["Region"], pricing), number(row[column]), _origin(feed))
+        c.add_price(("gcp", name, row["Region"], pricing), number(row[column]), _origin(feed, pricing))
 
 
 def _parse_coreweave(c: _Collector, rows: list[Row]) -> None:

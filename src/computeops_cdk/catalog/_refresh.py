@@ -6,7 +6,10 @@ One refresh, under the data directory's lock (``_store``):
    provider's last good raw file (from the current generation, else the shipped snapshot);
 2. per provider: fetch through its feed adapter (``feeds/``), then run the sanity checks
    (``_sanity``) against its last good rows. A refused provider keeps its last good data, the others
-   still update; ``accept`` overrides the checks for the providers the user reviewed;
+   still update; ``accept`` overrides the checks for the providers the user reviewed. A provider
+   whose price models come from several feeds (AWS: on-demand and reserved from the bulk offer
+   files, spot from gpuhunt) is refreshed part by part and merged (``_parts``): a refused part keeps
+   its last good prices while the others update, and every price model cites its own source;
 3. rebuild and validate the catalog from the staged folder (a provider whose rows break the build is
    refused too, with the build's message);
 4. commit the whole set at once: the staged generation is renamed into place and ``current`` is
@@ -23,15 +26,16 @@ import io
 import os
 import shutil
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from ..errors import CatalogError, CatalogRefreshError, did_you_mean, did_you_mean_text
 from ._build import DEFAULT_SOURCE, build_catalog, canonical_json
-from ._sanity import Refusal, check_rows
-from ._sources import Feed, MarketData, Row, read_csv
+from ._parts import Piece, price_columns, project, resolve
+from ._sanity import Refusal, check_rows, row_key
+from ._sources import PRICE_SOURCES, Feed, FeedPart, MarketData, Provenance, Row, parse_feed_spec, read_csv
 from ._store import Store, os_error_text
 from ._transport import FeedFetchError, HttpxTransport, Transport
 from .feeds import (
@@ -102,11 +106,17 @@ class ProviderOutcome:
     """What the refresh did with one provider.
 
     Attributes:
-        status: "updated", "accepted" (refusals overridden by ``accept``), "refused" (last good kept)
-            or "skipped" (every feed of the provider needs an API key that is not set; last good
-            kept, not an error; ``refusals`` carry the ``needs_key`` notes).
+        status: "updated", "accepted" (refusals overridden by ``accept``), "refused" (last good kept),
+            "skipped" (every feed of the provider needs an API key that is not set; last good
+            kept, not an error; ``refusals`` carry the ``needs_key`` notes) or "partial" (a provider
+            priced by several feeds: some parts updated, the refused ones kept their last good
+            prices; see ``parts``).
         rows_before / rows_after: accelerator rows of the last good data and of the data now in use.
         feed_rows: rows the feed delivered (None when the fetch failed).
+        models: for one part of a split provider, the price models it owns; () for a provider.
+        parts: a split provider's parts, each an outcome of its own (status, rows of its price
+            models, refusals, source); () for a provider priced by one feed.
+        notes: facts the report adds (rows priced by one part only, kept).
     """
 
     provider: str
@@ -117,9 +127,20 @@ class ProviderOutcome:
     refusals: tuple[Refusal, ...] = ()
     unmapped: tuple[Unmapped, ...] = ()
     source: str = ""
+    models: tuple[str, ...] = ()
+    parts: tuple[ProviderOutcome, ...] = ()
+    notes: tuple[str, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
+        split: dict[str, Any] = {}  # only for split providers and their parts (others keep their form)
+        if self.models:
+            split["models"] = list(self.models)
+        if self.parts:
+            split["parts"] = [p.as_json() for p in self.parts]
+        if self.notes:
+            split["notes"] = list(self.notes)
         return {
+            **split,
             "provider": self.provider,
             "status": self.status,
             "rows_before": self.rows_before,
@@ -150,7 +171,8 @@ class RefreshResult:
 
     @property
     def refused(self) -> dict[str, tuple[Refusal, ...]]:
-        return {o.provider: o.refusals for o in self.outcomes if o.status == "refused"}
+        """Providers refused in whole or in part (``partial``), with the refusals."""
+        return {o.provider: o.refusals for o in self.outcomes if o.status in ("refused", "partial")}
 
 
 def refresh_catalog(
@@ -228,11 +250,15 @@ def refresh_catalog(
             shutil.rmtree(store.root / "staging" / name, ignore_errors=True)
 
 
+_REPLACED = ("updated", "accepted", "partial")
+"""Outcomes whose provider's data was replaced (in whole or, ``partial``, in part)."""
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class _Context:
     transport: Transport
     urls: Mapping[str, str]
-    overrides: Mapping[str, str]
+    overrides: Mapping[str, tuple[FeedPart, ...]]
     ref: str
     env: Mapping[str, str]
     say: Callable[[str], None]
@@ -263,7 +289,7 @@ def _run(
     for provider in chosen:
         outcome, result = _refresh_one(provider, staged_feeds[provider], market, ctx, provider in accepted)
         outcomes[provider] = outcome
-        if result is not None and outcome.status in ("updated", "accepted"):
+        if result is not None and outcome.status in _REPLACED:
             fresh[provider] = result
         ctx.say(_outcome_line(outcome))
     doc = _build(market, staged_feeds, fresh, outcomes, stamp, ctx.say)
@@ -280,7 +306,7 @@ def _run(
         if out_tmp is not None:
             out_tmp.unlink(missing_ok=True)
     ctx.say(f"committed {generation} (sha256 {doc['sha256'][:12]}, {len(doc['offers'])} offers)")
-    replaced = [p for p in chosen if outcomes[p].status in ("updated", "accepted")]
+    replaced = [p for p in chosen if outcomes[p].status in _REPLACED]
     return RefreshResult(
         providers=tuple(replaced),
         rows={p: outcomes[p].rows_after for p in replaced},
@@ -319,26 +345,37 @@ def _choose(feeds: dict[str, Feed], providers: Iterable[str] | None) -> list[str
     return chosen
 
 
-def _overrides(feeds: Mapping[str, str], chosen: list[str]) -> dict[str, str]:
-    for provider, name in feeds.items():
+def _overrides(feeds: Mapping[str, str], chosen: list[str]) -> dict[str, tuple[FeedPart, ...]]:
+    out: dict[str, tuple[FeedPart, ...]] = {}
+    for provider, spec in feeds.items():
         if provider not in chosen:
             raise CatalogRefreshError(
-                f"--feed {provider}={name}: {provider!r} is not refreshed here ({', '.join(chosen)}). "
+                f"--feed {provider}={spec}: {provider!r} is not refreshed here ({', '.join(chosen)}). "
                 f"To fix: name one of those{did_you_mean_text(did_you_mean(provider, chosen))}"
             )
-        if name not in ADAPTERS:
-            raise CatalogRefreshError(
-                f"--feed {provider}={name}: no feed adapter {name!r}; adapters: "
-                f"{', '.join(sorted(ADAPTERS))}. To fix: use one of those"
-                f"{did_you_mean_text(did_you_mean(name, list(ADAPTERS)))}"
-            )
-        covers = _COVERS.get(name)
-        if covers is not None and provider not in covers:
-            raise CatalogRefreshError(
-                f"--feed {provider}={name}: the {name} feed has no {provider} prices (it covers "
-                f"{', '.join(covers)}). To fix: choose another feed for {provider}"
-            )
-    return dict(feeds)
+        try:
+            out[provider] = parse_feed_spec(spec, what=f"--feed {provider}={spec}")
+        except CatalogError as err:
+            raise CatalogRefreshError(str(err)) from None
+        for part in out[provider]:
+            for name in part.adapters:
+                _known_adapter(provider, spec, name)
+    return out
+
+
+def _known_adapter(provider: str, spec: str, name: str) -> None:
+    if name not in ADAPTERS:
+        raise CatalogRefreshError(
+            f"--feed {provider}={spec}: no feed adapter {name!r}; adapters: "
+            f"{', '.join(sorted(ADAPTERS))}. To fix: use one of those"
+            f"{did_you_mean_text(did_you_mean(name, list(ADAPTERS)))}"
+        )
+    covers = _COVERS.get(name)
+    if covers is not None and provider not in covers:
+        raise CatalogRefreshError(
+            f"--feed {provider}={spec}: the {name} feed has no {provider} prices (it covers "
+            f"{', '.join(covers)}). To fix: choose another feed for {provider}"
+        )
 
 
 def _known_urls(urls: Mapping[str, str]) -> dict[str, str]:
@@ -381,19 +418,53 @@ def _carry_over(current: Path | None, market: Path, state: dict[str, Any], feeds
             row.update({k: old_rows[provider][k] for k in ("repo", "path", "commit", "as_of")})
     _write_csv(market / "feeds.csv", rows)
     shutil.copyfile(current / "market" / "meta.csv", market / "meta.csv")
+    kept_sources = [
+        r for r in _optional_csv(current / "market" / PRICE_SOURCES) if r["provider"] in refreshed
+    ]
+    staged = [r for r in _optional_csv(market / PRICE_SOURCES) if r["provider"] not in refreshed]
+    _write_csv(market / PRICE_SOURCES, staged + kept_sources, columns=_SOURCE_COLUMNS)
+
+
+def _optional_csv(path: Path) -> list[Row]:
+    """A market file a folder written before it existed lacks (price-sources.csv): no rows."""
+    return read_csv(path) if path.is_file() else []
+
+
+_SOURCE_COLUMNS = ("provider", "pricing", "repo", "path", "commit", "as_of")
 
 
 def _refresh_one(
     provider: str, feed: Feed, market: Path, ctx: _Context, accepted: bool
 ) -> tuple[ProviderOutcome, FeedResult | None]:
-    old = read_csv(market / feed.raw_file)
-    adapters, lacking = _adapters(provider, feed, ctx)
+    full = read_csv(market / feed.raw_file)
+    parts = ctx.overrides.get(provider, feed.parts)
+    if len(parts) > 1:
+        return _refresh_parts(provider, feed, parts, market, ctx, accepted, full)
+    return _fetch_part(provider, feed, parts[0], market, ctx, accepted, full, whole=True)
+
+
+def _fetch_part(
+    provider: str,
+    feed: Feed,
+    part: FeedPart,
+    market: Path,
+    ctx: _Context,
+    accepted: bool,
+    full: list[Row],
+    *,
+    whole: bool,
+) -> tuple[ProviderOutcome, FeedResult | None]:
+    """Fetch one part (``whole``: the provider's only one) and check it against the same part of the
+    last good rows; a part's outcome counts and judges only the rows of its price models."""
+    old = full if whole else project(full, part.models)
+    models = () if whole else part.models
+    adapters, lacking = _adapters(part.adapters, ctx)
     if not adapters:
         if lacking and all(need for _name, need in lacking) and provider not in ctx.overrides:
-            return _skipped(provider, len(old), lacking), None
+            return replace(_skipped(provider, len(old), lacking), models=models), None
         detail = "; ".join(text for text, _need in lacking) or "feeds.csv lists no feed for it"
         refusal = Refusal(provider=provider, check="fetch", detail=f"no usable feed: {detail}")
-        return _kept(provider, len(old), (refusal,), None), None
+        return replace(_kept(provider, len(old), (refusal,), None), models=models), None
     failures: list[Refusal] = []
     for adapter in adapters:  # the first that answers in its format; the next ones are fallbacks
         feed_ctx = FeedContext(
@@ -401,11 +472,12 @@ def _refresh_one(
             feed=feed,
             url=ctx.urls[adapter.name],
             ref=ctx.ref,
-            last_good=old,
+            last_good=full,
             columns=_header(market / feed.raw_file),
             env=ctx.env,
             cache=ctx.cache,
             say=ctx.say,
+            models=part.models,
         )
         try:
             result = adapter.fetch(feed_ctx)
@@ -417,30 +489,186 @@ def _refresh_one(
             if adapter is not adapters[-1]:
                 ctx.say(f"{provider}: {adapter.name} failed ({check}); falling back to the next feed")
     else:
-        return _kept(provider, len(old), tuple(failures), None), None
+        return replace(_kept(provider, len(old), tuple(failures), None), models=models), None
     for note in result.notes:
         ctx.say(f"{provider}: {note}")
-    refusals = tuple(check_rows(provider, result.rows, old))
+    new = result.rows if whole else project(result.rows, part.models)
+    if not whole:  # what one feed leaves out another may still price: the merge says what is dropped
+        result = replace(result, unmapped=tuple(_left_to_others(u) for u in result.unmapped))
+    refusals = tuple(check_rows(provider, new, old))
     source = f"{adapter.name}: {result.repo} {result.path}@{result.ref}"
     if refusals and not accepted:
-        return _kept(provider, len(old), refusals, len(result.rows), result.unmapped, source), result
+        kept = _kept(provider, len(old), refusals, len(new), result.unmapped, source)
+        return replace(kept, models=models), result
     outcome = ProviderOutcome(
         provider=provider,
         status="accepted" if refusals else "updated",
         rows_before=len(old),
-        rows_after=len(result.rows),
-        feed_rows=len(result.rows),
+        rows_after=len(new),
+        feed_rows=len(new),
         refusals=refusals,
         unmapped=result.unmapped,
         source=source,
+        models=models,
     )
     return outcome, result
 
 
-def _adapters(provider: str, feed: Feed, ctx: _Context) -> tuple[list[Adapter], list[tuple[str, str]]]:
-    """The provider's adapters whose API keys are set, in order, and (why, missing key or "") for
-    each one left out."""
-    names = (ctx.overrides[provider],) if provider in ctx.overrides else feed.adapters
+def _refresh_parts(
+    provider: str,
+    feed: Feed,
+    parts: tuple[FeedPart, ...],
+    market: Path,
+    ctx: _Context,
+    accepted: bool,
+    full: list[Row],
+) -> tuple[ProviderOutcome, FeedResult | None]:
+    """A provider priced by several feeds: each part fetched and checked on its own, then merged and
+    checked across parts (``_parts.resolve``); the result cites each price model's own source."""
+    columns = list(_header(market / feed.raw_file))
+    pieces: list[Piece] = []
+    outcomes: list[ProviderOutcome] = []
+    results: list[FeedResult | None] = []
+    for part in parts:
+        outcome, result = _fetch_part(provider, feed, part, market, ctx, accepted, full, whole=False)
+        fresh = result if outcome.status in ("updated", "accepted") else None
+        if fresh is not None:
+            columns += [c for c in fresh.columns if c not in columns]
+        label = (
+            outcome.source.split(":", 1)[0]
+            if fresh is not None
+            else f"last good, {feed.provenance_of(part.models[0]).source}"
+        )
+        pieces.append(
+            Piece(
+                models=part.models,
+                label=label,
+                new=None if fresh is None else project(fresh.rows, part.models),
+                old=project(full, part.models),
+                refusals=outcome.refusals,
+                status=outcome.status,
+            )
+        )
+        outcomes.append(outcome)
+        results.append(fresh)
+    pieces, merged = resolve(provider, pieces, columns, accepted=accepted)
+    for i, piece in enumerate(pieces):
+        if piece.status != outcomes[i].status or piece.refusals != outcomes[i].refusals:
+            o = outcomes[i]
+            if piece.status == "refused":
+                outcomes[i] = replace(o, status="refused", rows_after=o.rows_before, refusals=piece.refusals)
+                results[i] = None
+            else:
+                outcomes[i] = replace(o, status=piece.status, refusals=piece.refusals)
+    return _merged_outcome(provider, feed, parts, full, merged, columns, outcomes, results, ctx)
+
+
+def _merged_outcome(
+    provider: str,
+    feed: Feed,
+    parts: tuple[FeedPart, ...],
+    full: list[Row],
+    merged: list[Row],
+    columns: list[str],
+    outcomes: list[ProviderOutcome],
+    results: list[FeedResult | None],
+    ctx: _Context,
+) -> tuple[ProviderOutcome, FeedResult | None]:
+    statuses = {o.status for o in outcomes}
+    refusals = tuple(r for o in outcomes for r in o.refusals if o.status != "skipped")
+    unmapped: tuple[Unmapped, ...] = ()  # the parts report their own; here only what the merge dropped
+    sources = "; ".join(f"{'+'.join(o.models)}: {o.source or 'last good data kept'}" for o in outcomes)
+    fetched = any(o.feed_rows is not None for o in outcomes)
+    if not any(r is not None for r in results):
+        status = "refused" if "refused" in statuses else "skipped"
+        kept = ProviderOutcome(
+            provider=provider,
+            status=status,
+            rows_before=len(full),
+            rows_after=len(full),
+            feed_rows=len(merged) if fetched else None,
+            refusals=tuple(r for o in outcomes for r in o.refusals),
+            unmapped=unmapped,
+            source=sources,
+            parts=tuple(outcomes),
+        )
+        return kept, None
+    # a part skipped for a missing key is no refusal: noted in its part, the provider still "updated"
+    status = "partial" if "refused" in statuses else "accepted" if "accepted" in statuses else "updated"
+    have = {row_key(r) for r in merged}
+    gone = sorted({" ".join(k[:2] + k[4:6]).strip() for k in map(row_key, full) if k not in have})
+    if gone:
+        unmapped += (
+            Unmapped(
+                reason="last good rows no source prices any more (dropped)",
+                count=sum(1 for r in full if row_key(r) not in have),
+                examples=tuple(gone[:3]),
+            ),
+        )
+    notes = _one_sided(parts, outcomes, merged)
+    for note in notes:
+        ctx.say(f"{provider}: {note}")
+    provenance: list[tuple[str, Provenance]] = []
+    for part, result in zip(parts, results, strict=True):
+        for model in part.models:
+            provenance.append(
+                (model, feed.provenance_of(model))
+                if result is None
+                else (model, Provenance(repo=result.repo, path=result.path, commit=result.ref, as_of=""))
+            )
+    main = dict(provenance)["on_demand"]
+    outcome = ProviderOutcome(
+        provider=provider,
+        status=status,
+        rows_before=len(full),
+        rows_after=len(merged),
+        feed_rows=len(merged),
+        refusals=refusals,
+        unmapped=unmapped,
+        source=sources,
+        parts=tuple(outcomes),
+        notes=notes,
+    )
+    result = FeedResult(
+        rows=merged,
+        columns=tuple(columns),
+        repo=main.repo,
+        path=main.path,
+        ref=main.commit,
+        sources=tuple(provenance),
+    )
+    return outcome, result
+
+
+def _left_to_others(u: Unmapped) -> Unmapped:
+    return replace(u, reason=u.reason.replace(" (dropped)", " (left to the other feeds)"))
+
+
+def _one_sided(
+    parts: tuple[FeedPart, ...], outcomes: list[ProviderOutcome], merged: list[Row]
+) -> tuple[str, ...]:
+    """Report lines for rows only some parts price (the sources disagree about what exists)."""
+    notes = []
+    for part, outcome in zip(parts, outcomes, strict=True):
+        mine, theirs = (
+            price_columns(part.models),
+            [c for p in parts if p is not part for c in price_columns(p.models)],
+        )
+        alone = [r for r in merged if any(r.get(c) for c in mine) and not any(r.get(c) for c in theirs)]
+        if alone:
+            names = sorted({f"{r.get('InstanceType', '')} {r.get('Region', '')}" for r in alone})
+            models = "+".join(part.models)
+            where = outcome.source.split(":", 1)[0] or "last good data"
+            notes.append(
+                f"{len(alone)} rows priced only by {models} ({where}) kept as {models} offers only "
+                f"(e.g. {', '.join(names[:3])})"
+            )
+    return tuple(notes)
+
+
+def _adapters(names: tuple[str, ...], ctx: _Context) -> tuple[list[Adapter], list[tuple[str, str]]]:
+    """The adapters whose API keys are set, in order, and (why, missing key or "") for each one
+    left out."""
     usable: list[Adapter] = []
     lacking: list[tuple[str, str]] = []
     for name in names:
@@ -495,6 +723,11 @@ def _kept(
 
 
 def _outcome_line(o: ProviderOutcome) -> str:
+    if o.parts:
+        head = {"partial": "partly updated", "refused": "REFUSED"}.get(o.status, o.status)
+        lines = [f"{o.provider}: {head}, rows {o.rows_before} -> {o.rows_after}, from {len(o.parts)} feeds:"]
+        lines += [f"  {'+'.join(p.models)}: " + _outcome_line(p).split(": ", 1)[1] for p in o.parts]
+        return "\n".join(lines)
     if o.status == "skipped":
         return f"{o.provider}: skipped, keeping its data ({o.rows_before} rows): " + "; ".join(
             r.detail for r in o.refusals
@@ -523,8 +756,18 @@ def _apply(market: Path, feeds: dict[str, Feed], fresh: Mapping[str, FeedResult]
     for row in rows:
         got = fresh.get(row["provider"])
         if got is not None:
-            row.update({"repo": got.repo, "path": got.path, "commit": got.ref, "as_of": stamp})
+            as_of = dict(got.sources)["on_demand"].as_of if got.sources else ""
+            row.update({"repo": got.repo, "path": got.path, "commit": got.ref, "as_of": as_of or stamp})
     _write_csv(market / "feeds.csv", rows)
+    # each price model's own source, for providers priced by several feeds (the others: none)
+    sources = [r for r in _optional_csv(market / PRICE_SOURCES) if r["provider"] not in fresh]
+    for provider, result in sorted(fresh.items()):
+        for model, origin in result.sources:
+            sources.append(
+                {"provider": provider, "pricing": model, "repo": origin.repo, "path": origin.path,
+                 "commit": origin.commit, "as_of": origin.as_of or stamp}
+            )  # fmt: skip
+    _write_csv(market / PRICE_SOURCES, sources, columns=_SOURCE_COLUMNS)
     if fresh:
         _write_csv(
             market / "meta.csv",
@@ -598,12 +841,34 @@ def _state(
         if outcome is not None:
             entry["last_attempt"] = when
             entry["last_outcome"] = outcome.as_json()
-            if outcome.status in ("updated", "accepted"):
+            if outcome.status in _REPLACED:
                 entry["refreshed_at"] = when
                 entry["source"] = outcome.source
                 entry["rows"] = outcome.rows_after
+            if outcome.parts and outcome.status in _REPLACED:
+                entry["parts"] = _part_states(outcome, entry.get("parts"), when)
+            elif outcome.status in _REPLACED:
+                entry.pop("parts", None)  # priced by one feed again
         providers[provider] = entry
     return {"generation": name, "created_at": when, "catalog_sha256": doc["sha256"], "providers": providers}
+
+
+def _part_states(outcome: ProviderOutcome, previous: Any, when: str) -> list[dict[str, Any]]:
+    """Each part's last refresh, source and rows (a refused part keeps its previous ones)."""
+    before = (
+        {"+".join(p.get("models", [])): p for p in previous if isinstance(p, dict)}
+        if isinstance(previous, list)
+        else {}
+    )
+    out = []
+    for part in outcome.parts:
+        key = "+".join(part.models)
+        entry = dict(before.get(key) or {"models": list(part.models)})
+        entry["status"] = part.status
+        if part.status in ("updated", "accepted"):
+            entry.update(refreshed_at=when, source=part.source, rows=part.rows_after)
+        out.append(entry)
+    return out
 
 
 def json_text(doc: Any) -> str:

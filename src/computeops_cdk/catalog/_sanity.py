@@ -18,7 +18,7 @@ from ._offers import tpu_chips
 from ._sources import Row
 from ._types import RESERVED_COLUMNS
 
-__all__ = ["SWING_FACTOR", "SWING_SHARE", "Refusal", "check_rows"]
+__all__ = ["ROUNDING", "SWING_FACTOR", "SWING_SHARE", "Refusal", "check_rows", "row_key"]
 
 SWING_FACTOR = 3.0
 """A matched price moving by more than this factor (either way) counts as a swing."""
@@ -39,7 +39,9 @@ _RANGES: dict[str, tuple[float, float]] = {
 _PRICE_PER_ACCELERATOR = (0.005, 1000.0)
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,127}")
 _ACCELERATOR = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+ -]{0,63}")  # Azure's 'Radeon MI25' has a space
-_ROUNDING = 1.001  # AWS lists spot capped at on-demand, rounded to 4 decimals (8.22609 vs 8.2261)
+ROUNDING = 1.001
+"""Tolerance of the spot/reserved-above-on-demand checks: AWS lists spot capped at on-demand, rounded
+to 4 decimals (8.22609 vs 8.2261)."""
 _REGION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 _KEY_COLUMNS = (
     "RowType",
@@ -187,20 +189,26 @@ def _price_problems(row: Row, where: str) -> list[tuple[str, str]]:
     on_demand, spot = prices.get("Price"), prices.get("SpotPrice")
     if row.get("RowType") in _GCP_PARTS:
         return problems
-    if on_demand and spot and math.isfinite(spot) and 0 < on_demand * _ROUNDING < spot:
+    if on_demand and spot and math.isfinite(spot) and 0 < on_demand * ROUNDING < spot:
         problems.append(("price.spot_above_on_demand", f"{where}: on-demand {on_demand:g} < spot {spot:g}"))
     for column in RESERVED_COLUMNS.values():  # a commitment never costs more per hour than no commitment
         reserved = prices.get(column)
-        if on_demand and reserved and math.isfinite(reserved) and 0 < on_demand * _ROUNDING < reserved:
+        if on_demand and reserved and math.isfinite(reserved) and 0 < on_demand * ROUNDING < reserved:
             detail = f"{where}: on-demand {on_demand:g} < reserved {reserved:g} ({column})"
             problems.append(("price.reserved_above_on_demand", detail))
     return problems
 
 
+def row_key(row: Row) -> tuple[str, ...]:
+    """What identifies a raw row across feeds and refreshes (row type, instance type, accelerator,
+    count, region, zone)."""
+    return tuple(row.get(c, "") for c in _KEY_COLUMNS)
+
+
 def _prices(rows: list[Row]) -> dict[tuple[str, ...], float]:
     out: dict[tuple[str, ...], float] = {}
     for row in rows:
-        base = tuple(row.get(c, "") for c in _KEY_COLUMNS)
+        base = row_key(row)
         for column in _PRICE_COLUMNS:
             try:
                 value = _number(row.get(column))

@@ -20,8 +20,9 @@ FRESH_HOURS = 24.0
 AGING_HOURS = 7 * 24.0
 
 FEED_KIND: dict[str, str] = {
-    "aws": "live: AWS Price List bulk offer files (per-region CSV, on-demand + reserved; no spot), "
-    "gpuhunt's published catalog as fallback",
+    "aws": "live from two feeds: on-demand + reserved from the AWS Price List bulk offer files "
+    "(per-region CSV), spot from gpuhunt's published catalog (the bulk files have no spot); each "
+    "refused on its own keeps its last good prices",
     "gcp": "live: Cloud Billing Catalog API (needs $GOOGLE_BILLING_API_KEY; skipped without it)",
     "azure": "live: Azure Retail Prices API (paged; no key), gpuhunt's published catalog as fallback",
     "oci": "live: OCI public price list (no key; global prices), gpuhunt's published catalog as fallback",
@@ -61,6 +62,18 @@ class ProviderStatus:
     last_attempt: str | None
     keys: tuple[tuple[str, bool], ...] = ()
     """(environment variable, set?) for each API key the provider's live feed needs."""
+    sources: tuple[tuple[str, str, str, int], ...] = ()
+    """(price model, source, as_of, offers) for each price model's prices, when the provider's
+    models come from more than one source (AWS: on-demand and reserved from the bulk offer files,
+    spot from gpuhunt); () when one source prices them all."""
+    parts: tuple[dict[str, Any], ...] = ()
+    """A provider priced by several feeds: each part's last refresh (``models``, ``status``,
+    ``refreshed_at``, ``source``, ``rows``, ``age_hours``, ``tier``); the provider's age is its
+    oldest part's."""
+
+    def source_lines(self) -> list[str]:
+        """``on_demand: <source> (as_of 2026-12-01, 120 offers)`` per price model, when they differ."""
+        return [f"{m}: {src} (as_of {day}, {n} offers)" for m, src, day, n in self.sources]
 
     def key_note(self) -> str:
         """``needs $GOOGLE_BILLING_API_KEY (not set)``, or "" when the feed needs no key."""
@@ -80,6 +93,10 @@ class ProviderStatus:
             "refusals": list(self.refusals),
             "last_attempt": self.last_attempt,
             "needs_key": [{"variable": name, "set": ok} for name, ok in self.keys],
+            "sources": [
+                {"pricing": m, "source": src, "as_of": day, "offers": n} for m, src, day, n in self.sources
+            ],
+            "parts": [dict(p) for p in self.parts],
         }
 
 
@@ -100,10 +117,16 @@ def catalog_status(
     catalog = load_catalog(current / "catalog.json") if current is not None else load_catalog()
     state = store.state().get("providers", {})
     sources: dict[str, Counter[str]] = {p: Counter() for p in PROVIDER_IDS}
+    by_model: dict[tuple[str, str], Counter[str]] = {}
     as_of: dict[str, str] = {}
+    model_as_of: dict[tuple[str, str], str] = {}
     for offer in catalog.offers:
-        sources[offer.provider][offer.source.split(" (")[0]] += 1
+        source = offer.source.split(" (")[0]
+        sources[offer.provider][source] += 1
+        by_model.setdefault((offer.provider, offer.pricing), Counter())[source] += 1
         as_of[offer.provider] = max(as_of.get(offer.provider, ""), offer.as_of)
+        key = (offer.provider, offer.pricing)
+        model_as_of[key] = max(model_as_of.get(key, ""), offer.as_of)
     out = []
     for provider in PROVIDER_IDS:
         entry = state.get(provider) if isinstance(state, dict) else None
@@ -112,6 +135,16 @@ def catalog_status(
         dated = as_of.get(provider) or catalog.as_of
         since = _parse(refreshed) if refreshed else datetime.fromisoformat(dated).replace(tzinfo=UTC)
         hours = max(0.0, (moment - since).total_seconds() / 3600)
+        days = {m: day for (p, m), day in model_as_of.items() if p == provider}
+        parts = _parts(entry.get("parts"), moment, days)
+        if parts:  # priced by several feeds: as old as its oldest part
+            hours = max(hours, *(p["age_hours"] for p in parts))
+        models = sorted(
+            (pricing, *counts.most_common(1)[0], model_as_of[(p, pricing)])
+            for (p, pricing), counts in by_model.items()
+            if p == provider
+        )
+        split = len({source for _, source, _, _ in models}) > 1
         outcome = entry.get("last_outcome") or {}
         common = sources[provider].most_common(1)
         out.append(
@@ -128,9 +161,37 @@ def catalog_status(
                 refusals=tuple(outcome.get("refusals") or ()),
                 last_attempt=entry.get("last_attempt"),
                 keys=tuple((name, bool(environ.get(name))) for name in FEED_KEYS.get(provider, ())),
+                sources=tuple(
+                    (m, src, day, sum(by_model[(provider, m)].values())) for m, src, _n, day in models
+                )
+                if split
+                else (),
+                parts=parts,
             )
         )
     return (store.catalog_path if current is not None else None), catalog, out
+
+
+def _parts(state: Any, moment: datetime, days: Mapping[str, str]) -> tuple[dict[str, Any], ...]:
+    """The state's parts of a provider priced by several feeds, each with its age and tier (a part
+    never refreshed is as old as its models' prices: the latest as_of of their offers, ``days``)."""
+    if not isinstance(state, list):
+        return ()
+    out = []
+    for part in state:
+        if not isinstance(part, dict) or not isinstance(part.get("models"), list):
+            continue
+        refreshed = part.get("refreshed_at")
+        day = max((days.get(str(m), "") for m in part["models"]), default="")
+        if isinstance(refreshed, str):
+            since = _parse(refreshed)
+        elif day:
+            since = datetime.fromisoformat(day).replace(tzinfo=UTC)
+        else:
+            continue
+        hours = max(0.0, (moment - since).total_seconds() / 3600)
+        out.append({**part, "age_hours": round(hours, 1), "tier": age_tier(hours)})
+    return tuple(out)
 
 
 def _parse(text: str) -> datetime:

@@ -206,9 +206,10 @@ def _register_refresh(sub: Any) -> None:
         action="append",
         default=[],
         metavar="P=NAME",
-        help="use this feed adapter for provider P (skypilot, gpuhunt, lambda-api, azure-retail, aws-bulk); "
-        "repeatable. "
-        "Default: data/market/feeds.csv's order, the first whose API key is set",
+        help="use this feed adapter for provider P (skypilot, gpuhunt, lambda-api, azure-retail, aws-bulk, "
+        "...), or split P's price models between feeds ('on_demand+reserved:aws-bulk;spot:gpuhunt'); "
+        "repeatable. Default: data/market/feeds.csv's (aws: on-demand and reserved from aws-bulk, spot "
+        "from gpuhunt; others: the first whose API key is set)",
     )
     p.add_argument(
         "--feed-url",
@@ -475,31 +476,55 @@ def _cmd_refresh(args: argparse.Namespace) -> int:
         print(json.dumps(doc, indent=2, sort_keys=True))
     else:
         for o in result.outcomes:
-            if o.status == "skipped":
-                print(f"{o.provider}: skipped, kept its data ({o.rows_before} rows): no API key")
-                for r in o.refusals:
-                    print(f"  {r.detail}")
-            elif o.status == "refused":
-                print(f"{o.provider}: refused, kept its last good data ({o.rows_before} rows)")
-                for r in o.refusals:
-                    print(f"  {r.check}: {r.detail}")
-            else:
-                print(f"{o.provider}: {o.status}, {o.rows_before} -> {o.rows_after} rows ({o.source})")
-                for r in o.refusals:
-                    print(f"  accepted despite {r.check}: {r.detail}")
-            for u in o.unmapped:
-                print(f"  not mapped: {u.count} rows, {u.reason} (e.g. {', '.join(u.examples)})")
+            _print_outcome(o)
         print(f"wrote {result.catalog_path} (sha256 {result.sha256})")
         print(f"use it with: --catalog {result.catalog_path}  or  COMPUTEOPS_CATALOG={result.catalog_path}")
     if result.refused:
         names = ", ".join(sorted(result.refused))
         print(
-            f"note: refused {names}; they keep their last good data. To fix: review the numbers above; "
+            f"note: refused {names}{_partly(result.outcomes)}; they keep their last good data. "
+            "To fix: review the numbers above; "
             f"if the feed is right, run again with --accept {sorted(result.refused)[0]}.",
             file=sys.stderr,
         )
         return _EXIT_REFUSED
     return _EXIT_OK
+
+
+def _partly(outcomes: Any) -> str:
+    """`` (aws in part: its other feeds updated)`` for providers refused in part, else ""."""
+    partial = [o.provider for o in outcomes if o.status == "partial"]
+    return f" ({', '.join(partial)} in part: its other feeds updated)" if partial else ""
+
+
+def _print_outcome(o: Any, indent: str = "") -> None:
+    """One provider's (or one feed part's) lines of the refresh report."""
+    name = "+".join(o.models) if o.models else o.provider
+    if o.parts:
+        state = {"partial": "partly updated"}.get(o.status, o.status)
+        print(f"{indent}{name}: {state}, {o.rows_before} -> {o.rows_after} rows, from {len(o.parts)} feeds")
+        for part in o.parts:
+            _print_outcome(part, indent + "  ")
+        for note in o.notes:
+            print(f"{indent}  {note}")
+        for u in o.unmapped:
+            if u.reason.endswith("(dropped)"):
+                print(f"{indent}  not mapped: {u.count} rows, {u.reason} (e.g. {', '.join(u.examples)})")
+        return
+    if o.status == "skipped":
+        print(f"{indent}{name}: skipped, kept its data ({o.rows_before} rows): no API key")
+        for r in o.refusals:
+            print(f"{indent}  {r.detail}")
+    elif o.status == "refused":
+        print(f"{indent}{name}: refused, kept its last good data ({o.rows_before} rows)")
+        for r in o.refusals:
+            print(f"{indent}  {r.check}: {r.detail}")
+    else:
+        print(f"{indent}{name}: {o.status}, {o.rows_before} -> {o.rows_after} rows ({o.source})")
+        for r in o.refusals:
+            print(f"{indent}  accepted despite {r.check}: {r.detail}")
+    for u in o.unmapped:
+        print(f"{indent}  not mapped: {u.count} rows, {u.reason} (e.g. {', '.join(u.examples)})")
 
 
 def _cmd_status(args: argparse.Namespace) -> int:
@@ -516,10 +541,20 @@ def _cmd_status(args: argparse.Namespace) -> int:
     for s in statuses:
         refusals = "; ".join(f"{r.get('check')}: {r.get('detail')}" for r in s.refusals) or "-"
         kind = f"{s.kind}; {s.key_note()}" if s.keys else s.kind
+        kind = "\n".join([kind, *s.source_lines(), *_part_lines(s.parts)])
         table.add_row(s.provider, kind, s.as_of, s.last_refresh or "never", f"{s.age_hours:,.0f} h", s.tier,
                       str(s.offers), "-" if s.rows is None else str(s.rows), refusals)  # fmt: skip
     _console().print(table)
     return _EXIT_OK
+
+
+def _part_lines(parts: Any) -> list[str]:
+    """A split provider's parts in `catalog status`: when each last refreshed, and its tier."""
+    return [
+        f"{'+'.join(p['models'])}: {p.get('status', '-')}, refreshed {p.get('refreshed_at') or 'never'} "
+        f"({p['age_hours']:,.0f} h, {p['tier']})"
+        for p in parts
+    ]
 
 
 # -- rendering --------------------------------------------------------------------------------------

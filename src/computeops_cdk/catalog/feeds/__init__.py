@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from .._sources import Feed, Row
+from .._sources import PRICE_MODELS, Feed, Provenance, Row
 from .._transport import Transport
 from .._types import RESERVED_COLUMNS
 
@@ -46,6 +46,8 @@ class FeedResult:
         repo / path / ref: the provenance written to feeds.csv (they become the offers' source).
         unmapped: rows not mapped, by reason.
         notes: other facts worth a line in the report (e.g. availability signals).
+        sources: (price model, provenance) of each model when the rows were merged from several
+            feeds (``as_of`` "" = this refresh); () when ``repo`` / ``path`` / ``ref`` cite them all.
     """
 
     rows: list[Row]
@@ -55,6 +57,7 @@ class FeedResult:
     ref: str
     unmapped: tuple[Unmapped, ...] = ()
     notes: tuple[str, ...] = ()
+    sources: tuple[tuple[str, Provenance], ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -72,6 +75,8 @@ class FeedContext:
         env: where API keys are read.
         cache: bodies already fetched in this refresh (one aggregated download serves several providers).
         say: progress lines.
+        models: the price models this adapter's rows are taken for (a provider priced by several
+            feeds takes each model from one of them; the refresh keeps only these prices).
     """
 
     transport: Transport
@@ -83,6 +88,7 @@ class FeedContext:
     env: Mapping[str, str] = field(default_factory=dict)
     cache: dict[str, bytes] = field(default_factory=dict)
     say: Callable[[str], None] = lambda _line: None
+    models: tuple[str, ...] = PRICE_MODELS
 
 
 class Adapter(Protocol):

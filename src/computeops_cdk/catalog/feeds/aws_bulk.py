@@ -19,8 +19,10 @@ OfferingClass standard, PurchaseOption No Upfront, LeaseContractLength 1yr / 3yr
 upfront there is no fee row to spread). Every other row is counted under its reason (never dropped
 silently); a row of an accelerator instance type the catalog lacks is named.
 
-The bulk files carry no spot prices (those need signed DescribeSpotPriceHistory calls): the
-refreshed AWS rows have none, and the report says so.
+The bulk files carry no spot prices (those need signed DescribeSpotPriceHistory calls). By default
+(feeds.csv) AWS takes on-demand and reserved from here and spot from gpuhunt, merged by the refresh
+(``catalog/_parts.py``); used alone (``--feed aws=aws-bulk``) the refreshed AWS rows have no spot
+prices, and the report says so.
 """
 
 from __future__ import annotations
@@ -108,10 +110,11 @@ class AwsBulkFeed:
             offer = parse_offer_file(chunks, region=region, types=types, prices=prices, skipped=skipped)
             versions.add(offer.version)
             lines += offer.lines
-        rows, unmapped = _map(ctx.last_good, prices, ctx.columns)
+        alone = "spot" in ctx.models  # no other feed prices spot: rows without on-demand are dropped
+        rows, unmapped = _map(ctx.last_good, prices, ctx.columns, alone=alone)
         spot = sum(1 for row in ctx.last_good if row.get("SpotPrice"))
         notes = [f"{lines:,} price rows read from {len(regions)} regional offer file(s)"]
-        if spot:
+        if spot and alone:
             notes.append(
                 f"{spot} last good spot prices not carried over: the bulk offer files have no spot prices "
                 "(they need signed DescribeSpotPriceHistory calls); `--feed aws=gpuhunt` brings them"
@@ -280,9 +283,15 @@ def _excluded(get: Callable[[str], str]) -> str:
 
 
 def _map(
-    last_good: list[Row], prices: Mapping[tuple[str, str], Mapping[str, str]], columns: tuple[str, ...]
+    last_good: list[Row],
+    prices: Mapping[tuple[str, str], Mapping[str, str]],
+    columns: tuple[str, ...],
+    *,
+    alone: bool = True,
 ) -> tuple[list[Row], tuple[Unmapped, ...]]:
-    """The last good rows (per AZ) with the feed's region prices; spot cleared (the feed has none)."""
+    """The last good rows (per AZ) with the feed's region prices; spot cleared (the feed has none).
+    ``alone``: no other feed prices this provider's spot, so a row without an on-demand price here
+    is dropped (else another feed may still price it)."""
     rows: list[Row] = []
     used: set[tuple[str, str]] = set()
     reasons = Tally()
@@ -290,7 +299,12 @@ def _map(
         key = (row.get("InstanceType", ""), row.get("Region", ""))
         got = prices.get(key)
         if got is None or "Price" not in got:
-            reasons.add("last good rows the feed no longer prices on demand (dropped)", " ".join(key))
+            reason = (
+                "last good rows the feed no longer prices on demand (dropped)"
+                if alone
+                else "last good rows the feed does not price on demand (kept where another feed prices them)"
+            )
+            reasons.add(reason, " ".join(key))
             continue
         used.add(key)
         new = {column: row.get(column, "") for column in with_reserved_columns(columns)}
