@@ -338,3 +338,26 @@ def test_the_cli_reports_each_part_and_status_names_each_source(
         "spot": "skypilot-org/skypilot-catalog",
     }
     assert [p["status"] for p in aws["parts"]] == ["updated", "refused"]
+
+
+def test_a_one_feed_refresh_after_a_merged_one_cites_that_feed_for_every_price(
+    httpserver: HTTPServer, tmp_path: Path
+) -> None:
+    data = tmp_path / "data"
+    _serve(httpserver)
+    _refresh(httpserver, data)
+    result = _refresh(httpserver, data, feeds={"aws": "gpuhunt"}, now=NOW + timedelta(days=1))
+    [outcome] = result.outcomes
+    assert outcome.status == "updated" and outcome.parts == ()
+    offers = [
+        *_offers(result.catalog_path, "on_demand").values(),
+        *_offers(result.catalog_path, "spot").values(),
+    ]
+    assert offers and all(o["source"].startswith(GPUHUNT_SOURCE) for o in offers)
+    assert _offers(result.catalog_path, "reserved") == {}  # gpuhunt has no reservations
+    _, _, statuses = catalog_status(data_dir=data, now=NOW + timedelta(days=1), env={})
+    [aws] = [s for s in statuses if s.provider == "aws"]
+    assert aws.sources == () and aws.parts == ()  # one source again: no per-model lines
+    assert (result.generation / "market" / "price-sources.csv").read_text(encoding="utf-8").splitlines() == [
+        "provider,pricing,repo,path,commit,as_of"
+    ]
