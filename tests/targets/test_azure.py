@@ -68,6 +68,21 @@ def synth() -> dict[str, Any]:
             TargetProps(name="spot", options={"ssh_public_key": "ssh-ed25519 AAAAtest", "zone": "2"}),
         ),
         "aks": (placement(pricing="spot", instances=3), TargetProps(name="aks-pool", cluster=CLUSTER)),
+        "zoned": (
+            placement(
+                instance_type="Standard_NC24ads_A100_v4",
+                accelerator="A100-80GB",
+                accelerators_per_instance=1,
+                instances=3,
+            ),
+            TargetProps(
+                name="zoned", model="Qwen/Qwen3-8B", options={"zones": ["1", "2"], "api_key_secret": API_KEY}
+            ),
+        ),
+        "akszones": (
+            placement(instances=2),
+            TargetProps(name="akszones", cluster=CLUSTER, options={"zones": ["1", "3"]}),
+        ),
         "serve": (
             placement(
                 instance_type="Standard_NC40ads_H100_v5", accelerator="H100-NVL", accelerators_per_instance=1
@@ -112,6 +127,7 @@ def synth() -> dict[str, Any]:
     return doc
 
 
+API_KEY = "https://my-vault.vault.azure.net/secrets/vllm-api-key"
 ROLES: dict[str, dict[str, Any]] = {}
 """What each case's emit returned (filled by the synth fixture)."""
 WEIGHTS = "https://acmemodels.blob.core.windows.net/models/llama-3.1-8b"
@@ -170,10 +186,7 @@ def test_network_has_no_public_ip_and_no_inbound_rule(synth: dict[str, Any]) -> 
         assert config["private_ip_address_allocation"] == "Dynamic"
         assert "public_ip_address_id" not in config
     (nsg,) = resources(synth, "azurerm_network_security_group", "nd")
-    assert "security_rule" not in nsg
-    # Inbound rules exist only where a service is public on purpose.
-    rules = synth["resource"]["azurerm_network_security_rule"]
-    assert {name.split("_")[0] for name in rules} == {"pub", "open"}
+    assert "security_rule" not in nsg  # the rules are separate resources (below), never mixed inline
     (assoc,) = resources(synth, "azurerm_subnet_network_security_group_association", "nd")
     assert assoc["network_security_group_id"].startswith("${azurerm_network_security_group.nd_")
 
@@ -271,14 +284,14 @@ def test_public_load_balancer_has_a_static_ip_a_health_probe_and_an_nsg_rule(syn
     )
     assert rule["disable_outbound_snat"] is True  # egress stays on the NAT gateway
     assert len(resources(synth, "azurerm_network_interface_backend_address_pool_association", "pub")) == 2
-    (allow,) = resources(synth, "azurerm_network_security_rule", "pub")
+    allow = _nsg_rules(synth, "pub")["allow-serving-port"]
     assert (allow["direction"], allow["access"], allow["destination_port_range"]) == (
         "Inbound",
         "Allow",
         "8000",
     )
     assert allow["source_address_prefixes"] == ["203.0.113.0/24"]
-    (default,) = resources(synth, "azurerm_network_security_rule", "open")
+    default = _nsg_rules(synth, "open")["allow-serving-port"]
     assert default["source_address_prefix"] == "Internet"
     roles = ROLES["pub"]
     assert roles["expose"] == "public" and roles["endpoint"].startswith("http://")  # plain HTTP: layer 4
@@ -326,3 +339,77 @@ def test_bad_weights_options_are_target_errors(options: dict[str, Any], message:
         AzureTarget().emit(
             None, placement(), provider=None, props=TargetProps(name="x", model="m/x", options=options)
         )
+
+
+def _nsg_rules(synth: dict[str, Any], case: str) -> dict[str, dict[str, Any]]:
+    return {r["name"]: r for r in resources(synth, "azurerm_network_security_rule", case)}
+
+
+@pytest.mark.synth
+def test_every_nsg_states_what_it_admits_and_denies_the_rest(synth: dict[str, Any]) -> None:
+    # Issue 9: the NSG had no rule and relied on Azure's defaults (AllowVnetInBound admits every port
+    # from the whole virtual network). Now: SSH from the VNet, the serving port from the clients and the
+    # load balancer's probes, then an explicit deny before the default rules.
+    for case in ("nd", "serve", "pub", "open", "zoned"):
+        rules = _nsg_rules(synth, case)
+        deny = rules["deny-all-inbound"]
+        assert (deny["priority"], deny["access"], deny["protocol"]) == (4096, "Deny", "*")
+        assert (deny["source_address_prefix"], deny["destination_port_range"]) == ("*", "*")
+        ssh = rules["allow-ssh-from-vnet"]
+        assert (ssh["source_address_prefix"], ssh["destination_port_range"], ssh["access"]) == (
+            "VirtualNetwork",
+            "22",
+            "Allow",
+        )
+        assert all(r["direction"] == "Inbound" for r in rules.values())
+        assert len({r["priority"] for r in rules.values()}) == len(rules)
+        assert all(r["priority"] < 4096 for name, r in rules.items() if name != "deny-all-inbound")
+    # Nothing served: SSH and the deny only.
+    assert sorted(_nsg_rules(synth, "nd")) == ["allow-ssh-from-vnet", "deny-all-inbound"]
+    # Internal: the port from the virtual network and the probes.
+    serve = _nsg_rules(synth, "serve")
+    assert serve["allow-serving-port"]["source_address_prefix"] == "VirtualNetwork"
+    assert serve["allow-serving-port"]["destination_port_range"] == "8000"
+    assert serve["allow-lb-probe"]["source_address_prefix"] == "AzureLoadBalancer"
+    # Public: the port from the client ranges (or the Internet tag), the probes, nothing from the VNet.
+    pub = _nsg_rules(synth, "pub")
+    assert pub["allow-serving-port"]["source_address_prefixes"] == ["203.0.113.0/24"]
+    assert pub["allow-lb-probe"]["destination_port_range"] == "8000"
+    assert _nsg_rules(synth, "open")["allow-serving-port"]["source_address_prefix"] == "Internet"
+
+
+@pytest.mark.synth
+def test_zones_spread_the_vms_round_robin_and_reach_aks_pools(synth: dict[str, Any]) -> None:
+    vms = resources(synth, "azurerm_linux_virtual_machine", "zoned")
+    assert [vm["zone"] for vm in sorted(vms, key=lambda vm: vm["name"])] == ["1", "2", "1"]
+    assert all("zone" not in vm for vm in resources(synth, "azurerm_linux_virtual_machine", "nd"))
+    (pool,) = resources(synth, "azurerm_kubernetes_cluster_node_pool", "akszones")
+    assert pool["zones"] == ["1", "3"]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"zone": "1", "zones": ["2"]}, "'zone' and 'zones' exclude each other"),
+        ({"zones": ["a"]}, "must name availability zones"),
+        ({"zones": []}, "must name availability zones"),
+        ({"zones": ["1", "1"]}, "must name availability zones"),
+        ({"zones": "1"}, "must name availability zones"),
+    ],
+)
+def test_bad_zones_are_target_errors(options: dict[str, Any], message: str) -> None:
+    from computeops_cdk._compat import TerraformStack, Testing
+
+    stack = TerraformStack(Testing.app(), "bad")
+    with pytest.raises(TargetError, match=message):
+        AzureTarget().emit(stack, placement(), provider=None, props=TargetProps(name="bad", options=options))
+
+
+@pytest.mark.synth
+def test_the_api_key_is_read_from_key_vault_and_warns_without_a_vault_grant(synth: dict[str, Any]) -> None:
+    import base64
+
+    (vm,) = resources(synth, "azurerm_linux_virtual_machine", "zoned")[:1]
+    config = base64.b64decode(vm["custom_data"]).decode()
+    assert "VLLM_API_KEY=$(curl -fsS" in config and "vllm-api-key?api-version=7.4" in config
+    assert any("api_key_secret" in w and "key_vault_id" in w for w in ROLES["zoned"]["warnings"])

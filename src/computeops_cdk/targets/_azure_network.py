@@ -4,16 +4,22 @@ The subnet the target creates has ``default_outbound_access_enabled = false`` (A
 access is retired), so it gets a Standard NAT gateway with one static public IP: the VMs, which have no
 public IP, pull images and download weights through it. A subnet the user names keeps its own egress.
 
+The NSG of the subnet the target creates says what it admits in its own rules (``nsg_rules``), rather
+than relying on Azure's default ``AllowVnetInBound`` (every port from the whole virtual network, peerings
+and gateways included) and ``AllowAzureLoadBalancerInBound``: SSH from the virtual network (Bastion, VPN,
+peering: the VMs have no public IP), the serving port from the load balancer's probes
+(``AzureLoadBalancer`` tag) and from the clients (the virtual network for ``internal``,
+``public_source_ranges`` or ``Internet`` for ``public``), then an explicit deny of every other inbound flow
+at priority 4096, the lowest a custom rule can take, so it applies before the default allow rules (65000+).
+
 ``expose='internal'``: a Standard internal load balancer in the subnet, an HTTP probe on ``/health``, a
-TCP rule on the serving port and every NIC in its backend pool. The NSG needs no extra rule: Azure's
-default rules admit the virtual network and the load balancer's probes.
+TCP rule on the serving port and every NIC in its backend pool.
 
 ``expose='public'`` (explicit opt-in): a Standard public load balancer with its own static public IP, the
-same ``/health`` probe and TCP rule, and an NSG rule admitting the serving port from
-``public_source_ranges`` (default the ``Internet`` service tag) in the NSG the target created (Azure's
-default ``AllowAzureLoadBalancerInBound`` rule admits the probes). Azure Load Balancer is layer 4: it has no
-TLS listener, so the service answers plain HTTP; terminate TLS in front of it (Application Gateway or
-your own proxy). Outbound traffic keeps leaving through the NAT gateway (the rule disables SNAT).
+same ``/health`` probe and TCP rule; the NSG admits the serving port from ``public_source_ranges``
+(default the ``Internet`` service tag). Azure Load Balancer is layer 4: it has no TLS listener, so the
+service answers plain HTTP; terminate TLS in front of it (Application Gateway or your own proxy).
+Outbound traffic keeps leaving through the NAT gateway (the rule disables SNAT).
 """
 
 from __future__ import annotations
@@ -22,13 +28,74 @@ from typing import Any
 
 from ._base import TargetProps
 
-__all__ = ["internal_load_balancer", "nat_gateway", "public_load_balancer"]
+__all__ = ["DENY_PRIORITY", "internal_load_balancer", "nat_gateway", "nsg_rules", "public_load_balancer"]
+
+DENY_PRIORITY = 4096
+"""The explicit deny-all inbound rule: the lowest priority a custom NSG rule can have (100..4096), so every
+allow rule of the target precedes it and Azure's default allow rules (65000, 65001) never apply."""
 
 
 def _azurerm(submodule: str) -> Any:
     from .._compat import import_binding
 
     return import_binding("azurerm", submodule, provider="azure")
+
+
+def nsg_rules(
+    scope: Any,
+    *,
+    rg: Any,
+    nsg_name: Any,
+    mode: str,
+    port: int,
+    source_ranges: list[str] | None,
+    provider: Any,
+    props: TargetProps,
+) -> list[Any]:
+    """The NSG's inbound rules for ``expose`` ``mode``: what it admits, then an explicit deny of the rest."""
+    rules: list[tuple[str, int, str, dict[str, Any], str]] = [
+        ("allow-ssh-from-vnet", 200, "Allow", {"source_address_prefix": "VirtualNetwork"}, "22"),
+    ]
+    if mode != "none":
+        # The load balancer's /health probe comes from the AzureLoadBalancer tag (168.63.129.16).
+        rules.append(
+            ("allow-lb-probe", 110, "Allow", {"source_address_prefix": "AzureLoadBalancer"}, str(port))
+        )
+    if mode == "internal":
+        # An internal load balancer keeps the clients' addresses: the clients are in the virtual network.
+        rules.append(
+            ("allow-serving-port", 100, "Allow", {"source_address_prefix": "VirtualNetwork"}, str(port))
+        )
+    if mode == "public":
+        clients = (
+            {"source_address_prefixes": source_ranges}
+            if source_ranges
+            else {"source_address_prefix": "Internet"}
+        )
+        rules.append(("allow-serving-port", 100, "Allow", clients, str(port)))
+    rules.append(("deny-all-inbound", DENY_PRIORITY, "Deny", {"source_address_prefix": "*"}, "*"))
+    mod = _azurerm("network_security_rule")
+    made = []
+    for name, priority, access, sources, ports in rules:
+        made.append(
+            mod.NetworkSecurityRule(
+                scope,
+                name,
+                name=name,
+                resource_group_name=rg,
+                network_security_group_name=nsg_name,
+                priority=priority,
+                direction="Inbound",
+                access=access,
+                protocol="Tcp" if access == "Allow" else "*",
+                source_port_range="*",
+                destination_port_range=ports,
+                destination_address_prefix="VirtualNetwork" if access == "Allow" else "*",
+                provider=provider,
+                **sources,
+            )
+        )
+    return made
 
 
 def nat_gateway(
@@ -103,13 +170,11 @@ def public_load_balancer(
     location: str,
     nics: list[Any],
     port: int,
-    nsg_name: Any,
-    source_ranges: list[str] | None,
     provider: Any,
     props: TargetProps,
 ) -> dict[str, Any]:
-    """A Standard public load balancer with a static public IP over ``nics``; the NSG rule for the port
-    when the target created the NSG (``nsg_name``)."""
+    """A Standard public load balancer with a static public IP over ``nics`` (the NSG's rule for the port
+    is ``nsg_rules``)."""
     ip = _azurerm("public_ip").PublicIp(
         scope,
         "lb-ip",
@@ -132,28 +197,6 @@ def public_load_balancer(
         provider=provider,
         props=props,
     )
-    if nsg_name is not None:
-        sources = (
-            {"source_address_prefixes": source_ranges}
-            if source_ranges
-            else {"source_address_prefix": "Internet"}
-        )
-        _azurerm("network_security_rule").NetworkSecurityRule(
-            scope,
-            "allow-serving",
-            name="allow-serving-port",
-            resource_group_name=rg,
-            network_security_group_name=nsg_name,
-            priority=100,
-            direction="Inbound",
-            access="Allow",
-            protocol="Tcp",
-            source_port_range="*",
-            destination_port_range=str(port),
-            destination_address_prefix="VirtualNetwork",
-            provider=provider,
-            **sources,
-        )
     return {"load_balancer": lb, "address": ip.ip_address, "endpoint": f"http://{ip.ip_address}:{port}"}
 
 

@@ -28,7 +28,14 @@ Options (``TargetProps.options``):
 - ``admin_username``: Default: ``azureuser``.
 - ``image``: ``{"publisher", "offer", "sku", "version"}``. Default: ``DEFAULT_IMAGE``.
 - ``os_disk_gb``: Default: 256.
-- ``zone``: availability zone (``"1"``, ``"2"``, ``"3"``). Default: none (regional placement).
+- ``zone``: availability zone (``"1"``, ``"2"``, ``"3"``) of every VM. ``zones``: a list of them, the VMs
+  spread round-robin (VM i in ``zones[i % len(zones)]``), for replicas in separate failure domains.
+  Default: none (regional placement, Azure picks the hosts). Why the default is regional: GPU sizes are
+  restricted zone by zone *per subscription* (the Resource SKUs API, learn.microsoft.com/rest/api/compute/
+  resource-skus/list, reports ``restrictions`` of type ``Zone`` with reason ``NotAvailableForSubscription``),
+  and the catalog has no zone data for Azure, so a zone the target picked could fail the apply where
+  a regional VM is placed. ``az vm list-skus --location <region> --size <size> --query
+  "[].{zones: locationInfo[0].zones, restrictions: restrictions}"`` lists the zones your subscription may use.
 """
 
 from __future__ import annotations
@@ -40,7 +47,7 @@ from typing import Any
 
 from ..engine import Placement
 from ..errors import TargetError
-from ._azure_network import internal_load_balancer, nat_gateway, public_load_balancer
+from ._azure_network import internal_load_balancer, nat_gateway, nsg_rules, public_load_balancer
 from ._base import Target, TargetProps
 from ._billed import unpriced, unpriced_parts
 from ._boot import BOOT_OPTIONS, BootPlan, boot_script, cloud_config, plan_for
@@ -139,7 +146,9 @@ class AzureTarget(Target):
         "admin_username": "Default: azureuser.",
         "image": "{publisher, offer, sku, version}. Default: DEFAULT_IMAGE.",
         "os_disk_gb": "OS disk size in GB. Default: 256.",
-        "zone": 'availability zone ("1", "2", "3"). Default: none (regional placement).',
+        "zone": 'availability zone ("1", "2", "3") of every VM. Default: none (regional placement).',
+        "zones": 'availability zones (e.g. ["1", "2"]) the VMs are spread over round-robin. Default: none '
+        "(regional: GPU sizes are zone-restricted per subscription; see the module docstring).",
         "expose": EXPOSE_OPTION,
         "key_vault_id": "Key Vault (resource id) of hf_token_secret, granted to the VMs. Default: none.",
         "public_source_ranges": SOURCE_RANGES_OPTION,
@@ -169,6 +178,7 @@ class AzureTarget(Target):
         size = vm_size(placement)
         emitted = _POOL if props.cluster else _VM
         require_applicable(props, target="azure", emitted=emitted, readers=_OPTION_READERS)
+        _zones(props)  # validated before anything is emitted
         if props.cluster:
             return {"node_pool": self._node_pool(scope, placement, size, provider, props)}
         plan = plan_for(placement, props, target="azure", store="azure_key_vault", weights_store="azure_blob")
@@ -180,6 +190,17 @@ class AzureTarget(Target):
         rg_name, location = self._resource_group(scope, placement.region, provider, props)
         subnet_id, nsg_name = self._subnet(scope, rg_name, location, provider, props)
         resources = self._vms(scope, placement, size, rg_name, location, subnet_id, provider, props, plan)
+        if nsg_name is not None:
+            nsg_rules(
+                scope,
+                rg=rg_name,
+                nsg_name=nsg_name,
+                mode=mode,
+                port=plan.port if plan else 8000,
+                source_ranges=clients,
+                provider=provider,
+                props=props,
+            )
         warnings: list[str] = []
         if plan is not None and (plan.secret is not None or plan.api_key is not None):
             warnings += _grant_secret(scope, resources["instances"], provider, props)
@@ -209,8 +230,6 @@ class AzureTarget(Target):
                     location=location,
                     nics=resources["nics"],
                     port=plan.port if plan else 8000,
-                    nsg_name=nsg_name,
-                    source_ranges=clients,
                     provider=provider,
                     props=props,
                 )
@@ -291,7 +310,7 @@ class AzureTarget(Target):
             default_outbound_access_enabled=False,
             provider=provider,
         )
-        # No security_rule at all: only Azure's default rules apply (inbound from the internet denied).
+        # Rules as separate resources (nsg_rules): what is admitted, then an explicit deny of the rest.
         nsg = nsg_mod.NetworkSecurityGroup(
             scope,
             "nsg",
@@ -347,6 +366,7 @@ class AzureTarget(Target):
             "computeops-pricing": placement.pricing,
         }
         vms, nics = [], []
+        zones = _zones(props)
         for i in range(placement.instances):
             # No public_ip_address_id: the VM is reachable only from inside the VNet (Bastion, VPN, peering).
             nic = nic_mod.NetworkInterface(
@@ -374,7 +394,7 @@ class AzureTarget(Target):
                     resource_group_name=rg,
                     location=location,
                     size=size,
-                    zone=props.options.get("zone"),
+                    zone=zones[i % len(zones)] if zones else None,
                     admin_username=user,
                     admin_ssh_key=[vm_mod.LinuxVirtualMachineAdminSshKey(username=user, public_key=key)],
                     disable_password_authentication=True,
@@ -416,7 +436,7 @@ class AzureTarget(Target):
             vm_size=size,
             node_count=placement.instances,
             mode="User",
-            zones=[props.options["zone"]] if props.options.get("zone") else None,
+            zones=_zones(props) or None,
             priority="Spot" if spot else "Regular",
             eviction_policy="Delete" if spot else None,
             spot_max_price=-1 if spot else None,
@@ -515,6 +535,30 @@ def _grant_weights(
             provider=provider,
         )
     return []
+
+
+_ZONE = re.compile(r"^[1-9]$")
+
+
+def _zones(props: TargetProps) -> list[str]:
+    """The validated ``zone`` / ``zones`` options as a list (empty: regional placement)."""
+    one, many = props.options.get("zone"), props.options.get("zones")
+    if one is not None and many is not None:
+        raise TargetError(
+            "azure options 'zone' and 'zones' exclude each other. To fix: keep one, e.g. "
+            "options={'zones': ['1', '2']} to spread the VMs."
+        )
+    given = [one] if one is not None else many
+    if given is None:
+        return []
+    ok = isinstance(given, list | tuple) and 0 < len(given) <= 3 and len(set(given)) == len(given)
+    if not ok or not all(isinstance(z, str) and _ZONE.match(z) for z in given):
+        raise TargetError(
+            f"azure option {'zone' if one is not None else 'zones'!r} must name availability zones as "
+            f"strings '1', '2' or '3' (got {one if one is not None else many!r}). To fix: e.g. "
+            "options={'zones': ['1', '2']}."
+        )
+    return [str(z) for z in given]
 
 
 def _azurerm(submodule: str, props: TargetProps) -> Any:
