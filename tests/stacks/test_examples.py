@@ -98,7 +98,7 @@ def test_unpinned_record_is_the_cli_json_plus_the_stack_cost(
     # The record adds the stack's cost (which the engine, knowing no stack, cannot) and nothing else:
     # without `stack_cost` and its explanation line it is the CLI's document byte for byte.
     outdir, _ = synthesized
-    assert cli_main(["decide", str(ROOT / "examples" / "support-chat.yaml"), "--format", "json"]) == 0
+    assert cli_main(["decide", str(ROOT / "examples" / "support-chat-qwen.yaml"), "--format", "json"]) == 0
     cli = capsys.readouterr().out
     record = json.loads((outdir / "inference-auto" / "computeops-decision.json").read_text())
     cost = record.pop("stack_cost")
@@ -341,3 +341,38 @@ def test_every_inference_example_serves_a_replica_on_every_gpu(
             assert dp * placement.instances == (placement.estimate.replicas or placement.instances), name
             seen += 1
     assert seen
+
+
+def test_no_example_serves_a_gated_model_without_a_token(synthesized: tuple[Path, dict[str, Any]]) -> None:
+    # Issue 9: inference-azure and inference-auto served gated Llama repositories with no token, so the
+    # download at boot would be refused (401) and vLLM would never start. A gated model needs the token
+    # (or the team's own copy of the weights), which the Kubernetes layer cannot pass at all.
+    from computeops_cdk.targets._boot import GATED_HUB_ORGS
+
+    _, stacks = synthesized
+    served = {}
+    for name in EXAMPLES:
+        workload = stacks[name].workload
+        if workload.props.workload_type != "inference":
+            continue
+        options = workload.props.options
+        model = str(options.get("model_url") or workload.props.model)
+        served[name] = model
+        if model.startswith(GATED_HUB_ORGS):
+            assert workload.props.cluster is None, f"{name}: {model} is gated and a release passes no token"
+            assert options.get("hf_token_secret") or options.get("weights_uri"), f"{name}: {model} is gated"
+        warnings = [m.data for m in workload.node.metadata if "warn" in m.type]
+        assert not any("gated Hugging Face model" in w for w in warnings), name
+    assert {"inference-auto", "inference-azure", "inference-eks", "inference-aws"} <= set(served)
+    assert served["inference-auto"] == "Qwen/Qwen3-32B" and served["inference-azure"] == "Qwen/Qwen3-8B"
+
+
+def test_the_public_example_requires_an_api_key(synthesized: tuple[Path, dict[str, Any]]) -> None:
+    outdir, stacks = synthesized
+    doc = _normalized(outdir / "inference-gcp-public" / "cdk.tf.json")
+    (grant,) = doc["resource"]["google_secret_manager_secret_iam_member"].values()
+    assert grant["secret_id"] == "projects/my-project/secrets/vllm-api-key"
+    for vm in doc["resource"]["google_compute_instance"].values():
+        assert "VLLM_API_KEY=$(gcloud secrets versions access latest" in vm["metadata"]["startup-script"]
+    warnings = [m.data for m in stacks["inference-gcp-public"].workload.node.metadata if "warn" in m.type]
+    assert any("vLLM requires the API key" in w for w in warnings)
