@@ -217,6 +217,10 @@ def synthesized() -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
                 options={"expose": "public", "domain": "llm.example.com", "public_source_ranges": CLIENTS},
             ),
         ),
+        "spread": (
+            placement(instances=3),
+            TargetProps(name="spread", model=MODEL, options={"zones": ["us-central1-a", "us-central1-b"]}),
+        ),
         "tpuserve": (
             placement(
                 instance_type="tpu-v6e-8",
@@ -482,9 +486,9 @@ def test_startup_script_serves_the_model_with_the_token_from_secret_manager(synt
     (grant,) = resources(synth, "google_secret_manager_secret_iam_member", "serve")
     assert grant["secret_id"] == SECRET and grant["role"] == "roles/secretmanager.secretAccessor"
     assert grant["member"].startswith("serviceAccount:${google_service_account.serve_service-account_")
-    # serve + ddp + pub + https + armored VMs, tpuserve + tputrain TPU VMs; machines without a model
-    # boot nothing
-    assert len(boot_texts(synth)) == 2 + 3 + 2 + 1 + 1 + 1 + 2
+    # serve + ddp + pub + https + armored + spread VMs, tpuserve + tputrain TPU VMs; machines without a
+    # model boot nothing
+    assert len(boot_texts(synth)) == 2 + 3 + 2 + 1 + 1 + 3 + 1 + 2
 
 
 @pytest.mark.synth
@@ -793,3 +797,41 @@ def test_public_source_ranges_with_a_domain_are_enforced_by_cloud_armor(
     armor = parts["Cloud Armor security policy (Standard)"]
     assert armor.hourly_usd is None and "per policy, per rule and per request" in armor.note
     assert "Cloud Armor security policy (Standard)" not in {p.part for p in roles["https"]["billed"]}
+
+
+@pytest.mark.synth
+def test_zones_spread_serving_replicas_with_one_instance_group_per_zone(synth: dict[str, Any]) -> None:
+    vms = resources(synth, "google_compute_instance", "spread")
+    assert [vm["zone"] for vm in sorted(vms, key=lambda vm: vm["name"])] == [
+        "us-central1-a",
+        "us-central1-b",
+        "us-central1-a",
+    ]
+    groups = {g["zone"]: g for g in resources(synth, "google_compute_instance_group", "spread")}
+    assert sorted(groups) == ["us-central1-a", "us-central1-b"]
+    assert [len(groups[z]["instances"]) for z in sorted(groups)] == [2, 1]
+    (backend,) = resources(synth, "google_compute_region_backend_service", "spread")
+    assert len(backend["backend"]) == 2  # both zones' groups behind the internal load balancer
+    assert resources(synth, "google_compute_resource_policy", "spread") == []
+
+
+@pytest.mark.parametrize(
+    ("options", "training", "message"),
+    [
+        ({"zones": ["us-central1-a", "us-central1-b"]}, True, "cannot spread a multi-node training job"),
+        ({"zones": ["europe-west4-a"]}, False, "must list distinct zones of region us-central1"),
+        ({"zones": ["us-central1-a", "us-central1-a"]}, False, "must list distinct zones"),
+        (
+            {"zones": ["us-central1-a"], "zone": "us-central1-b"},
+            False,
+            "'zone' and 'zones' exclude each other",
+        ),
+    ],
+)
+def test_bad_zones_are_target_errors(options: dict[str, Any], training: bool, message: str) -> None:
+    from computeops_cdk._compat import TerraformStack, Testing
+
+    stack = TerraformStack(Testing.app(), "z")
+    props = TargetProps(name="z", model=MODEL, options={**options, "project": "p"})
+    with pytest.raises(TargetError, match=message):
+        GcpTarget().emit(stack, placement(instances=2, training=training), provider=None, props=props)

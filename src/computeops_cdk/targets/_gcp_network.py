@@ -108,7 +108,7 @@ def internal_load_balancer(
     scope: Any,
     *,
     region: str,
-    zone: str,
+    zones: list[str],
     network: Any,
     subnetwork: Any,
     cidr: str | None,
@@ -125,7 +125,9 @@ def internal_load_balancer(
             "options={'network': '<network name or self link>'}, or use expose='none'."
         )
     check = _regional_check(scope, region=region, port=port, provider=provider, props=props)
-    group = _instance_group(scope, zone=zone, instances=instances, port=port, provider=provider, props=props)
+    groups = _instance_groups(
+        scope, zones=zones, instances=instances, port=port, provider=provider, props=props
+    )
     backend_mod = _google("compute_region_backend_service")
     backend = backend_mod.ComputeRegionBackendService(
         scope,
@@ -135,7 +137,10 @@ def internal_load_balancer(
         protocol="TCP",
         load_balancing_scheme="INTERNAL",
         health_checks=[check.id],
-        backend=[backend_mod.ComputeRegionBackendServiceBackend(group=group.id, balancing_mode="CONNECTION")],
+        backend=[
+            backend_mod.ComputeRegionBackendServiceBackend(group=g.id, balancing_mode="CONNECTION")
+            for g in groups
+        ],
         provider=provider,
     )
     rule = _google("compute_forwarding_rule").ComputeForwardingRule(
@@ -160,7 +165,7 @@ def public_load_balancer(
     scope: Any,
     *,
     region: str,
-    zone: str,
+    zones: list[str],
     network: Any,
     instances: list[Any],
     port: int,
@@ -182,13 +187,15 @@ def public_load_balancer(
             "'network' (the firewall rule needs it). To fix: also pass options={'network': '<network "
             "name or self link>'}, or use expose='none'."
         )
-    group = _instance_group(scope, zone=zone, instances=instances, port=port, provider=provider, props=props)
+    groups = _instance_groups(
+        scope, zones=zones, instances=instances, port=port, provider=provider, props=props
+    )
     if domain:
         armor = _armor_policy(scope, source_ranges, provider=provider, props=props) if restrict else None
         return _https_load_balancer(
             scope,
             network=network,
-            group=group,
+            groups=groups,
             port=port,
             domain=domain,
             armor=armor,
@@ -214,7 +221,10 @@ def public_load_balancer(
         protocol="TCP",
         load_balancing_scheme="EXTERNAL",
         health_checks=[check.id],
-        backend=[backend_mod.ComputeRegionBackendServiceBackend(group=group.id, balancing_mode="CONNECTION")],
+        backend=[
+            backend_mod.ComputeRegionBackendServiceBackend(group=g.id, balancing_mode="CONNECTION")
+            for g in groups
+        ],
         log_config={"enable": True},
         provider=provider,
     )
@@ -275,7 +285,7 @@ def _https_load_balancer(
     scope: Any,
     *,
     network: Any,
-    group: Any,
+    groups: list[Any],
     port: int,
     domain: str,
     armor: Any,
@@ -322,8 +332,9 @@ def _https_load_balancer(
         health_checks=[check.id],
         backend=[
             backend_mod.ComputeBackendServiceBackend(
-                group=group.id, balancing_mode="UTILIZATION", capacity_scaler=1
+                group=g.id, balancing_mode="UTILIZATION", capacity_scaler=1
             )
+            for g in groups
         ],
         log_config={"enable": True, "sample_rate": 1},
         # Cloud Armor filters the clients at Google's edge (the firewall sees only the front ends).
@@ -373,20 +384,27 @@ def _regional_check(scope: Any, *, region: str, port: int, provider: Any, props:
     )
 
 
-def _instance_group(
-    scope: Any, *, zone: str, instances: list[Any], port: int, provider: Any, props: TargetProps
-) -> Any:
-    """The unmanaged instance group of the serving VMs, its named port ``http`` the serving port."""
+def _instance_groups(
+    scope: Any, *, zones: list[str], instances: list[Any], port: int, provider: Any, props: TargetProps
+) -> list[Any]:
+    """One unmanaged instance group per zone of the serving VMs (VM i is in ``zones[i % len(zones)]``,
+    and an unmanaged group is zonal), its named port ``http`` the serving port."""
     group_mod = _google("compute_instance_group")
-    return group_mod.ComputeInstanceGroup(
-        scope,
-        "group",
-        name=f"{props.name}-group",
-        zone=zone,
-        instances=[i.self_link for i in instances],
-        named_port=[group_mod.ComputeInstanceGroupNamedPort(name="http", port=port)],
-        provider=provider,
-    )
+    groups = []
+    for n, zone in enumerate(zones):
+        members = [vm.self_link for i, vm in enumerate(instances) if zones[i % len(zones)] == zone]
+        groups.append(
+            group_mod.ComputeInstanceGroup(
+                scope,
+                "group" if n == 0 else f"group-{n}",
+                name=f"{props.name}-group" if n == 0 else f"{props.name}-group-{n}",
+                zone=zone,
+                instances=members,
+                named_port=[group_mod.ComputeInstanceGroupNamedPort(name="http", port=port)],
+                provider=provider,
+            )
+        )
+    return groups
 
 
 def _serving_rule(

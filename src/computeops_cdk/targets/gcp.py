@@ -13,6 +13,11 @@ Options (``TargetProps.options``):
 - ``zone``: zone for the VM / TPU / node locations. Default: the first zone (alphabetically) in which
   the market data lists the accelerator for this region; ``<region>-a`` where the data lists the
   accelerator in that zone or does not say.
+- ``zones``: zones of the region that offer the machine type, GPU VMs spread over them round-robin (VM i
+  in ``zones[i % len(zones)]``, one instance group per zone behind the load balancer) or the GKE node
+  pool's ``node_locations``: serving replicas in separate failure domains. Default: the one ``zone`` (the
+  market data kept here names one zone per accelerator and region, and GPU capacity differs by zone).
+  Not for multi-node training (its VMs share a compact placement policy, which is zonal).
 - ``network`` / ``subnetwork``: existing VPC network / subnetwork (name or self link; it must give the
   VMs egress). Default: a new custom-mode VPC network and one regional subnetwork (``cidr``, default
   ``10.64.0.0/20``) with private Google access and flow logs, Cloud NAT for egress and SSH from IAP only
@@ -147,6 +152,8 @@ class GcpTarget(Target):
     options: Mapping[str, str] = {
         "project": "GCP project id. Default: a Terraform variable gcp_project (TF_VAR_gcp_project).",
         "zone": "zone of the VM / TPU / node locations. Default: the first zone the market data lists.",
+        "zones": "zones GPU VMs are spread over round-robin (or the node pool's node_locations). Default: "
+        "the one zone.",
         "network": "existing VPC network (name or self link). Default: a new custom-mode network.",
         "subnetwork": "existing subnetwork (name or self link). Default: a new regional subnetwork.",
         "cidr": "range of the new subnetwork. Default: 10.64.0.0/20.",
@@ -183,7 +190,10 @@ class GcpTarget(Target):
     def emit(self, scope: Any, placement: Placement, *, provider: Any, props: TargetProps) -> dict[str, Any]:
         require_supported(self, placement, props)
         machine = map_instance_type(placement)
-        zone = str(props.options.get("zone") or default_zone(placement, machine))
+        zones = _zones(
+            props, placement, default=str(props.options.get("zone") or default_zone(placement, machine))
+        )
+        zone = zones[0]
         if props.cluster:
             if isinstance(machine, TpuSlice):
                 raise TargetError(
@@ -191,7 +201,7 @@ class GcpTarget(Target):
                     "To fix: drop `cluster=` to get a TPU VM."
                 )
             require_applicable(props, target="gcp", emitted=_POOL, readers=_OPTION_READERS)
-            return {"node_pool": self._node_pool(scope, placement, machine, zone, provider, props)}
+            return {"node_pool": self._node_pool(scope, placement, machine, zones, provider, props)}
         emitted = _TPU if isinstance(machine, TpuSlice) else _VM
         require_applicable(props, target="gcp", emitted=emitted, readers=_OPTION_READERS)
         tpu = isinstance(machine, TpuSlice)
@@ -216,7 +226,13 @@ class GcpTarget(Target):
             _cluster_traffic(scope, network, cidr, email, provider, props)
         if isinstance(machine, TpuSlice):
             return self._tpus(scope, placement, machine, zone, (network, subnetwork), email, props, plan)
-        resources = self._vms(scope, placement, machine, zone, subnetwork, email, provider, props, plan)
+        if len(zones) > 1 and _trains(placement, plan, props) and placement.instances > 1:
+            raise TargetError(
+                "gcp option 'zones' cannot spread a multi-node training job: its VMs share a compact "
+                "placement policy (one zone, one low-latency spine) and every step crosses between them. "
+                "To fix: drop 'zones' (or give one 'zone')."
+            )
+        resources = self._vms(scope, placement, machine, zones, subnetwork, email, provider, props, plan)
         size = whole_option(props, "boot_disk_gb", 200, target="gcp", unit="GB")
         why = "no sourced GCP price in the data (data/billed_extras.json)"
         own_network = props.options.get("network") or props.options.get("subnetwork")
@@ -240,7 +256,7 @@ class GcpTarget(Target):
                 public_load_balancer(
                     scope,
                     region=placement.region,
-                    zone=zone,
+                    zones=zones,
                     network=network,
                     instances=resources["instances"],
                     port=plan.port if plan else 8000,
@@ -258,7 +274,7 @@ class GcpTarget(Target):
                 internal_load_balancer(
                     scope,
                     region=placement.region,
-                    zone=zone,
+                    zones=zones,
                     network=network,
                     subnetwork=subnetwork,
                     cidr=cidr,
@@ -343,7 +359,7 @@ class GcpTarget(Target):
         scope: Any,
         placement: Placement,
         machine: GpuMachine,
-        zone: str,
+        zones: list[str],
         subnetwork: Any,
         email: str,
         provider: Any,
@@ -376,7 +392,7 @@ class GcpTarget(Target):
                 scope,
                 f"instance-{i}",
                 name=f"{props.name}-{i}",
-                zone=zone,
+                zone=zones[i % len(zones)],
                 machine_type=machine.machine_type,
                 boot_disk={
                     "initialize_params": {
@@ -483,7 +499,7 @@ class GcpTarget(Target):
         scope: Any,
         placement: Placement,
         machine: GpuMachine,
-        zone: str,
+        zones: list[str],
         provider: Any,
         props: TargetProps,
     ) -> Any:
@@ -495,7 +511,7 @@ class GcpTarget(Target):
             name=_resource_name(props, 40),
             cluster=props.cluster,
             location=str(props.options.get("gke_location", placement.region)),
-            node_locations=[zone],
+            node_locations=zones,
             node_count=placement.instances,
             management={"auto_repair": True, "auto_upgrade": True},
             node_config={
@@ -545,6 +561,7 @@ _OPTION_READERS: Mapping[str, tuple[str, ...]] = {
     "boot_disk_gb": (_VM,),
     "tpu_runtime_version": (_TPU,),
     "gke_location": (_POOL,),
+    "zones": (_VM, _POOL),
     "gpu_driver_version": (_POOL,),
     "expose": (_VM, _TPU),
     "domain": (_VM,),
@@ -592,6 +609,28 @@ def _public_parts(*, https: bool, why: str, armor: bool = False) -> list[BilledP
             )
         )
     return parts
+
+
+def _zones(props: TargetProps, placement: Placement, *, default: str) -> list[str]:
+    """The validated ``zones`` option (zones of the placement's region), else ``[default]``."""
+    given = props.options.get("zones")
+    if given is None:
+        return [default]
+    region = placement.region
+    ok = isinstance(given, list | tuple) and 0 < len(given) <= 8 and len(set(given)) == len(given)
+    if not ok or not all(
+        isinstance(z, str) and re.fullmatch(rf"{re.escape(region)}-[a-z]", z) for z in given
+    ):
+        raise TargetError(
+            f"gcp option 'zones' must list distinct zones of region {region} (got {given!r}). To fix: e.g. "
+            f"options={{'zones': ['{region}-a', '{region}-b']}}, zones that offer the machine type."
+        )
+    if props.options.get("zone") is not None:
+        raise TargetError(
+            "gcp options 'zone' and 'zones' exclude each other. To fix: keep one, e.g. "
+            f"options={{'zones': {list(given)!r}}}."
+        )
+    return [str(z) for z in given]
 
 
 def _trains(placement: Placement, plan: BootPlan | None, props: TargetProps) -> bool:
