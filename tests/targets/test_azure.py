@@ -341,6 +341,20 @@ def test_bad_weights_options_are_target_errors(options: dict[str, Any], message:
         )
 
 
+def test_ipv6_client_ranges_are_refused_on_the_ipv4_public_load_balancer() -> None:
+    # Reviewer: the NSG admitted an IPv6 range in front of an IPv4-only load balancer frontend.
+    options = {"expose": "public", "public_source_ranges": ["2001:db8::/32"]}
+    with pytest.raises(TargetError) as err:
+        AzureTarget().emit(
+            None, placement(), provider=None, props=TargetProps(name="x", model="m/x", options=options)
+        )
+    assert str(err.value) == (
+        "azure option 'public_source_ranges' has IPv6 ranges ['2001:db8::/32'], but the public load "
+        "balancer's frontend is an IPv4 public IP (the NSG rule would admit IPv6 clients that cannot "
+        "reach it). To fix: give only IPv4 ranges."
+    )
+
+
 def _nsg_rules(synth: dict[str, Any], case: str) -> dict[str, dict[str, Any]]:
     return {r["name"]: r for r in resources(synth, "azurerm_network_security_rule", case)}
 

@@ -129,7 +129,8 @@ SECRET = "projects/my-project/secrets/hf-token"
 MODEL = "meta-llama/Llama-3.1-8B-Instruct"
 WEIGHTS = "gs://acme-models/llama-3.1-8b"
 API_KEY = "projects/my-project/secrets/vllm-api-key"
-CLIENTS = [f"198.51.100.{i * 16}/28" for i in range(12)]
+# Twelve ranges (two Cloud Armor rules), one IPv6: Cloud Armor matches either family.
+CLIENTS = [*(f"198.51.100.{i * 16}/28" for i in range(11)), "2001:db8::/32"]
 
 
 @pytest.fixture(scope="module")
@@ -628,6 +629,20 @@ def test_bad_public_options_are_target_errors(options: dict[str, Any], message: 
         GcpTarget().emit(
             None, placement(), provider=None, props=TargetProps(name="x", model="m/x", options=options)
         )
+
+
+def test_ipv6_client_ranges_are_refused_on_the_ipv4_passthrough_load_balancer() -> None:
+    # Reviewer: without a domain the firewall rule became ['35.191.0.0/16', '209.85.152.0/22',
+    # '209.85.204.0/22', '2001:db8::/32'], which Google refuses (a rule holds IPv4 or IPv6, not both).
+    options = {"expose": "public", "public_source_ranges": ["203.0.113.0/24", "2001:db8::/32"]}
+    with pytest.raises(TargetError) as err:
+        GcpTarget().emit(
+            None, placement(), provider=None, props=TargetProps(name="x", model="m/x", options=options)
+        )
+    message = str(err.value)
+    assert message.startswith("gcp option 'public_source_ranges' has IPv6 ranges ['2001:db8::/32']")
+    assert "cannot mix IPv4 and IPv6" in message
+    assert "To fix: give only IPv4 ranges, or set 'domain'" in message
 
 
 @pytest.mark.parametrize("mode", ["internal", "public"])

@@ -28,6 +28,7 @@ __all__ = [
     "SOURCE_RANGES_OPTION",
     "domain_option",
     "expose_mode",
+    "ipv4_ranges",
     "source_ranges",
 ]
 
@@ -97,6 +98,22 @@ def source_ranges(given: Any, *, target: str, default: list[str]) -> list[str]:
             f"{described(given)}). To fix: e.g. options={{'public_source_ranges': ['203.0.113.0/24']}}."
         )
     return cleaned
+
+
+def ipv4_ranges(ranges: list[str], *, target: str, why: str, fix: str) -> list[str]:
+    """``ranges`` (validated CIDRs) when every one is IPv4; else a TargetError naming the IPv6 ones.
+
+    Where the clients reach an IPv4-only front end (a passthrough forwarding rule's or a layer-4 load
+    balancer's IPv4 address) an IPv6 client range admits nobody, and a GCP firewall rule cannot hold
+    both families ("A firewall rule can contain either IPv4 or IPv6 ranges, but not both", Google's
+    VPC firewall rules docs), so the apply would fail: refuse it here, saying ``why`` and ``fix``."""
+    v6 = [r for r in ranges if ipaddress.ip_network(r).version == 6]
+    if v6:
+        raise TargetError(
+            f"{target} option 'public_source_ranges' has IPv6 ranges {v6!r}, but {why}. "
+            f"To fix: {fix}"
+        )
+    return ranges
 
 
 def domain_option(given: Any, *, target: str) -> str | None:

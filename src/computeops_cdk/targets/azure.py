@@ -14,8 +14,8 @@ Options (``TargetProps.options``):
 - ``expose``: ``none`` / ``internal`` (a Standard internal load balancer) / ``public`` (explicit: a
   Standard public load balancer with a static public IP and an NSG rule for the port; layer 4, so no TLS
   listener, see ``EXPOSE_LIMITATIONS``). Default: internal for inference.
-- ``public_source_ranges``: the client CIDRs the NSG admits on a public service. Default: the
-  ``Internet`` service tag.
+- ``public_source_ranges``: the client CIDRs (IPv4: the load balancer's frontend is an IPv4 public IP)
+  the NSG admits on a public service. Default: the ``Internet`` service tag.
 - ``weights_uri``: ``https://<account>.blob.core.windows.net/<container>/prefix`` of the weights, read
   with each VM's managed identity; with ``storage_account_id`` (the account's resource id) each identity
   gets "Storage Blob Data Reader" on that container. Default: Hugging Face.
@@ -51,7 +51,7 @@ from ._azure_network import internal_load_balancer, nat_gateway, nsg_rules, publ
 from ._base import Target, TargetProps
 from ._billed import unpriced, unpriced_parts
 from ._boot import BOOT_OPTIONS, BootPlan, boot_script, cloud_config, plan_for
-from ._expose import EXPOSE_OPTION, SOURCE_RANGES_OPTION, expose_mode, source_ranges
+from ._expose import EXPOSE_OPTION, SOURCE_RANGES_OPTION, expose_mode, ipv4_ranges, source_ranges
 from ._options import chosen_by, require_applicable, whole_option
 from ._support import require_supported
 from ._weights import WEIGHTS_OPTION, WeightsSource
@@ -186,6 +186,14 @@ class AzureTarget(Target):
             placement, props, target="azure", serves=plan is not None, unsupported=EXPOSE_UNSUPPORTED
         )
         clients = source_ranges(props.options.get("public_source_ranges"), target="azure", default=[]) or None
+        if mode == "public" and clients:
+            ipv4_ranges(
+                clients,
+                target="azure",
+                why="the public load balancer's frontend is an IPv4 public IP (the NSG rule would admit "
+                "IPv6 clients that cannot reach it)",
+                fix="give only IPv4 ranges.",
+            )
         account_id = _storage_account_id(props, plan.weights if plan else None)
         rg_name, location = self._resource_group(scope, placement.region, provider, props)
         subnet_id, nsg_name = self._subnet(scope, rg_name, location, provider, props)

@@ -28,8 +28,9 @@ Options (``TargetProps.options``):
   GPU VMs. TPU VMs are not Compute Engine instances and join no instance group: ``none`` only, their
   address is the ``endpoint`` output (``EXPOSE_UNSUPPORTED``).
 - ``domain``: the public service's DNS name (HTTPS). ``public_source_ranges``: the client CIDRs the
-  public service admits (the passthrough load balancer's firewall rule; with ``domain``, a Cloud Armor
-  security policy on the backend service, default deny). Default: none (plain TCP), the whole internet.
+  public service admits (the passthrough load balancer's firewall rule, IPv4 only: its address is IPv4
+  and a firewall rule cannot mix the families; with ``domain``, a Cloud Armor security policy on the
+  backend service, default deny, IPv4 or IPv6). Default: none (plain TCP), the whole internet.
 - ``container_image``, ``model_url``, ``hf_token_secret`` (a Secret Manager id), ``port``, ``command``,
   ``env``, ``user_data`` (the ``startup-script``), ``user_data_append``: the boot script of GPU VMs and
   TPU VMs (``_boot.BOOT_OPTIONS``; on TPU VMs vLLM's TPU image or PyTorch/XLA's, on every host).
@@ -68,6 +69,7 @@ from ._expose import (
     SOURCE_RANGES_OPTION,
     domain_option,
     expose_mode,
+    ipv4_ranges,
     source_ranges,
 )
 from ._gcp_machines import GpuMachine, TpuSlice, default_zone, map_instance_type
@@ -219,6 +221,18 @@ class GcpTarget(Target):
         clients = source_ranges(
             props.options.get("public_source_ranges"), target="gcp", default=["0.0.0.0/0"]
         )
+        if mode == "public" and domain is None:
+            # The passthrough rule's address is IPv4 and its firewall rule already holds the IPv4 probe
+            # ranges; Cloud Armor (with a domain) matches either family, so IPv6 stays valid there.
+            ipv4_ranges(
+                clients,
+                target="gcp",
+                why="without 'domain' the service is an external passthrough Network Load Balancer on an "
+                "IPv4 address, admitted by a VPC firewall rule that already lists Google's IPv4 probe ranges "
+                "and cannot mix IPv4 and IPv6 ranges",
+                fix="give only IPv4 ranges, or set 'domain' (HTTPS load balancer, where Cloud Armor "
+                "admits IPv6 ranges too).",
+            )
         network, subnetwork, cidr = self._network(scope, placement.region, provider, props)
         email = self._service_account(scope, provider, props)
         _grant_reads(scope, plan, email, provider, props)
