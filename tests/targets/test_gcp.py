@@ -836,6 +836,9 @@ def test_zones_spread_serving_replicas_with_one_instance_group_per_zone(synth: d
         ({"zones": ["us-central1-a", "us-central1-b"]}, True, "cannot spread a multi-node training job"),
         ({"zones": ["europe-west4-a"]}, False, "must list distinct zones of region us-central1"),
         ({"zones": ["us-central1-a", "us-central1-a"]}, False, "must list distinct zones"),
+        # Unhashable elements were a TypeError traceback (set() of the list).
+        ({"zones": ["us-central1-a", ["x"]]}, False, "must list distinct zones"),
+        ({"zones": ["us-central1-a", "us-centrl1-b"]}, False, "did you mean 'us-central1-b'"),
         (
             {"zones": ["us-central1-a"], "zone": "us-central1-b"},
             False,
@@ -850,3 +853,28 @@ def test_bad_zones_are_target_errors(options: dict[str, Any], training: bool, me
     props = TargetProps(name="z", model=MODEL, options={**options, "project": "p"})
     with pytest.raises(TargetError, match=message):
         GcpTarget().emit(stack, placement(instances=2, training=training), provider=None, props=props)
+
+
+@pytest.mark.parametrize(
+    ("zone", "detail"),
+    [
+        # Reviewer: these became zone "5", "['a']" and a europe-west4 zone for a us-central1 decision.
+        (5, "(got int 5)"),
+        (["a"], "(got list ['a'])"),
+        ("europe-west4-a", "(got str 'europe-west4-a'): 'europe-west4-a' is in region europe-west4"),
+        ("us-central1", "(got str 'us-central1')"),
+        ("us-central1-b ", "(got str 'us-central1-b ') (did you mean "),
+    ],
+)
+def test_the_zone_option_must_be_a_zone_of_the_decided_region(zone: Any, detail: str) -> None:
+    props = TargetProps(name="z", model=MODEL, options={"zone": zone})
+    with pytest.raises(TargetError) as err:
+        GcpTarget().emit(None, placement(), provider=None, props=props)
+    assert str(err.value).startswith(
+        "gcp option 'zone' must be a zone of region us-central1 (the decision's), "
+        f"'us-central1-<letter>' {detail}"
+    )
+    assert zone != "us-central1-b " or "'us-central1-b'" in str(err.value)  # a zone the data names
+    assert str(err.value).endswith(
+        "To fix: e.g. options={'zone': 'us-central1-a'} (the market data's zone), or drop 'zone'."
+    )

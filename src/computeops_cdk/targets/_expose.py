@@ -110,8 +110,7 @@ def ipv4_ranges(ranges: list[str], *, target: str, why: str, fix: str) -> list[s
     v6 = [r for r in ranges if ipaddress.ip_network(r).version == 6]
     if v6:
         raise TargetError(
-            f"{target} option 'public_source_ranges' has IPv6 ranges {v6!r}, but {why}. "
-            f"To fix: {fix}"
+            f"{target} option 'public_source_ranges' has IPv6 ranges {v6!r}, but {why}. To fix: {fix}"
         )
     return ranges
 

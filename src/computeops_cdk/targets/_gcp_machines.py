@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from ..engine import Placement
 from ..errors import TargetError
 
-__all__ = ["GpuMachine", "TpuSlice", "default_zone", "map_instance_type"]
+__all__ = ["GpuMachine", "TpuSlice", "default_zone", "map_instance_type", "zones_named"]
 
 # Accelerator-optimised families: the machine type carries its GPUs, so google_compute_instance must
 # not list guest_accelerator; GKE still wants guest_accelerator on the node pool.
@@ -226,6 +226,12 @@ def map_instance_type(placement: Placement) -> GpuMachine | TpuSlice:
         "('n1-standard-8'), and TPU slices ('tpu-v5p-8', 'v5litepod-4'). "
         "To fix: pin a supported instance type, or report the catalog name so the target can learn it."
     )
+
+
+def zones_named(region: str) -> list[str]:
+    """The zones of ``region`` the market data kept here names (for a "did you mean"), sorted."""
+    named = {*_REGION_FIRST_ZONE.values(), *_GPU_ZONE.values(), *_TPU_ZONE.values()}
+    return sorted(z for z in named if z.startswith(f"{region}-"))
 
 
 def default_zone(placement: Placement, machine: GpuMachine | TpuSlice) -> str:

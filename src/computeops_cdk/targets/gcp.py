@@ -10,7 +10,9 @@ Options (``TargetProps.options``):
 - ``project``: GCP project id. Default: a Terraform variable ``gcp_project`` (with a description;
   supply it with ``TF_VAR_gcp_project``), so the provider never falls back silently to whatever
   project the environment points at.
-- ``zone``: zone for the VM / TPU / node locations. Default: the first zone (alphabetically) in which
+- ``zone``: zone for the VM / TPU / node locations, a zone of the decided region (``<region>-<letter>``,
+  checked with a "did you mean" from the zones the market data names). Default: the first zone
+  (alphabetically) in which
   the market data lists the accelerator for this region; ``<region>-a`` where the data lists the
   accelerator in that zone or does not say.
 - ``zones``: zones of the region that offer the machine type, GPU VMs spread over them round-robin (VM i
@@ -59,7 +61,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..engine import Placement
-from ..errors import TargetError
+from ..errors import TargetError, described, did_you_mean, did_you_mean_text
 from ._base import Target, TargetProps
 from ._billed import BilledPart, cloud_nat_parts, priced, unpriced, unpriced_parts
 from ._boot import BOOT_OPTIONS, BootPlan, Rendezvous, boot_script, plan_for
@@ -72,7 +74,7 @@ from ._expose import (
     ipv4_ranges,
     source_ranges,
 )
-from ._gcp_machines import GpuMachine, TpuSlice, default_zone, map_instance_type
+from ._gcp_machines import GpuMachine, TpuSlice, default_zone, map_instance_type, zones_named
 from ._gcp_network import egress_and_iap, internal_load_balancer, public_load_balancer
 from ._options import chosen_by, flag_option, require_applicable, whole_option
 from ._support import require_supported
@@ -192,9 +194,7 @@ class GcpTarget(Target):
     def emit(self, scope: Any, placement: Placement, *, provider: Any, props: TargetProps) -> dict[str, Any]:
         require_supported(self, placement, props)
         machine = map_instance_type(placement)
-        zones = _zones(
-            props, placement, default=str(props.options.get("zone") or default_zone(placement, machine))
-        )
+        zones = _zones(props, placement, default=_zone(props, placement, machine))
         zone = zones[0]
         if props.cluster:
             if isinstance(machine, TpuSlice):
@@ -625,19 +625,52 @@ def _public_parts(*, https: bool, why: str, armor: bool = False) -> list[BilledP
     return parts
 
 
+def _in_region(zone: object, region: str) -> bool:
+    """``zone`` is a zone name of ``region``: ``<region>-<letter>``."""
+    return isinstance(zone, str) and re.fullmatch(rf"{re.escape(region)}-[a-z]", zone) is not None
+
+
+def _zone_hint(zone: object, region: str) -> str:
+    """Why ``zone`` is not one of ``region``'s and what it may have meant (the zones the data names)."""
+    if not isinstance(zone, str):
+        return ""
+    close = did_you_mean(zone, zones_named(region))
+    other = re.fullmatch(r"([a-z]+-[a-z]+[0-9]+)-[a-z]", zone)
+    if close or not other or other[1] == region:
+        return did_you_mean_text(close)
+    return f": {zone!r} is in region {other[1]}, not the decision's"
+
+
+def _zone(props: TargetProps, placement: Placement, machine: GpuMachine | TpuSlice) -> str:
+    """The validated ``zone`` option (a zone of the decision's region), else the market data's zone."""
+    given = props.options.get("zone")
+    default = default_zone(placement, machine)
+    if given is None:
+        return default
+    region = placement.region
+    if not _in_region(given, region):
+        raise TargetError(
+            f"gcp option 'zone' must be a zone of region {region} (the decision's), "
+            f"'{region}-<letter>' (got {described(given)}){_zone_hint(given, region)}. To fix: e.g. "
+            f"options={{'zone': '{default}'}} (the market data's zone), or drop 'zone'."
+        )
+    return str(given)
+
+
 def _zones(props: TargetProps, placement: Placement, *, default: str) -> list[str]:
     """The validated ``zones`` option (zones of the placement's region), else ``[default]``."""
     given = props.options.get("zones")
     if given is None:
         return [default]
     region = placement.region
-    ok = isinstance(given, list | tuple) and 0 < len(given) <= 8 and len(set(given)) == len(given)
-    if not ok or not all(
-        isinstance(z, str) and re.fullmatch(rf"{re.escape(region)}-[a-z]", z) for z in given
-    ):
+    ok = isinstance(given, list | tuple) and 0 < len(given) <= 8
+    if not ok or len(set(map(repr, given))) != len(given) or not all(_in_region(z, region) for z in given):
+        bad = next((z for z in given if not _in_region(z, region)), None) if ok else None
+        hint = _zone_hint(bad, region)
         raise TargetError(
-            f"gcp option 'zones' must list distinct zones of region {region} (got {given!r}). To fix: e.g. "
-            f"options={{'zones': ['{region}-a', '{region}-b']}}, zones that offer the machine type."
+            f"gcp option 'zones' must list distinct zones of region {region} (got {described(given)})"
+            f"{hint}. To fix: e.g. options={{'zones': ['{region}-a', '{region}-b']}}, zones that offer "
+            "the machine type."
         )
     if props.options.get("zone") is not None:
         raise TargetError(
