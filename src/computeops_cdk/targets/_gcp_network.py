@@ -54,9 +54,11 @@ PASSTHROUGH_HEALTH_CHECK_RANGES = ("35.191.0.0/16", "209.85.152.0/22", "209.85.2
 
 
 ARMOR_RANGES_PER_RULE = 10
-"""Source ranges per basic-match (``SRC_IPS_V1``) Cloud Armor rule: Cloud Armor's documented per-rule
-limit of IP addresses or ranges (Cloud Armor quotas and limits page; the figure is from Google's docs as
-recalled, not re-read in a stored copy here: a plan fails loudly if it is wrong)."""
+"""Source ranges per basic-match (``SRC_IPS_V1``) Cloud Armor rule. Google's Compute Engine v1 API
+reference, ``SecurityPolicyRuleMatcherConfig.src_ip_ranges``: "CIDR IP address range. Maximum number of
+src_ip_ranges allowed is 10." (read in the Python client's reference,
+https://cloud.google.com/python/docs/reference/compute/latest/google.cloud.compute_v1.types.SecurityPolicyRuleMatcherConfig,
+version 1.19.0, last updated 2024-05-17; the .NET client's page for the same message says the same)."""
 ARMOR_DEFAULT_PRIORITY = 2147483647
 """The priority Cloud Armor reserves for a security policy's default rule (the lowest)."""
 
