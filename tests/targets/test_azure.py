@@ -79,6 +79,16 @@ def synth() -> dict[str, Any]:
                 name="zoned", model="Qwen/Qwen3-8B", options={"zones": ["1", "2"], "api_key_secret": API_KEY}
             ),
         ),
+        "keyed": (
+            placement(
+                instance_type="Standard_NC24ads_A100_v4", accelerator="A100-80GB", accelerators_per_instance=1
+            ),
+            TargetProps(
+                name="keyed",
+                model="Qwen/Qwen3-8B",
+                options={"api_key_secret": API_KEY, "key_vault_id": VAULT},
+            ),
+        ),
         "akszones": (
             placement(instances=2),
             TargetProps(name="akszones", cluster=CLUSTER, options={"zones": ["1", "3"]}),
@@ -229,7 +239,8 @@ def test_vm_only_options_on_an_aks_pool_are_an_error_not_ignored() -> None:
         )
     assert str(err.value).startswith(
         "azure option(s) ssh_public_key do not apply to AKS node pools, which this placement emits "
-        "(ssh_public_key: VMs only). To fix: drop them"
+        "(ssh_public_key: VMs only). To fix: drop `cluster=` (the target then emits machines of its own), "
+        "or drop the option(s)."
     )
 
 
@@ -250,6 +261,18 @@ def test_boot_cloud_config_serves_the_model_and_reads_the_token_from_key_vault(s
     assert grant["principal_id"].endswith(".identity[0].principal_id}")
     # VMs of a stack without a model boot nothing.
     assert all("custom_data" not in vm for vm in resources(synth, "azurerm_linux_virtual_machine", "nd"))
+
+
+@pytest.mark.synth
+def test_key_vault_role_assignments_are_named_for_the_secrets_they_read(synth: dict[str, Any]) -> None:
+    # Reviewer: a VM reading only the API key had its grant named read-hf-token-0.
+    def grants(case: str) -> list[str]:
+        return sorted(n for n in synth["resource"]["azurerm_role_assignment"] if n.startswith(f"{case}_"))
+
+    assert [n.rsplit("_", 1)[0] for n in grants("keyed")] == ["keyed_read-api-key-0"]
+    assert [n.rsplit("_", 1)[0] for n in grants("serve")] == ["serve_read-hf-token-0"]
+    (grant,) = resources(synth, "azurerm_role_assignment", "keyed")
+    assert grant["scope"] == VAULT and grant["role_definition_name"] == "Key Vault Secrets User"
 
 
 @pytest.mark.synth

@@ -422,7 +422,14 @@ def test_without_an_api_key_the_script_sets_none() -> None:
     ("options", "kind", "store", "message"),
     [
         ({"api_key_secret": "sk-live-123"}, "inference", "aws_secrets_manager", "never the secret itself"),
-        ({"api_key_secret": "hf_" + "a" * 30}, "inference", "gcp_secret_manager", "literal Hugging Face"),
+        # Reviewer: this said "looks like a literal Hugging Face token" for the API key's option.
+        (
+            {"api_key_secret": "hf_" + "a" * 30},
+            "inference",
+            "gcp_secret_manager",
+            r"^t option 'api_key_secret' looks like a literal secret \('hf_\.\.\.'\), not a reference: a "
+            r"secret in Terraform would land in the state and the plan\. To fix: .*'api_key_secret'",
+        ),
         ({"api_key_secret": KEY_ARN}, "training", "aws_secrets_manager", "applies to inference only"),
         ({"api_key_secret": "k"}, "inference", None, "cannot read 'api_key_secret' at boot: no store here"),
     ],

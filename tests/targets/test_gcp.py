@@ -457,7 +457,15 @@ def test_every_catalog_gcp_instance_type_maps() -> None:
             "intent so the engine chooses a machine they apply to.",
         ),
         ("a3-highgpu-8g", "H100-SXM", None, {"tpu_runtime_version": "v"}, "do not apply to GPU VMs"),
-        ("a3-highgpu-8g", "H100-SXM", CLUSTER, {"boot_disk_gb": 300}, "do not apply to GKE node pools"),
+        # Reviewer: with cluster= this said to constrain the intent; the pool comes from cluster=.
+        (
+            "a3-highgpu-8g",
+            "H100-SXM",
+            CLUSTER,
+            {"boot_disk_gb": 300},
+            "do not apply to GKE node pools, which this placement emits (boot_disk_gb: GPU VMs only). "
+            "To fix: drop `cluster=` (the target then emits machines of its own), or drop the option(s).",
+        ),
     ],
 )
 def test_an_option_the_emitted_machine_does_not_read_is_an_error(

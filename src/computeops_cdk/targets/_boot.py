@@ -157,10 +157,13 @@ def parse_secret(
         return None
     pattern, example = _SECRET_PATTERNS[store]
     if isinstance(value, str) and _LITERAL_TOKEN.match(value.strip()):
+        # Say what the option holds: an api_key_secret shaped like 'hf_...' is still a literal secret.
+        hf = option == "hf_token_secret"
+        what = "Hugging Face token: a token" if hf else "secret ('hf_...'), not a reference: a secret"
         raise TargetError(
-            f"{target} option {option!r} looks like a literal Hugging Face token: a token in "
-            "Terraform would land in the state and the plan. To fix: store it in the provider's secret "
-            f"store and pass its reference, e.g. options={{{option!r}: {example!r}}}."
+            f"{target} option {option!r} looks like a literal {what} in Terraform would land "
+            "in the state and the plan. To fix: store it in the provider's secret store and pass its "
+            f"reference, e.g. options={{{option!r}: {example!r}}}."
         )
     partial = store == "aws_secrets_manager" and isinstance(value, str) and _PARTIAL_ARN.match(value)
     if partial and not pattern.match(str(value)):

@@ -75,8 +75,12 @@ def require_applicable(
     stray = [k for k in readers if props.options.get(k) is not None and emitted not in readers[k]]
     if stray:
         where = "; ".join(f"{k}: {' and '.join(readers[k])} only" for k in stray)
+        if props.cluster:
+            # The node pool comes from `cluster=`, not from the engine's choice of machine.
+            fix = "drop `cluster=` (the target then emits machines of its own), or drop the option(s)"
+        else:
+            fix = "drop them, or constrain the intent so the engine chooses a machine they apply to"
         raise TargetError(
             f"{target} option(s) {', '.join(stray)} do not apply to {emitted}, which this placement "
-            f"emits ({where}). To fix: drop them, or constrain the intent so the engine chooses a "
-            "machine they apply to."
+            f"emits ({where}). To fix: {fix}."
         )

@@ -211,7 +211,7 @@ class AzureTarget(Target):
             )
         warnings: list[str] = []
         if plan is not None and (plan.secret is not None or plan.api_key is not None):
-            warnings += _grant_secret(scope, resources["instances"], provider, props)
+            warnings += _grant_secret(scope, plan, resources["instances"], provider, props)
         if plan is not None and plan.weights is not None:
             warnings += _grant_weights(
                 scope, plan.weights, account_id, resources["instances"], provider, props
@@ -460,9 +460,9 @@ class AzureTarget(Target):
         )
 
 
-def _grant_secret(scope: Any, vms: list[Any], provider: Any, props: TargetProps) -> list[str]:
+def _grant_secret(scope: Any, plan: BootPlan, vms: list[Any], provider: Any, props: TargetProps) -> list[str]:
     """Each VM's identity may read secrets of the named Key Vault (the one holding hf_token_secret and
-    api_key_secret); without one, a warning to do it."""
+    api_key_secret), the role assignment named for what the VM reads; without a vault, a warning."""
     vault = props.options.get("key_vault_id")
     if not vault:
         return [
@@ -471,11 +471,12 @@ def _grant_secret(scope: Any, vms: list[Any], provider: Any, props: TargetProps)
             "options={'key_vault_id': '<vault resource id>'}, or grant 'Key Vault Secrets User' to "
             "the identities yourself."
         ]
+    reads = [n for n, ref in (("hf-token", plan.secret), ("api-key", plan.api_key)) if ref is not None]
     mod = _azurerm("role_assignment", props)
     for i, vm in enumerate(vms):
         mod.RoleAssignment(
             scope,
-            f"read-hf-token-{i}",
+            f"read-{'-and-'.join(reads)}-{i}",
             scope=vault,
             role_definition_name="Key Vault Secrets User",
             principal_id=vm.identity.principal_id,
