@@ -106,7 +106,8 @@ def ipv4_ranges(ranges: list[str], *, target: str, why: str, fix: str) -> list[s
     Where the clients reach an IPv4-only front end (a passthrough forwarding rule's or a layer-4 load
     balancer's IPv4 address) an IPv6 client range admits nobody, and a GCP firewall rule cannot hold
     both families ("A firewall rule can contain either IPv4 or IPv6 ranges, but not both", Google's
-    VPC firewall rules docs), so the apply would fail: refuse it here, saying ``why`` and ``fix``."""
+    "Use VPC firewall rules" page, https://docs.cloud.google.com/firewall/docs/using-firewalls, read in a
+    stored copy), so the apply would fail: refuse it here, saying ``why`` and ``fix``."""
     v6 = [r for r in ranges if ipaddress.ip_network(r).version == 6]
     if v6:
         raise TargetError(
