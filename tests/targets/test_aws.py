@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import shlex
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -281,7 +284,7 @@ def test_p4d_gets_four_efa_cards_and_device_rdma(stacks: dict[str, dict[str, Any
 
 
 def test_a_type_without_a_sourced_card_count_gets_no_efa_and_a_warning() -> None:
-    doc, resources = _emit_train("p6-b200.48xlarge")
+    doc, resources = _emit_train("p6-b300.48xlarge")
     assert "network_interfaces" not in _one(doc, "aws_launch_template")
     assert "aws_ec2_instance_type" not in doc["data"]
     nics = doc["resource"]["aws_network_interface"]
@@ -289,18 +292,30 @@ def test_a_type_without_a_sourced_card_count_gets_no_efa_and_a_warning() -> None
     (warning,) = resources["warnings"]
     assert "gets no EFA" in warning and "TCP sockets" in warning
     assert "options={'efa_network_cards': N}" in warning
+    # Regression: the warning did not say the decision's estimate assumed the fabric.
+    assert "estimate assumed the EFA fabric" in warning and "slower" in warning
     from boot_tools import boot_texts, check_boot
 
     script = check_boot(boot_texts(doc)[0])
     assert "FI_PROVIDER" not in script and "IMAGE=nvcr.io/nvidia/pytorch:24.12-py3" in script
 
 
-def test_efa_network_cards_option_gives_an_unlisted_types_count_or_turns_efa_off() -> None:
-    doc, resources = _emit_train("p5en.48xlarge", efa_network_cards=16)
+@pytest.mark.parametrize(("instance_type", "count"), [("p5en.48xlarge", 16), ("p6-b200.48xlarge", 8)])
+def test_p5en_and_p6_b200_get_their_sourced_card_counts(instance_type: str, count: int) -> None:
+    # Regression: both ran over TCP sockets (no sourced count) while the estimate assumed the fabric.
+    doc, resources = _emit_train(instance_type)
     _, *efa = _one(doc, "aws_launch_template")["network_interfaces"]
-    assert len(efa) == 16 and "warnings" not in resources
+    assert [n["network_card_index"] for n in efa] == list(range(count)) and "warnings" not in resources
     (check,) = doc["data"]["aws_ec2_instance_type"].values()
-    assert "maximum_network_cards == 16" in check["lifecycle"]["postcondition"][0]["condition"]
+    assert f"maximum_network_cards == {count}" in check["lifecycle"]["postcondition"][0]["condition"]
+
+
+def test_efa_network_cards_option_gives_an_unlisted_types_count_or_turns_efa_off() -> None:
+    doc, resources = _emit_train("g6e.48xlarge", efa_network_cards=4)
+    _, *efa = _one(doc, "aws_launch_template")["network_interfaces"]
+    assert len(efa) == 4 and "warnings" not in resources
+    (check,) = doc["data"]["aws_ec2_instance_type"].values()
+    assert "maximum_network_cards == 4" in check["lifecycle"]["postcondition"][0]["condition"]
     off, resources = _emit_train("p5.48xlarge", efa_network_cards=0)
     assert "network_interfaces" not in _one(off, "aws_launch_template") and "warnings" not in resources
 
@@ -335,14 +350,114 @@ def test_efa_training_runs_a_container_with_libfabric_and_the_ofi_plugin(
     assert "libfabric and the aws-ofi-nccl plugin" in warning
 
 
-def _emit_train(instance_type: str, **options: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+@pytest.mark.parametrize("value", [-1, "banana"])
+def test_efa_network_cards_is_validated_for_inference_too(value: object) -> None:
+    # Regression: validated only for multi-node training; "banana" synthesized silently for inference.
+    from computeops_cdk.errors import TargetError
+
+    with pytest.raises(TargetError, match=r"'efa_network_cards' must be a whole number 0\.\..*To fix"):
+        _emit_train("p5.48xlarge", training=False, efa_network_cards=value)
+    with pytest.raises(TargetError, match=r"'efa_network_cards' must be a whole number"):
+        _emit_train("p5.48xlarge", instances=1, efa_network_cards=value)
+
+
+def test_efa_network_cards_outside_multi_node_training_warns_it_is_not_read() -> None:
+    doc, resources = _emit_train("p5.48xlarge", training=False, efa_network_cards=32)
+    assert "aws_ec2_instance_type" not in doc.get("data", {})
+    (warning,) = resources["warnings"]
+    assert "applies only to multi-node training" in warning and "To fix" in warning
+    _, resources = _emit_train("p5.48xlarge", instances=1, efa_network_cards=32)
+    assert any("applies only to multi-node training" in w for w in resources["warnings"])
+
+
+def _args_after_image(script: str) -> str:
+    """The words the boot script's docker run passes after the image (shell text, still quoted)."""
+    (line,) = [line for line in script.splitlines() if line.strip().startswith('"$IMAGE" ')]
+    return line.strip().removeprefix('"$IMAGE" ')
+
+
+def _through_eval_entrypoint(words: str, argv0: str, tmp: Path) -> list[str]:
+    """What a command reaches through an entrypoint ending in ``eval "$@"`` (the DLC's
+    dockerd_entrypoint.sh): bash parses ``words`` as the boot script's bash does, docker hands them
+    to the entrypoint as argv, the entrypoint evals them. ``argv0`` is shadowed by a function that
+    prints the argv it got (NUL-separated), so nothing of the command really runs."""
+    entry = tmp / "entry.sh"
+    entry.write_text(f'{argv0}() {{ printf "%s\\0" {argv0} "$@"; }}\neval "$@"\n')
+    out = subprocess.run(
+        ["bash", "-c", f"exec bash {shlex.quote(str(entry))} {words}"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=30,
+    )
+    assert out.returncode == 0, out.stderr
+    return out.stdout.split("\0")[:-1]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        None,  # the default smoke check: python -c 'import torch; print(...)'
+        [
+            "torchrun",
+            "--nproc-per-node=8",
+            "train.py",
+            "--name",
+            "a b",
+            "--then",
+            "x; rm -rf /",
+            "$HOME",
+            "it's",
+        ],
+    ],
+)
+def test_default_dlc_gets_the_command_intact_through_its_eval_entrypoint(
+    command: list[str] | None, tmp_path: Path
+) -> None:
+    # Regression: the DLC's ENTRYPOINT (dockerd_entrypoint.sh) ends in eval "$@", which re-joined the
+    # separately quoted words and parsed them again: the smoke check was a shell syntax error and a
+    # user's ';' ran a second command, '$HOME' expanded, 'a b' split.
+    from boot_tools import boot_texts, check_boot
+
+    from computeops_cdk.targets._boot import _SMOKE
+
+    options = {} if command is None else {"command": command}
+    doc, _ = _emit_train("p5.48xlarge", **options)
+    script = check_boot(boot_texts(doc)[0])
+    assert "IMAGE=public.ecr.aws/deep-learning-containers/pytorch-training:" in script
+    expected = list(_SMOKE) if command is None else command
+    assert _through_eval_entrypoint(_args_after_image(script), expected[0], tmp_path) == expected
+
+
+def test_a_user_image_keeps_plain_words_unless_it_says_its_entrypoint_evals(tmp_path: Path) -> None:
+    from boot_tools import boot_texts, check_boot
+
+    command = ["python", "train.py", "--name", "a b; $X"]
+    doc, _ = _emit_train("p5.48xlarge", container_image="my.registry/train:1", command=command)
+    words = _args_after_image(check_boot(boot_texts(doc)[0]))
+    assert shlex.split(words) == command  # an exec-form image gets the argv as it is
+    doc, _ = _emit_train(
+        "p5.48xlarge", container_image="my.registry/train:1", command=command, eval_entrypoint=True
+    )
+    words = _args_after_image(check_boot(boot_texts(doc)[0]))
+    assert _through_eval_entrypoint(words, "python", tmp_path) == command
+    from computeops_cdk.errors import TargetError
+
+    with pytest.raises(TargetError, match=r"'eval_entrypoint' must be True or False.*To fix"):
+        _emit_train("p5.48xlarge", eval_entrypoint="yes")
+
+
+def _emit_train(
+    instance_type: str, *, instances: int = 2, training: bool = True, **options: Any
+) -> tuple[dict[str, Any], dict[str, Any]]:
     from computeops_cdk._compat import TerraformStack, Testing
     from computeops_cdk.targets import TargetProps, get_target
 
     stack = TerraformStack(Testing.app(), "efa")
     target = get_target("aws")
-    props = TargetProps(name="efa", options=options, model=MODEL, workload_type="training")
-    placement = make_placement(instance_type=instance_type, instances=2, training=True)
+    kind = "training" if training else "inference"
+    props = TargetProps(name="efa", options=options, model=MODEL, workload_type=kind)
+    placement = make_placement(instance_type=instance_type, instances=instances, training=training)
     provider = target.configure(stack, region=placement.region, props=props)
     resources = target.emit(stack, placement, provider=provider, props=props)
     return json.loads(Testing.synth(stack)), resources

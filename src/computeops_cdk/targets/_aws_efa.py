@@ -34,6 +34,7 @@ __all__ = [
     "DEFAULT_EFA_TRAINING_IMAGE",
     "EFA_NETWORK_CARDS",
     "EFA_OPTION",
+    "EVAL_ENTRYPOINT_OPTION",
     "EfaCards",
     "efa_cards",
     "efa_warnings",
@@ -48,6 +49,13 @@ _P5_DOC = (
     "docs.aws.amazon.com/AWSEC2/latest/UserGuide/p5-efa.html ('P5 and P5e instances support up to 32 "
     "network cards', read 2026-12-01 in its translated copies) and efa-acc-inst-types.md (the P5 "
     "run-instances example with 32 EFA devices and one ENA device)"
+)
+
+_CARDS_TABLE = (
+    "AWS EC2 User Guide, 'Elastic network interfaces', 'Network cards' table "
+    "(docs.aws.amazon.com/AWSEC2/latest/UserGuide/using-eni.html#network-cards; read 2026-12-01 in its "
+    "zh_cn translated copy: p5en.48xlarge 16, p6-b200.48xlarge 8, p6-b300.48xlarge 17; 'one EFA or "
+    "EFA-only interface per network card')"
 )
 
 
@@ -75,21 +83,33 @@ EFA_NETWORK_CARDS: Mapping[str, EfaCards] = {
     "p4de.24xlarge": EfaCards(4, _ENI_DOC),
     "p5.48xlarge": EfaCards(32, _P5_DOC),
     "p5e.48xlarge": EfaCards(32, _P5_DOC),
+    "p5en.48xlarge": EfaCards(16, _CARDS_TABLE),
+    "p6-b200.48xlarge": EfaCards(8, _CARDS_TABLE),
     "p3dn.24xlarge": EfaCards(1, _ENI_DOC),
     "g4dn.8xlarge": EfaCards(1, _ENI_DOC),
     "g4dn.metal": EfaCards(1, _ENI_DOC),
     "g5.8xlarge": EfaCards(1, _ENI_DOC),
     "g5.12xlarge": EfaCards(1, _ENI_DOC),
 }
-"""EFA network cards of the catalog's AWS types whose count a public AWS document gives. Not listed
-(no count read in an AWS document here): p5en.48xlarge, p6-b200.48xlarge, p6-b300.48xlarge,
-p5.4xlarge, g6/g6e; and the types without EFA (p3.*, g4dn.xlarge, g5.xlarge). Give the count with
+"""EFA network cards of the catalog's AWS types whose count a public AWS document gives. Not listed:
+p6-b300.48xlarge (the cards table gives 17 cards, but its card 0 takes no EFA: 16 EFA interfaces
+per third-party launch notes, unconfirmed in an AWS document here, so this layout, EFA-only at card
+0 / device 1, would not fit it); no count read in an AWS document here: p5.4xlarge, g6/g6e (the
+table lists g6e.24xlarge 2 and g6e.48xlarge 4 cards, but no EFA support was read); and the types
+without EFA (p3.*, g4dn.xlarge, g5.xlarge). Give the count with
 the ``efa_network_cards`` option (``aws ec2 describe-instance-types --query
 'InstanceTypes[].NetworkInfo.MaximumNetworkCards'``); the plan checks it either way."""
 
 EFA_OPTION = (
     "network cards to attach an EFA-only interface to, for multi-node training (0: no EFA). "
     "Default: EFA_NETWORK_CARDS for the instance type (sourced), none for a type not listed."
+)
+
+EVAL_ENTRYPOINT_OPTION = (
+    'the training image\'s ENTRYPOINT ends in eval "$@" (True/False): the command is then passed as one '
+    "pre-quoted argument, which eval turns back into the original argv. Default: True for "
+    "DEFAULT_EFA_TRAINING_IMAGE (the AWS DLC's dockerd_entrypoint.sh), False otherwise; a user image "
+    "with an eval entrypoint needs True, or its command is split and expanded a second time."
 )
 
 DEFAULT_EFA_TRAINING_IMAGE = (
@@ -101,7 +121,11 @@ needed. aws/deep-learning-containers docs/src/data/pytorch-training/2.10-gpu-ec2
 e0ecedea6a1c56d6b5914f9cfb2fec5c548e67e0 (tag, ``public_registry: true``, GA 2026-01-21, end of
 patching 2027-01-21) and its package list (``efa: "1.47.0"``) in commit e5e841f6147d; the public URI
 form in docs/src/utils.py ``build_public_ecr_uri``. The NGC PyTorch image (``DEFAULT_TRAINING_IMAGE``)
-ships no aws-ofi-nccl plugin, so on EFA it would use TCP sockets."""
+ships no aws-ofi-nccl plugin, so on EFA it would use TCP sockets. Its ``ENTRYPOINT ["bash", "-m",
+"dockerd_entrypoint.sh"]`` ends in ``eval "$@"`` (aws/deep-learning-containers
+pytorch/training/docker/build_artifacts/dockerd_entrypoint.sh at 308dcbc469a5f279127dd3b3ab491492bf9a5ec2,
+after the CUDA-compat step), so the boot script passes it the command as one pre-quoted argument
+(``BootPlan.eval_entrypoint``, the ``eval_entrypoint`` option)."""
 
 
 def efa_cards(instance_type: str, options: Mapping[str, Any]) -> EfaCards | None:
@@ -126,16 +150,29 @@ def efa_cards(instance_type: str, options: Mapping[str, Any]) -> EfaCards | None
     )
 
 
-def efa_warnings(instance_type: str, options: Mapping[str, Any], cards: EfaCards | None) -> list[str]:
-    """Why a multi-node job will not reach the fabric's bandwidth, for a synth warning."""
+def efa_warnings(
+    instance_type: str, options: Mapping[str, Any], cards: EfaCards | None, *, multi_node: bool
+) -> list[str]:
+    """Why a multi-node job will not reach the fabric's bandwidth, or why the EFA option is not read,
+    for a synth warning."""
+    if not multi_node:
+        if options.get("efa_network_cards") is None:
+            return []
+        return [
+            f"aws option 'efa_network_cards' applies only to multi-node training (a training job on more "
+            f"than one instance); this placement ({instance_type}) is not one, so no EFA interface is "
+            "attached. To fix: drop the option, or constrain the intent to multi-node training."
+        ]
     found = []
     if cards is None and options.get("efa_network_cards") != 0:
         found.append(
-            f"multi-node training on {instance_type} gets no EFA: no AWS document read here gives its "
-            "network card count, so NCCL will use TCP sockets at a fraction of the bandwidth the "
-            "estimate assumed. To fix: options={'efa_network_cards': N} with the count `aws ec2 "
-            f"describe-instance-types --instance-types {instance_type}` prints (checked at plan), or "
-            "choose a listed type (EFA_NETWORK_CARDS)."
+            f"multi-node training on {instance_type} gets no EFA: no AWS document read here gives a "
+            "network card count this stack's interface layout fits, so NCCL will use TCP sockets. The "
+            "decision's time and cost estimate assumed the EFA fabric's bandwidth: this job will be "
+            "slower (and cost more) than decided. To fix: options={'efa_network_cards': N} with the "
+            f"count `aws ec2 describe-instance-types --instance-types {instance_type} --query "
+            "'InstanceTypes[].NetworkInfo.MaximumNetworkCards'` prints (checked at plan), or choose a "
+            "listed type (EFA_NETWORK_CARDS)."
         )
     image = options.get("container_image")
     if cards is not None and image is not None:

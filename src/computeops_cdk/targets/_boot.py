@@ -234,6 +234,10 @@ class BootPlan:
     """vLLM flags serving the intent's precision (``--quantization fp8``...); empty for the checkpoint's."""
     api_key: SecretRef | None = None
     """The secret holding the API key vLLM requires (``VLLM_API_KEY``); None: no key."""
+    eval_entrypoint: bool = False
+    """The image's entrypoint runs its arguments through ``eval "$@"`` (the AWS Deep Learning
+    Containers' ``dockerd_entrypoint.sh``): the training command is passed as ONE argument holding
+    the shell-quoted command line, so eval re-parses it into the original argv (``_container_command``)."""
 
     @property
     def serves(self) -> bool:
@@ -695,7 +699,7 @@ def _train(plan: BootPlan, rendezvous: Rendezvous | None) -> list[str]:
     ]
     if rendezvous and rendezvous.efa:
         lines += _efa_lines(rendezvous)
-    command = " ".join(_q(part) for part in plan.command)
+    command = _container_command(plan)
     lines += [
         "docker rm -f trainer >/dev/null 2>&1 || true",
         "docker run -d --name trainer --restart on-failure:3 --gpus all --ipc host --network host \\",
@@ -706,6 +710,18 @@ def _train(plan: BootPlan, rendezvous: Rendezvous | None) -> list[str]:
         f'echo "computeops: node $NODE_RANK of $NNODES started (rendezvous $MASTER_ADDR:{RENDEZVOUS_PORT})"',
     ]
     return lines
+
+
+def _container_command(plan: BootPlan) -> str:
+    """The training command as words of the ``docker run`` line, each shell-quoted.
+
+    An image whose entrypoint ends in ``eval "$@"`` (``plan.eval_entrypoint``) re-joins its arguments
+    with spaces and parses the line again, so separate words would be split and expanded a second
+    time (``python -c 'import torch; print(...)'`` becomes a syntax error; a user's ``;`` or ``$`` runs
+    or expands). There the command goes as one argument, the shell-quoted join of the shell-quoted
+    parts: eval gets back exactly the original argv, and the image's own entrypoint still runs."""
+    line = " ".join(_q(part) for part in plan.command)
+    return _q(line) if plan.eval_entrypoint else line
 
 
 def _efa_lines(rendezvous: Rendezvous) -> list[str]:

@@ -40,6 +40,10 @@ Options (``TargetProps.options``):
     efa_network_cards: network cards given an EFA-only interface in multi-node training (0: none).
         Default: ``_aws_efa.EFA_NETWORK_CARDS`` for the type; no EFA (and a warning) for a type without
         a sourced count.
+    eval_entrypoint: the training image's entrypoint ends in ``eval "$@"`` (the AWS Deep Learning
+        Containers' ``dockerd_entrypoint.sh``), so the command is passed as one pre-quoted argument
+        that eval turns back into the original argv. Default: True for ``DEFAULT_EFA_TRAINING_IMAGE``,
+        False for any other image; a user image with such an entrypoint needs True.
     ami_name: the exact name of an AMI owned by ``amazon``. A pattern with ``*`` or ``?`` opts in to the
         newest match (``most_recent``), which moves the image between plans: a warning says so.
         Default: ``DEFAULT_AMI_NAME``, or the name the workload's lock entry recorded.
@@ -60,10 +64,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..engine import Placement
-from ..errors import TargetError
+from ..errors import TargetError, described
 from ._aws_efa import (
     DEFAULT_EFA_TRAINING_IMAGE,
     EFA_OPTION,
+    EVAL_ENTRYPOINT_OPTION,
     EfaCards,
     efa_cards,
     efa_warnings,
@@ -146,6 +151,7 @@ _STANDALONE_ONLY: Mapping[str, tuple[str, ...]] = {
         "image_id",
         "ami_name",
         "efa_network_cards",
+        "eval_entrypoint",
         *BOOT_OPTIONS,
     )
     if key not in ("model_url", "command")  # the Kubernetes layer reads these two on a cluster
@@ -171,6 +177,7 @@ class AwsTarget(Target):
         "ami_name": "exact AMI name (owner amazon); a '*' pattern opts in to the newest match, which moves "
         "between plans. Default: DEFAULT_AMI_NAME, or the name the lock entry recorded.",
         "efa_network_cards": EFA_OPTION,
+        "eval_entrypoint": EVAL_ENTRYPOINT_OPTION,
     }
     unsupported: Mapping[str, str] = {
         "tpu": "AWS has no TPUs; Trainium/Inferentia are different accelerators (Neuron SDK, not TPU XLA).",
@@ -201,6 +208,8 @@ class AwsTarget(Target):
     def _emit(self, scope: Any, placement: Placement, props: TargetProps) -> dict[str, Any]:
         _require_binding(props)
         if props.cluster:
+            efa_cards(placement.instance_type, props.options)  # a bad value names itself first
+            _eval_entrypoint("", props.options)
             require_applicable(props, target="aws", emitted="EKS node groups", readers=_STANDALONE_ONLY)
             subnets = self._subnet_ids(scope, props)
             group = _security_group(
@@ -208,10 +217,14 @@ class AwsTarget(Target):
             )
             return _node_group(scope, placement, props, subnets=subnets, security_group=group)
         plan = plan_for(placement, props, target="aws", store="aws_secrets_manager", weights_store="s3")
-        cards = efa_cards(placement.instance_type, props.options) if _multi_node(placement) else None
+        # Validated whatever the placement: a bad value is an error even where it would not be read.
+        given_cards = efa_cards(placement.instance_type, props.options)
+        cards = given_cards if _multi_node(placement) else None
         if cards is not None and plan is not None and props.options.get("container_image") is None:
             # The NGC image has no aws-ofi-nccl plugin: on EFA the job gets the AWS DLC, which has it.
             plan = dataclasses.replace(plan, image=DEFAULT_EFA_TRAINING_IMAGE)
+        if plan is not None and not plan.serves and _eval_entrypoint(plan.image, props.options):
+            plan = dataclasses.replace(plan, eval_entrypoint=True)
         mode = expose_mode(placement, props, target="aws", serves=plan is not None, unsupported={})
         net = network(scope, placement, props)
         port = plan.port if plan else 8000
@@ -220,10 +233,9 @@ class AwsTarget(Target):
             scope, props, multi_node=_multi_node(placement), vpc_id=net.vpc_id, ingress_port=ingress
         )
         resources = _instances(scope, placement, props, net=net, security_group=group, plan=plan, cards=cards)
-        if _multi_node(placement):
-            found = efa_warnings(placement.instance_type, props.options, cards)
-            if found:
-                resources["warnings"] = [*resources.get("warnings", []), *found]
+        found = efa_warnings(placement.instance_type, props.options, cards, multi_node=_multi_node(placement))
+        if found:
+            resources["warnings"] = [*resources.get("warnings", []), *found]
         resources["network"] = net
         resources["billed"] = _billed(
             placement,
@@ -364,6 +376,21 @@ def _billed(
             )
         )
     return parts
+
+
+def _eval_entrypoint(image: str, options: Mapping[str, Any]) -> bool:
+    """Whether the training image's entrypoint ends in ``eval "$@"``: the option, else True for the
+    default AWS Deep Learning Container (``dockerd_entrypoint.sh``), else False."""
+    given = options.get("eval_entrypoint")
+    if given is None:
+        return image == DEFAULT_EFA_TRAINING_IMAGE
+    if not isinstance(given, bool):
+        raise TargetError(
+            f"aws option 'eval_entrypoint' must be True or False (got {described(given)}). To fix: True "
+            'when the training image\'s ENTRYPOINT ends in eval "$@" (as the AWS Deep Learning '
+            "Containers' dockerd_entrypoint.sh does), False otherwise."
+        )
+    return given
 
 
 def _multi_node(placement: Placement) -> bool:
