@@ -100,8 +100,8 @@ def test_an_intent_mapping_is_accepted_and_validated_like_decide() -> None:
             "[s/w] unknown option 'subnet_idz': not an option of the aws target "
             "(did you mean 'subnet_ids'?). "
             "To fix: use one of ami_name, api_key_secret, certificate_arn, command, container_image, "
-            "efa_network_cards, env, expose, hf_token_secret, image_id, model_url, port, root_volume_gib, "
-            "subnet_ids, user_data, user_data_append, vpc_endpoints, vpc_id, weights_uri "
+            "efa_network_cards, env, eval_entrypoint, expose, hf_token_secret, image_id, model_url, port, "
+            "root_volume_gib, subnet_ids, user_data, user_data_append, vpc_endpoints, vpc_id, weights_uri "
             "(documented in computeops_cdk.targets.aws), or drop it.",
         ),
         (
