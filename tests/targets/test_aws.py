@@ -283,8 +283,18 @@ def test_p4d_gets_four_efa_cards_and_device_rdma(stacks: dict[str, dict[str, Any
     assert "FI_EFA_USE_DEVICE_RDMA" not in check_boot(boot_texts(stacks["train"])[0])  # p4d only
 
 
-def test_a_type_without_a_sourced_card_count_gets_no_efa_and_a_warning() -> None:
+def test_p6_b300_gets_no_efa_and_a_warning_that_the_option_cannot_help() -> None:
     doc, resources = _emit_train("p6-b300.48xlarge")
+    assert "network_interfaces" not in _one(doc, "aws_launch_template")
+    (warning,) = resources["warnings"]
+    assert "card 0 takes no EFA" in warning and "estimate assumed the EFA fabric" in warning
+    assert "constrain the intent to another type" in warning
+    _, resources = _emit_train("p6-b300.48xlarge", efa_network_cards=0)
+    assert "warnings" not in resources
+
+
+def test_a_type_without_a_sourced_card_count_gets_no_efa_and_a_warning() -> None:
+    doc, resources = _emit_train("g6e.48xlarge")
     assert "network_interfaces" not in _one(doc, "aws_launch_template")
     assert "aws_ec2_instance_type" not in doc["data"]
     nics = doc["resource"]["aws_network_interface"]

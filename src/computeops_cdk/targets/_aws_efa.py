@@ -100,6 +100,12 @@ without EFA (p3.*, g4dn.xlarge, g5.xlarge). Give the count with
 the ``efa_network_cards`` option (``aws ec2 describe-instance-types --query
 'InstanceTypes[].NetworkInfo.MaximumNetworkCards'``); the plan checks it either way."""
 
+_LAYOUT_UNFIT: Mapping[str, str] = {
+    "p6-b300.48xlarge": "its network card 0 takes no EFA interface (17 cards, 16 EFA interfaces, per "
+    "third-party launch notes; not confirmed in an AWS document here)",
+}
+"""EFA-capable types whose card layout the interfaces here (``interfaces``) do not fit."""
+
 EFA_OPTION = (
     "network cards to attach an EFA-only interface to, for multi-node training (0: no EFA). "
     "Default: EFA_NETWORK_CARDS for the instance type (sourced), none for a type not listed."
@@ -164,7 +170,17 @@ def efa_warnings(
             "attached. To fix: drop the option, or constrain the intent to multi-node training."
         ]
     found = []
-    if cards is None and options.get("efa_network_cards") != 0:
+    unfit = _LAYOUT_UNFIT.get(instance_type)
+    if cards is None and unfit is not None and options.get("efa_network_cards") is None:
+        found.append(
+            f"multi-node training on {instance_type} gets no EFA: {unfit}, so this stack's interface "
+            "layout (EFA-only at network card 0 / device 1) does not fit it and NCCL will use TCP "
+            "sockets. The decision's time and cost estimate assumed the EFA fabric's bandwidth: this "
+            "job will be slower (and cost more) than decided. To fix: constrain the intent to another "
+            "type (EFA_NETWORK_CARDS lists the ones this stack fits), or options={'efa_network_cards': "
+            "0} to accept TCP sockets and silence this warning."
+        )
+    elif cards is None and options.get("efa_network_cards") != 0:
         found.append(
             f"multi-node training on {instance_type} gets no EFA: no AWS document read here gives a "
             "network card count this stack's interface layout fits, so NCCL will use TCP sockets. The "
