@@ -15,6 +15,17 @@ ROOT = Path(__file__).resolve().parents[1]
 MARKET = ROOT / "data" / "market"
 FACTORS = {"ReservedPrice1yr": 0.6, "ReservedPrice3yr": 0.4}
 
+RESERVED_CHAT: dict[str, object] = {
+    "name": "chat",
+    "workload": {
+        "type": "inference",
+        "model": {"name": "llama-3-8b"},
+        "serving": {"output_tokens_per_s": 500},
+    },
+    "constraints": {"providers": {"allow": ["aws"]}, "pricing": ["reserved"]},
+}
+"""An AWS chat intent that admits reserved offers only (the reserved tests' common workload)."""
+
 
 def with_reserved(tmp: Path, factors: dict[str, float] = FACTORS) -> Path:
     """A copy of data/market (under ``tmp``) whose AWS raw rows carry reserved prices."""

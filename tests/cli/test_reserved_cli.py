@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from reserved_testdata import with_reserved
+from reserved_testdata import RESERVED_CHAT, with_reserved
 
 from computeops_cdk.catalog._build import build_catalog, write_catalog
 from computeops_cdk.cli import main
@@ -20,16 +20,7 @@ def reserved_file(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 def _intent(tmp_path: Path) -> str:
     path = tmp_path / "chat.json"
-    doc = {
-        "name": "chat",
-        "workload": {
-            "type": "inference",
-            "model": {"name": "llama-3-8b"},
-            "serving": {"output_tokens_per_s": 500},
-        },
-        "constraints": {"providers": {"allow": ["aws"]}, "pricing": ["reserved"]},
-    }
-    path.write_text(json.dumps(doc), encoding="utf-8")
+    path.write_text(json.dumps(RESERVED_CHAT), encoding="utf-8")
     return str(path)
 
 

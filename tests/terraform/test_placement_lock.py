@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import reserved_testdata
 from tf_testdata import (
     SUPPORT_CHAT,
     chosen_and_runner_up,
@@ -293,17 +294,7 @@ def _reserved_catalog(tmp_path: Path, name: str, factors: dict[str, float]) -> N
     SETTINGS.configure(Diagnostics(), {"catalog": str(path)})
 
 
-RESERVED_CHAT = json.dumps(
-    {
-        "name": "chat",
-        "workload": {
-            "type": "inference",
-            "model": {"name": "llama-3-8b"},
-            "serving": {"output_tokens_per_s": 500},
-        },
-        "constraints": {"providers": {"allow": ["aws"]}, "pricing": ["reserved"]},
-    }
-)
+RESERVED_CHAT = json.dumps(reserved_testdata.RESERVED_CHAT)
 
 
 def test_a_reserved_lock_records_its_term_and_a_relock_to_another_term_says_so(

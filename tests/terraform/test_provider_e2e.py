@@ -459,16 +459,9 @@ def _a_reserved_lock_keeps_its_term_through_state(mirror: Mirror, tmp_path: Path
     w = workdir(mirror, tmp_path, "reserved")
     one_year = _reserved_catalog(tmp_path / "one-year", {"ReservedPrice1yr": 0.6})
     both = _reserved_catalog(tmp_path / "both", {"ReservedPrice1yr": 0.6, "ReservedPrice3yr": 0.4})
-    intent = {
-        "name": "chat",
-        "workload": {
-            "type": "inference",
-            "model": {"name": "llama-3-8b"},
-            "serving": {"output_tokens_per_s": 500},
-        },
-        "constraints": {"providers": {"allow": ["aws"]}, "pricing": ["reserved"]},
-    }
-    w.write("intent.json", json.dumps(intent))
+    from reserved_testdata import RESERVED_CHAT
+
+    w.write("intent.json", json.dumps(RESERVED_CHAT))
     w.write(
         "main.tf",
         REQUIRED
