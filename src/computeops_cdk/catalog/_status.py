@@ -23,7 +23,7 @@ FEED_KIND: dict[str, str] = {
     "aws": "live from two feeds: on-demand + reserved from the AWS Price List bulk offer files "
     "(per-region CSV), spot from gpuhunt's published catalog (the bulk files have no spot); each "
     "refused on its own keeps its last good prices",
-    "gcp": "live: Cloud Billing Catalog API (needs $GOOGLE_BILLING_API_KEY; skipped without it)",
+    "gcp": "live: Cloud Billing Catalog API (skipped without its key)",
     "azure": "live: Azure Retail Prices API (paged; no key), gpuhunt's published catalog as fallback",
     "oci": "live: OCI public price list (no key; global prices), gpuhunt's published catalog as fallback",
     "lambda": "live: Lambda instance-types API with $LAMBDA_API_KEY, else the SkyPilot catalog feed",
