@@ -516,3 +516,18 @@ def test_a_server_that_never_answers_times_out(httpserver: HTTPServer, tmp_path:
     result = _refresh(httpserver, tmp_path / "data", [provider], transport=transport, feeds=_pin(provider))
     [refusal] = result.refused[provider]
     assert refusal.check == "fetch" and "ReadTimeout" in refusal.detail
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b'{"data": {"gpuTypes": [{"id": "NVIDIA H1', b"<html>502 Bad Gateway</html>", b"[" * 100_000],
+    ids=["cut mid-value", "an HTML error page", "nesting that exhausts the parser"],
+)
+def test_the_json_feeds_refuse_a_body_that_is_not_json_with_one_short_message(body: bytes) -> None:
+    from computeops_cdk.catalog.feeds import parse_json
+    from computeops_cdk.errors import CatalogRefreshError
+
+    what = "runpod: US-CA-1: the GraphQL answer"
+    with pytest.raises(CatalogRefreshError, match=rf"^{what} is not JSON \(") as err:
+        parse_json(body, what)
+    assert len(str(err.value)) < 200  # the parser's reason is cut, never the body echoed

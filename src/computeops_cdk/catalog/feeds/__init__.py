@@ -8,10 +8,12 @@ it expects. The refresh then runs the same sanity checks on every adapter's rows
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
+from ...errors import CatalogRefreshError
 from .._sources import PRICE_MODELS, Feed, Provenance, Row
 from .._transport import Transport
 from .._types import RESERVED_COLUMNS
@@ -23,6 +25,7 @@ __all__ = [
     "Unmapped",
     "group_unmapped",
     "map_prices",
+    "parse_json",
     "with_reserved_columns",
 ]
 
@@ -141,6 +144,15 @@ def map_prices(
 def with_reserved_columns(columns: tuple[str, ...]) -> tuple[str, ...]:
     """A raw-file header with the reserved-price columns added (for feeds that price reservations)."""
     return columns + tuple(c for c in RESERVED_COLUMNS.values() if c not in columns)
+
+
+def parse_json(body: bytes, what: str) -> Any:  # JSON: callers narrow it with isinstance
+    """A feed's JSON answer, or ``CatalogRefreshError("<what> is not JSON (...)")`` (a cut or HTML
+    body, or nesting deep enough to exhaust the parser): one refusal for every JSON feed."""
+    try:
+        return json.loads(body)
+    except (ValueError, RecursionError) as err:
+        raise CatalogRefreshError(f"{what} is not JSON ({str(err)[:80]})") from None
 
 
 def group_unmapped(reasons: Mapping[str, list[str]], *, examples: int = 3) -> tuple[Unmapped, ...]:

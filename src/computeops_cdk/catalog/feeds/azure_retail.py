@@ -25,7 +25,6 @@ good data; others are reported.
 
 from __future__ import annotations
 
-import json
 import math
 import urllib.parse
 from collections import defaultdict
@@ -34,7 +33,7 @@ from typing import Any
 from ...errors import CatalogRefreshError
 from .._transport import Request, read_body
 from .._types import HOURS_PER_MONTH, RESERVED_COLUMNS
-from . import FeedContext, FeedResult, map_prices, with_reserved_columns
+from . import FeedContext, FeedResult, map_prices, parse_json, with_reserved_columns
 
 __all__ = ["DEFAULT_URL", "AzureRetailFeed"]
 
@@ -88,10 +87,7 @@ class AzureRetailFeed:
 
 
 def _page(body: bytes) -> dict[str, Any]:
-    try:
-        doc = json.loads(body)
-    except (ValueError, RecursionError) as err:
-        raise CatalogRefreshError(f"azure: a Retail Prices page is not JSON ({str(err)[:80]})") from None
+    doc = parse_json(body, "azure: a Retail Prices page")
     if not isinstance(doc, dict) or not isinstance(doc.get("Items"), list):
         raise CatalogRefreshError("azure: a Retail Prices page has no 'Items' list")
     return doc

@@ -35,7 +35,6 @@ URL), listed as a ``Request`` secret: it never reaches a message, a log line or 
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import urllib.parse
@@ -46,7 +45,7 @@ from typing import Any
 from ...errors import CatalogRefreshError
 from .._sources import Row, number
 from .._transport import Request, read_body
-from . import FeedContext, FeedResult, group_unmapped
+from . import FeedContext, FeedResult, group_unmapped, parse_json
 
 __all__ = ["COMPUTE_SERVICE", "DEFAULT_URL", "KEY_ENV", "TPU_SERVICE", "GcpBillingFeed"]
 
@@ -144,10 +143,7 @@ def _read_service(
 
 def _page(body: bytes, service: str) -> dict[str, Any]:
     where = f"gcp: services/{service}/skus"
-    try:
-        doc = json.loads(body)
-    except (ValueError, RecursionError) as err:
-        raise CatalogRefreshError(f"{where}: a page is not JSON ({str(err)[:80]})") from None
+    doc = parse_json(body, f"{where}: a page")
     if isinstance(doc, dict) and isinstance(doc.get("error"), dict):
         raise CatalogRefreshError(f"{where} answered an error: {str(doc['error'].get('message', ''))[:120]}")
     skus = doc.get("skus", []) if isinstance(doc, dict) else None

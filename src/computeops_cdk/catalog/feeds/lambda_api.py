@@ -12,14 +12,13 @@ comes from ``LAMBDA_API_KEY`` and is never written to a message or a log (a ``Re
 
 from __future__ import annotations
 
-import json
 import math
 from collections import defaultdict
 from typing import Any
 
 from ...errors import CatalogRefreshError
 from .._transport import Request, read_body
-from . import FeedContext, FeedResult, group_unmapped
+from . import FeedContext, FeedResult, group_unmapped, parse_json
 
 __all__ = ["DEFAULT_URL", "KEY_ENV", "LambdaApiFeed"]
 
@@ -73,12 +72,7 @@ class LambdaApiFeed:
 
 
 def _instance_types(body: bytes) -> dict[str, dict[str, Any]]:
-    try:
-        doc = json.loads(body)
-    except (ValueError, RecursionError) as err:
-        raise CatalogRefreshError(
-            f"lambda: the instance-types answer is not JSON ({str(err)[:80]})"
-        ) from None
+    doc = parse_json(body, "lambda: the instance-types answer")
     data = doc.get("data") if isinstance(doc, dict) else None
     if not isinstance(data, dict):
         error = doc.get("error") if isinstance(doc, dict) else None

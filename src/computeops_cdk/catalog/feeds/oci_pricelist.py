@@ -23,7 +23,6 @@ the shapes the catalog already lists as preemptible (the price list does not say
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections import defaultdict
@@ -31,7 +30,7 @@ from typing import Any
 
 from ...errors import CatalogRefreshError
 from .._transport import Request, read_body
-from . import FeedContext, FeedResult, group_unmapped
+from . import FeedContext, FeedResult, group_unmapped, parse_json
 
 __all__ = ["DEFAULT_URL", "PREEMPTIBLE_SHARE", "OciPriceListFeed"]
 
@@ -85,10 +84,7 @@ class OciPriceListFeed:
 
 
 def _items(body: bytes) -> list[dict[str, Any]]:
-    try:
-        doc = json.loads(body)
-    except (ValueError, RecursionError) as err:
-        raise CatalogRefreshError(f"oci: the price list is not JSON ({str(err)[:80]})") from None
+    doc = parse_json(body, "oci: the price list")
     items = doc.get("items") if isinstance(doc, dict) else None
     if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
         raise CatalogRefreshError("oci: the price list has no 'items' list of objects")

@@ -31,7 +31,7 @@ from typing import Any
 from ...errors import CatalogRefreshError
 from .._sources import Row
 from .._transport import Request, read_body
-from . import FeedContext, FeedResult, group_unmapped
+from . import FeedContext, FeedResult, group_unmapped, parse_json
 
 __all__ = ["DEFAULT_URL", "QUERY", "RunPodGraphQLFeed", "catalog_gpu_name"]
 
@@ -117,12 +117,7 @@ def _gpu_types(ctx: FeedContext, url: str, centre: str) -> list[dict[str, Any]]:
 
 def _envelope(body: bytes, centre: str) -> dict[str, Any]:
     """``data`` of a GraphQL answer; its ``errors`` (even beside partial data) refuse the feed."""
-    try:
-        doc = json.loads(body)
-    except (ValueError, RecursionError) as err:
-        raise CatalogRefreshError(
-            f"runpod: {centre}: the GraphQL answer is not JSON ({str(err)[:80]})"
-        ) from None
+    doc = parse_json(body, f"runpod: {centre}: the GraphQL answer")
     if not isinstance(doc, dict):
         raise CatalogRefreshError(f"runpod: {centre}: the GraphQL answer is not an object")
     errors = doc.get("errors")

@@ -31,7 +31,7 @@ from typing import Any
 from ...errors import CatalogRefreshError
 from .._sources import Row, number
 from .._transport import Request, read_body
-from . import FeedContext, FeedResult, group_unmapped
+from . import FeedContext, FeedResult, group_unmapped, parse_json
 
 __all__ = ["DEFAULT_URL", "MAX_LISTINGS", "RELIABILITY_FLOOR", "VastSearchFeed", "search_filter"]
 
@@ -91,10 +91,7 @@ class VastSearchFeed:
 
 
 def _listings(body: bytes) -> list[dict[str, Any]]:
-    try:
-        doc = json.loads(body)
-    except (ValueError, RecursionError) as err:
-        raise CatalogRefreshError(f"vast: the offer search answer is not JSON ({str(err)[:80]})") from None
+    doc = parse_json(body, "vast: the offer search answer")
     offers = doc.get("offers") if isinstance(doc, dict) else None
     if not isinstance(offers, list) or not all(isinstance(o, dict) for o in offers):
         raise CatalogRefreshError("vast: the offer search answer has no 'offers' list of objects")
