@@ -162,9 +162,8 @@ class _Evaluator:
             return Sizing(instances=1, reasons=(Reason(rule="spec.unknown", message=message),))
         return self.sizer.size(row.itype, row.accelerator)
 
-    def _region(self, row: Row) -> tuple[Reason, ...]:
+    def _region(self, row: Row, services: tuple[str, ...]) -> tuple[Reason, ...]:
         offer = row.offer
-        services = self.services(row)
         residency = residency_rule(offer.provider, offer.region, row.region, self.constraints, self.resolved)
         found = residency + compliance_rules(
             row.provider, offer.region, self.constraints.compliance, services
@@ -194,14 +193,15 @@ class _Evaluator:
         cap_hourly, cap_monthly, cap_total = self.caps
         targets: dict[str, tuple[Reason, ...]] = {}
         regions, pricing_reasons, suspects = self.regions, self.pricing, self.suspects
+        services = self.services(first)  # one accelerator per run, so one set of services
         for row in run:
             offer = row.offer
             target = targets.get(offer.pricing)
             if target is None:
                 target = targets[offer.pricing] = self._target(row, sizing)
-            region = regions.get((offer.provider, offer.region, self.services(row)))
+            region = regions.get((offer.provider, offer.region, services))
             if region is None:
-                region = self._region(row)
+                region = self._region(row, services)
             reasons = shared + pricing_reasons[offer.pricing] + region + target + sizing.reasons
             if self.max_age is not None:
                 reasons += stale_rule(offer.as_of, self.as_of, self.max_age)
@@ -257,7 +257,7 @@ class _Evaluator:
                         terms=terms,
                         commitment=commitment,
                         whole_term=whole_term,
-                        services=self.services(row),
+                        services=services,
                     )
                 )
 
