@@ -325,3 +325,43 @@ def test_a_reserved_lock_records_its_term_and_a_relock_to_another_term_says_so(
     assert (relocked["term_months"], relocked["upfront"]) == (36, "none")
     warning = next(d for d in diags.items if d.summary == "Relocking to a cheaper placement")
     assert "Reservation term: 12 months -> 36 months." in warning.detail
+
+
+@pytest.mark.parametrize(
+    ("pricing", "factors", "term"),
+    [
+        ("on_demand", {}, None),
+        ("spot", {}, None),
+        ("reserved", {"ReservedPrice1yr": 0.6}, 12),
+        ("reserved", {"ReservedPrice3yr": 0.4}, 36),
+    ],
+)
+def test_the_lock_state_keeps_what_the_lockfile_keeps_field_by_field(
+    spec: ResourceSpec, tmp_path: Path, pricing: str, factors: dict[str, float], term: int | None
+) -> None:
+    """The provider's state and ``LockedPlacement.from_placement`` (lockfile, ``computeops lock``)
+    map a placement through one function: read back from the state, every field is the lockfile's."""
+    from dataclasses import fields
+
+    from computeops_cdk import decide
+    from computeops_cdk.engine import LockedPlacement
+    from computeops_cdk.targets import placement_pin
+    from computeops_cdk.terraform._lock import locked_placement
+
+    _reserved_catalog(tmp_path, pricing + str(term), factors)
+    intent = json.loads(RESERVED_CHAT)
+    intent["constraints"]["pricing"] = [pricing]
+    state = locked(spec, intent=json.dumps(intent))
+    catalog = SETTINGS.catalog(Diagnostics())
+    assert catalog is not None
+    chosen = decide(intent, catalog=catalog, pin=placement_pin()).chosen
+    assert chosen is not None and chosen.pricing == pricing
+    expected = LockedPlacement.from_placement(
+        chosen, locked_at=state["locked_at"], catalog_version=catalog.version, catalog_sha256=catalog.sha256
+    )
+    read_back = locked_placement(state)
+    for field in fields(LockedPlacement):
+        assert getattr(read_back, field.name) == getattr(expected, field.name), field.name
+    assert (expected.term_months, state["term_months"]) == (term, term)
+    assert state["upfront"] == (None if term is None else "none")
+    assert (state["cloud"], state["unit_cost"]) == (chosen.provider, chosen.unit_cost.to_dict())

@@ -49,6 +49,7 @@ __all__ = [
     "DriftStatus",
     "LockedPlacement",
     "evaluate_drift",
+    "locked_fields",
     "parse_utc",
     "placement_of",
 ]
@@ -114,18 +115,10 @@ class LockedPlacement:
         """Lock ``placement`` as of ``locked_at``."""
         parse_utc(locked_at)
         return cls(
-            provider=placement.provider,
-            instance_type=placement.instance_type,
-            region=placement.region,
-            pricing=placement.pricing,
-            instances=placement.instances,
-            hourly_usd=placement.hourly_usd,
-            unit_cost=placement.unit_cost,
-            score=placement.score,
+            **locked_fields(placement),
             locked_at=locked_at,
             catalog_version=catalog_version,
             catalog_sha256=catalog_sha256,
-            term_months=placement.term_months,
         )
 
     def holds(self, c: Candidate) -> bool:
@@ -211,6 +204,27 @@ class LockedPlacement:
             catalog_version=str(data.get("catalog_version", "")),
             catalog_sha256=str(data.get("catalog_sha256", "")),
         )
+
+
+def locked_fields(placement: Placement) -> dict[str, Any]:
+    """What a lock keeps of ``placement``, by ``LockedPlacement`` field name (every field but when
+    and on which catalog it was locked).
+
+    The one mapping from a placement to a lock: ``from_placement`` (the lockfile, ``computeops lock``)
+    and the Terraform lock's state both build on it, so a field added here reaches both (two copies
+    had drifted: the state once lacked the reservation term).
+    """
+    return {
+        "provider": placement.provider,
+        "instance_type": placement.instance_type,
+        "region": placement.region,
+        "pricing": placement.pricing,
+        "instances": placement.instances,
+        "hourly_usd": placement.hourly_usd,
+        "unit_cost": placement.unit_cost,
+        "score": placement.score,
+        "term_months": placement.term_months,
+    }
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

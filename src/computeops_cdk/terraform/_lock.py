@@ -14,7 +14,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import fields
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -42,7 +43,7 @@ from ._settings import SETTINGS
 if TYPE_CHECKING:
     from ..engine import Drift, DriftPolicy, LockedPlacement, Placement
 
-__all__ = ["DRIFT", "lock_resource"]
+__all__ = ["DRIFT", "lock_resource", "lock_state", "locked_placement"]
 
 # A proposed placement has the same shape as one of the data source's alternatives.
 _PROPOSED = PLACEMENT_OBJECT
@@ -136,6 +137,36 @@ def _offer_id(values: dict[str, Any]) -> str:
     return "/".join(str(values[k]) for k in _OFFER)
 
 
+# The state names LockedPlacement's fields have: the data source's, where the provider is `cloud`.
+_STATE_NAMES = {"provider": "cloud"}
+
+
+def lock_state(locked: Mapping[str, Any]) -> dict[str, Any]:
+    """The state attributes of what a lock keeps (``engine._drift.locked_fields``, by LockedPlacement
+    field name): renamed as the schema names them, the unit cost as ``{unit, value}``, and the
+    reservation's upfront payment (the catalog's feeds keep no-upfront reservations only)."""
+    state = {_STATE_NAMES.get(name, name): value for name, value in locked.items()}
+    state["unit_cost"] = locked["unit_cost"].to_dict()
+    state["upfront"] = None if locked["term_months"] is None else "none"
+    return state
+
+
+def locked_placement(state: Mapping[str, Any]) -> LockedPlacement:
+    """The lock a state holds: ``lock_state`` read back, field by field of LockedPlacement (a field
+    the state does not carry reads as null, which ``from_dict`` judges)."""
+    from ..engine import LockedPlacement
+
+    data: dict[str, Any] = {
+        f.name: state.get(_STATE_NAMES.get(f.name, f.name)) for f in fields(LockedPlacement)
+    }
+    data["instances"] = int(data["instances"])
+    # a whole number on the wire comes back as a float; a lock from before terms has none
+    data["term_months"] = _whole(data["term_months"])
+    for name in ("catalog_version", "catalog_sha256"):
+        data[name] = data[name] or ""
+    return LockedPlacement.from_dict(data, path="computeops_placement_lock")
+
+
 class _Lock:
     """The handlers; ``clock`` is the caller's clock (the engine reads none)."""
 
@@ -156,29 +187,6 @@ class _Lock:
             diags.error(f"Invalid {name}", str(err), attribute=name)
             return None
 
-    @staticmethod
-    def _locked(state: dict[str, Any]) -> LockedPlacement:
-        from ..engine import LockedPlacement
-
-        return LockedPlacement.from_dict(
-            {
-                "provider": state["cloud"],
-                "instance_type": state["instance_type"],
-                "region": state["region"],
-                "pricing": state["pricing"],
-                "instances": int(state["instances"]),
-                "hourly_usd": state["hourly_usd"],
-                "unit_cost": state["unit_cost"],
-                "score": state["score"],
-                "locked_at": state["locked_at"],
-                "catalog_version": state.get("catalog_version") or "",
-                "catalog_sha256": state.get("catalog_sha256") or "",
-                # a whole number on the wire comes back as a float; a lock from before terms has none
-                "term_months": _whole(state.get("term_months")),
-            },
-            path="computeops_placement_lock",
-        )
-
     def _drift(self, diags: Diagnostics, state: dict[str, Any]) -> Drift | None:
         from ..engine import evaluate_drift
 
@@ -189,7 +197,7 @@ class _Lock:
             return None
         intent, pin = inputs
         return evaluate_drift(
-            self._locked(state),
+            locked_placement(state),
             intent,
             catalog=catalog,
             pin=pin,
@@ -236,12 +244,12 @@ class _Lock:
     def _locked_values(placement: Placement, explanation: list[str], intent_sha256: str) -> dict[str, Any]:
         catalog = SETTINGS.catalog(Diagnostics())
         assert catalog is not None  # the caller decided on it
-        values = placement_values(placement)
+        from ..engine._drift import locked_fields
+
+        values = {**placement_values(placement), **lock_state(locked_fields(placement))}
         return {
             **values,
             "id": _offer_id(values),
-            "term_months": placement.term_months,
-            "upfront": None if placement.term_months is None else "none",
             "catalog_version": catalog.version,
             "catalog_sha256": catalog.sha256,
             "intent_sha256": intent_sha256,
