@@ -23,7 +23,7 @@ from werkzeug import Request as WRequest
 from werkzeug import Response
 
 from computeops_cdk.catalog._load import EMBEDDED_CATALOG
-from computeops_cdk.catalog._parts import Piece, resolve
+from computeops_cdk.catalog._parts import Piece, duplicate_note, resolve
 from computeops_cdk.catalog._refresh import RefreshResult, refresh_catalog
 from computeops_cdk.catalog._sources import MarketData, parse_feed_spec
 from computeops_cdk.catalog._status import catalog_status
@@ -361,3 +361,27 @@ def test_a_one_feed_refresh_after_a_merged_one_cites_that_feed_for_every_price(
     assert (result.generation / "market" / "price-sources.csv").read_text(encoding="utf-8").splitlines() == [
         "provider,pricing,repo,path,commit,as_of"
     ]
+
+
+@pytest.mark.parametrize("listed", [("30", "70"), ("70", "30")])
+def test_a_key_one_feed_lists_twice_is_one_row_at_its_lowest_price_and_reported(
+    listed: tuple[str, str],
+) -> None:
+    """The spot feed lists a key twice, the on-demand feed once: one merged row whatever the listing
+    order (joined listing by listing, 30 then 70 left a spot-only row at 70, above on-demand and
+    outside the cross-source checks; 70 then 30 refused the spot feed)."""
+    row = {"InstanceType": "p5.48xlarge", "Region": "us-east-1", "Price": "", "SpotPrice": ""}
+    bulk = Piece(models=("on_demand",), label="aws-bulk", new=[{**row, "Price": "55.04"}], old=[])
+    spot = Piece(
+        models=("spot",), label="gpuhunt", new=[{**row, "SpotPrice": price} for price in listed], old=[]
+    )
+    pieces, merged = resolve(
+        "aws", [bulk, spot], ["InstanceType", "Region", "Price", "SpotPrice"], accepted=False
+    )
+    assert [p.status for p in pieces] == ["updated", "updated"]
+    assert merged == [{**row, "Price": "55.04", "SpotPrice": "30"}]
+    assert duplicate_note(pieces[1]) == (
+        "1 duplicate listings in spot (gpuhunt) collapsed into one row per key, the lowest price kept "
+        "(e.g. p5.48xlarge us-east-1)"
+    )
+    assert duplicate_note(pieces[0]) == ""

@@ -14,6 +14,12 @@ another does not (the sources disagree about which instance types a region has) 
 it has: a type with spot but no on-demand price becomes a spot offer only. A last good row no part
 prices any more is dropped and reported.
 
+A part that lists one key more than once is collapsed to one row per key before the join (and
+reported, ``duplicate_note``): the first listing, each price column the part owns at the lowest price
+its listings give (the price the sanity checks already read for such a key). Joined listing by
+listing, the extra one became a row only that part priced, a false "spot offer only" that escaped the
+cross-source checks.
+
 The rules that compare two price models of one offer (spot above on-demand, a reservation above
 on-demand) are checked again on the merged rows where the two prices come from different parts
 (``cross_problems``). Such a conflict is the newer data's fault, so ``resolve`` refuses the part that
@@ -25,6 +31,7 @@ overrides, as for every check.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
@@ -32,7 +39,16 @@ from ._sanity import ROUNDING, Refusal, row_key
 from ._sources import PRICE_MODELS, Row
 from ._types import RESERVED_COLUMNS
 
-__all__ = ["PRICE_COLUMNS", "Piece", "cross_problems", "merge", "price_columns", "project", "resolve"]
+__all__ = [
+    "PRICE_COLUMNS",
+    "Piece",
+    "cross_problems",
+    "duplicate_note",
+    "merge",
+    "price_columns",
+    "project",
+    "resolve",
+]
 
 PRICE_COLUMNS: dict[str, tuple[str, ...]] = {
     "on_demand": ("Price",),
@@ -59,24 +75,48 @@ def project(rows: Sequence[Row], models: Iterable[str]) -> list[Row]:
     return out
 
 
-def _keyed(rows: Sequence[Row]) -> list[tuple[tuple[str, ...], Row]]:
-    """Each row with its key plus its occurrence (a marketplace may list one key twice)."""
-    seen: dict[tuple[str, ...], int] = {}
-    out = []
+def _by_key(rows: Sequence[Row], owned: Sequence[str]) -> dict[tuple[str, ...], Row]:
+    """One row per key, in order of first listing: a key listed again keeps its first listing with,
+    in each price column of ``owned``, the lower of the two prices."""
+    out: dict[tuple[str, ...], Row] = {}
     for row in rows:
         key = row_key(row)
-        seen[key] = seen.get(key, 0) + 1
-        out.append(((*key, str(seen[key])), row))
+        kept = out.get(key)
+        out[key] = row if kept is None else {**kept, **{c: _lower(kept, row, c) for c in owned}}
     return out
+
+
+def _lower(kept: Row, again: Row, column: str) -> str:
+    """The lower price of ``column`` in two listings of one key (a blank or unreadable one loses)."""
+    first, second = _number(kept.get(column, "")), _number(again.get(column, ""))
+    if second is not None and (first is None or second < first):
+        return again.get(column, "")
+    return kept.get(column, "")
+
+
+def duplicate_note(piece: Piece) -> str:
+    """The report line for a part that lists keys more than once (``merge`` collapses them), or ""."""
+    counts = Counter(map(row_key, piece.rows))
+    repeated = sorted(k for k, n in counts.items() if n > 1)
+    if not repeated:
+        return ""
+    extra = sum(counts[k] - 1 for k in repeated)
+    names = ", ".join(" ".join(k[1:2] + k[4:6]).strip() for k in repeated[:3])
+    models = "+".join(piece.models)
+    return (
+        f"{extra} duplicate listings in {models} ({piece.label}) collapsed into one row per key, "
+        f"the lowest price kept (e.g. {names})"
+    )
 
 
 def merge(parts: Sequence[tuple[tuple[str, ...], Sequence[Row]]], columns: Sequence[str]) -> list[Row]:
     """One row per key from ``(models, rows)`` parts: each price column from the part owning its
-    model, the other columns from the first part that has the row; rows in part order."""
+    model, the other columns from the first part that has the row; rows in part order (a part's
+    repeated key collapsed first, ``_by_key``)."""
     merged: dict[tuple[str, ...], Row] = {}
     for models, rows in parts:
         owned = price_columns(models)
-        for key, row in _keyed(rows):
+        for key, row in _by_key(rows, owned).items():
             base = merged.get(key)
             if base is None:
                 base = merged[key] = {c: ("" if c in _ALL else row.get(c, "")) for c in columns}

@@ -33,7 +33,7 @@ from typing import Any
 
 from ..errors import CatalogError, CatalogRefreshError, did_you_mean, did_you_mean_text
 from ._build import DEFAULT_SOURCE, build_catalog, canonical_json
-from ._parts import Piece, price_columns, project, resolve
+from ._parts import Piece, duplicate_note, price_columns, project, resolve
 from ._sanity import Refusal, check_rows, row_key
 from ._sources import PRICE_SOURCES, Feed, FeedPart, MarketData, Provenance, Row, parse_feed_spec, read_csv
 from ._store import Store, os_error_text
@@ -560,7 +560,8 @@ def _refresh_parts(
                 results[i] = None
             else:
                 outcomes[i] = replace(o, status=piece.status, refusals=piece.refusals)
-    return _merged_outcome(provider, feed, parts, full, merged, columns, outcomes, results, ctx)
+    collapsed = tuple(note for note in map(duplicate_note, pieces) if note)
+    return _merged_outcome(provider, feed, parts, full, merged, columns, outcomes, results, ctx, collapsed)
 
 
 def _merged_outcome(
@@ -573,6 +574,7 @@ def _merged_outcome(
     outcomes: list[ProviderOutcome],
     results: list[FeedResult | None],
     ctx: _Context,
+    collapsed: tuple[str, ...],
 ) -> tuple[ProviderOutcome, FeedResult | None]:
     statuses = {o.status for o in outcomes}
     refusals = tuple(r for o in outcomes for r in o.refusals if o.status != "skipped")
@@ -605,7 +607,7 @@ def _merged_outcome(
                 examples=tuple(gone[:3]),
             ),
         )
-    notes = _one_sided(parts, outcomes, merged)
+    notes = collapsed + _one_sided(parts, outcomes, merged)
     for note in notes:
         ctx.say(f"{provider}: {note}")
     provenance: list[tuple[str, Provenance]] = []
