@@ -95,10 +95,7 @@ def terminal_columns() -> int:
 def top_help(columns: int) -> str | None:
     """The text argparse prints for ``computeops --help`` on a terminal ``columns`` wide, or None
     where that is not proven (argparse then renders it)."""
-    texts = [DESCRIPTION, EPILOG, VERSION_HELP, *(help_text for _, _, help_text in COMMANDS)]
-    if sys.version_info[:2] != VERIFIED_PYTHON or not MIN_COLUMNS <= columns <= MAX_COLUMNS:
-        return None
-    if any(not t.isascii() or "%" in t or "--" in t or t != " ".join(t.split()) for t in texts):
+    if not _proven(columns):
         return None
     width = columns - 2  # argparse leaves two columns
     entries = [(name, help_text) for name, _, help_text in COMMANDS]
@@ -119,39 +116,62 @@ def top_help(columns: int) -> str | None:
     return "".join(parts).strip("\n") + "\n"
 
 
+def _proven(columns: int) -> bool:
+    """The Python, the width and every text are ones the test compares with argparse."""
+    if sys.version_info[:2] != VERIFIED_PYTHON or not MIN_COLUMNS <= columns <= MAX_COLUMNS:
+        return False
+    texts = [DESCRIPTION, EPILOG, VERSION_HELP, *(help_text for _, _, help_text in COMMANDS)]
+    return all(_modelled(text) for text in texts)
+
+
+def _modelled(text: str) -> bool:
+    """Single-spaced ASCII without ``%`` (argparse formats it) or ``--`` (textwrap splits it apart)."""
+    return text.isascii() and "%" not in text and "--" not in text and text == " ".join(text.split())
+
+
+_USAGE_PREFIX = "usage: "
+_OPTIONS = ["[-h]", "[--version]"]
+_POSITIONALS = [_METAVAR, "..."]
+
+
 def _usage(width: int) -> str:
     """argparse's usage line for ``computeops [-h] [--version] COMMAND ...``, wrapped as it wraps."""
-    prefix, options, positionals = "usage: ", ["[-h]", "[--version]"], [_METAVAR, "..."]
-    usage = " ".join([_PROG, *options, *positionals])
-    if len(prefix) + len(usage) <= width:
-        return f"{prefix}{usage}\n\n"
+    usage = " ".join([_PROG, *_OPTIONS, *_POSITIONALS])
+    if len(_USAGE_PREFIX) + len(usage) <= width:
+        return f"{_USAGE_PREFIX}{usage}\n\n"
+    return _USAGE_PREFIX + "\n".join(_long_usage(width)) + "\n\n"
 
-    def lines_of(parts: list[str], indent: str, first: str | None = None) -> list[str]:
-        lines: list[str] = []
-        line: list[str] = []
-        length = len(first if first is not None else indent) - 1
-        for part in parts:
-            if length + 1 + len(part) > width and line:
-                lines.append(indent + " ".join(line))
-                line, length = [], len(indent) - 1
-            line.append(part)
-            length += len(part) + 1
-        if line:
+
+def _long_usage(width: int) -> list[str]:
+    """The usage lines after ``usage: `` when it does not fit one line: the options and positionals
+    indented under the program's first argument when the program name leaves room (3/4 of the
+    width), else each group on lines of their own below the program name (``HelpFormatter._format_usage``)."""
+    if len(_USAGE_PREFIX) + len(_PROG) <= 0.75 * width:
+        indent = " " * (len(_USAGE_PREFIX) + len(_PROG) + 1)
+        first = _usage_lines([_PROG, *_OPTIONS], indent, width, start=len(_USAGE_PREFIX))
+        return [first[0][len(indent) :], *first[1:], *_usage_lines(_POSITIONALS, indent, width)]
+    indent = " " * len(_USAGE_PREFIX)
+    lines = _usage_lines(_OPTIONS + _POSITIONALS, indent, width)
+    if len(lines) > 1:
+        lines = [*_usage_lines(_OPTIONS, indent, width), *_usage_lines(_POSITIONALS, indent, width)]
+    return [_PROG, *lines]
+
+
+def _usage_lines(parts: list[str], indent: str, width: int, start: int | None = None) -> list[str]:
+    """``parts`` joined by spaces into lines of at most ``width``, each after ``indent``; the first
+    line's length counted from ``start`` columns (default: the indent), as argparse's ``get_lines``."""
+    lines: list[str] = []
+    line: list[str] = []
+    length = (len(indent) if start is None else start) - 1
+    for part in parts:
+        if line and length + 1 + len(part) > width:
             lines.append(indent + " ".join(line))
-        if first is not None:
-            lines[0] = lines[0][len(indent) :]
-        return lines
-
-    if len(prefix) + len(_PROG) <= 0.75 * width:
-        indent = " " * (len(prefix) + len(_PROG) + 1)
-        lines = [*lines_of([_PROG, *options], indent, prefix), *lines_of(positionals, indent)]
-    else:
-        indent = " " * len(prefix)
-        lines = lines_of(options + positionals, indent)
-        if len(lines) > 1:
-            lines = [*lines_of(options, indent), *lines_of(positionals, indent)]
-        lines = [_PROG, *lines]
-    return prefix + "\n".join(lines) + "\n\n"
+            line, length = [], len(indent) - 1
+        line.append(part)
+        length += len(part) + 1
+    if line:
+        lines.append(indent + " ".join(line))
+    return lines
 
 
 def _action(header: str, help_text: str, indent: int, position: int, width: int) -> str:
@@ -182,43 +202,60 @@ def _chunks(text: str) -> list[str]:
     for n, word in enumerate(text.split(" ")):
         if n:
             chunks.append(" ")
-        start = 0
-        for i, c in enumerate(word):
-            if c != "-" or i == start:
-                continue
-            before = (i >= 2 and _is_letter(word[i - 2]) and _is_letter(word[i - 1])) or (
-                i >= 3 and _is_letter(word[i - 3]) and word[i - 2] == "-" and _is_letter(word[i - 1])
-            )
-            after = word[i + 1 : i + 2]
-            ahead = word[i + 2 : i + 4]
-            letters_ahead = _is_letter(ahead[:1]) or (ahead[:1] == "-" and _is_letter(ahead[1:2]))
-            if before and _is_letter(after) and letters_ahead:
-                chunks.append(word[start : i + 1])
-                start = i + 1
-        chunks.append(word[start:])
+        chunks += _hyphen_pieces(word)
     return [c for c in chunks if c]
+
+
+def _hyphen_pieces(word: str) -> list[str]:
+    """``word`` cut after each hyphen textwrap breaks at (a hyphen that starts a piece never is)."""
+    pieces: list[str] = []
+    start = 0
+    for i, c in enumerate(word):
+        if c == "-" and i != start and _breaks_after(word, i):
+            pieces.append(word[start : i + 1])
+            start = i + 1
+    pieces.append(word[start:])
+    return pieces
+
+
+def _breaks_after(word: str, i: int) -> bool:
+    """textwrap breaks after the hyphen ``word[i]``: two letters (or letter, hyphen, letter) before
+    it, a letter after it, and after that a letter or a hyphen and a letter."""
+    before = (i >= 2 and _is_letter(word[i - 2]) and _is_letter(word[i - 1])) or (
+        i >= 3 and _is_letter(word[i - 3]) and word[i - 2] == "-" and _is_letter(word[i - 1])
+    )
+    ahead = word[i + 2 : i + 4]
+    letters_ahead = _is_letter(ahead[:1]) or (ahead[:1] == "-" and _is_letter(ahead[1:2]))
+    return before and _is_letter(word[i + 1 : i + 2]) and letters_ahead
 
 
 def _wrap(text: str, width: int) -> list[str]:
     """``textwrap.wrap(text, width)`` (greedy, long words broken, at a hyphen when one fits)."""
     chunks = _chunks(text)
-    chunks.reverse()
+    chunks.reverse()  # taken from the end, as textwrap does
     lines: list[str] = []
     while chunks:
-        line: list[str] = []
-        length = 0
-        if lines and not chunks[-1].strip():
-            del chunks[-1]
-        while chunks and length + len(chunks[-1]) <= width:
-            length += len(chunks[-1])
-            line.append(chunks.pop())
-        if chunks and len(chunks[-1]) > width:
-            _break_long_word(chunks, line, length, width)
-        if line and not line[-1].strip():
-            del line[-1]
+        line = _take_line(chunks, width, first=not lines)
         if line:
-            lines.append("".join(line))
+            lines.append(line)
     return lines
+
+
+def _take_line(chunks: list[str], width: int, *, first: bool) -> str:
+    """The next line off ``chunks`` (reversed): a space starting a later line is dropped, as is a
+    space ending it; a chunk longer than the whole width is broken to fill the line."""
+    if not first and not chunks[-1].strip():
+        del chunks[-1]
+    line: list[str] = []
+    length = 0
+    while chunks and length + len(chunks[-1]) <= width:
+        length += len(chunks[-1])
+        line.append(chunks.pop())
+    if chunks and len(chunks[-1]) > width:
+        _break_long_word(chunks, line, length, width)
+    if line and not line[-1].strip():
+        del line[-1]
+    return "".join(line)
 
 
 def _break_long_word(chunks: list[str], line: list[str], length: int, width: int) -> None:
