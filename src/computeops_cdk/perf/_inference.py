@@ -60,11 +60,13 @@ TPU_STACK_NOTE = (
     "TPU serving stack: vLLM TPU v0.11.1 on its tpu-inference (JAX) backend, the engine the TPU "
     "targets deploy; achieved FLOPs and bandwidth at {eff:.0%} of the GPU-fitted roofline "
     "(TPU_SERVING_EFF, fitted to SGLang-JAX's TPU v6e-4 Qwen3-8B rows: a JAX engine with Pallas ragged "
-    "paged attention like tpu-inference; no tpu-inference measurement with stated lengths was found); "
-    "vLLM's earlier PyTorch/XLA TPU backend (2025-09) measured 0.47-1.05x of this estimate"
+    "paged attention like tpu-inference); tpu-inference itself (Llama 3.3 70B on TPU v6e-8, a 2025-11 "
+    "build) measured 1.31-1.41x of this estimate, vLLM's earlier PyTorch/XLA TPU backend (2025-09) "
+    "0.47-1.05x"
 )
-"""The assumption a TPU serving estimate states (benchmarks/ACCURACY.md, "v11 note"): which engine it
-describes, and what the calibration rows are. The 0.47-1.05x is HO-TPUS-*-vllm-* (a test recomputes it)."""
+"""The assumption a TPU serving estimate states (benchmarks/ACCURACY.md, "v11 note", "v12"): which
+engine it describes, and what the calibration rows are. The 1.31-1.41x is HO-TPUI-* (held out, v12),
+the 0.47-1.05x HO-TPUS-*-vllm-*; a test recomputes both."""
 
 
 def _kv_bytes(precision: Precision) -> float:
