@@ -21,9 +21,11 @@ from ..catalog import HOURS_PER_MONTH, Catalog, load_catalog
 from ..errors import CatalogError, IntentError, NoFeasiblePlacementError, described, shown
 from ..intent import WorkloadIntent
 from ._accounts import accounts_line
+from ._columns import offer_columns
 from ._decision import SCORE_DIMENSIONS, Decision, EstimateSummary, Placement, UnitCost
-from ._evaluate import Candidate, Evaluation, evaluate
+from ._evaluate import Candidate, Evaluation, evaluate_each, evaluator
 from ._explain import explanation, trade_off
+from ._groups import evaluate_grouped
 from ._index import catalog_index
 from ._margin import billing_line, margin_lines
 from ._misses import nearest_misses, unsupported_fix
@@ -363,7 +365,12 @@ def ranked(
     index = catalog_index(catalog)
     resolved = resolve(intent, catalog, pin)
     sizer = sizer_for(intent.workload, intent.preferences.capacity_headroom, tuple(calibrations))
-    result = evaluate(intent, index, resolved, pin, sizer, suspect_prices(catalog), catalog.as_of, accounts)
+    rules = evaluator(intent, resolved, pin, sizer, suspect_prices(catalog), catalog.as_of, accounts)
+    # by group of offers (_groups); a team's accounts price and limit offer by offer
+    if accounts is None:
+        result = evaluate_grouped(rules, offer_columns(catalog, index))
+    else:
+        result = evaluate_each(rules, index)
     if result.feasible:
         score_all(result.feasible, intent, index.regions_per_itype, resolved, catalog)
         result.feasible.sort(key=rank_key)

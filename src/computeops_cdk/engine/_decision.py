@@ -258,13 +258,42 @@ class Rejections(Sequence[Rejection]):
     behave as the tuple of records it stands for.
     """
 
-    __slots__ = ("_records", "_rows")
+    __slots__ = ("_by_rule", "_examples", "_records", "_rows")
 
-    def __init__(self, rows: Sequence[Any] = (), *, records: Sequence[Rejection] | None = None) -> None:
+    def __init__(
+        self,
+        rows: Sequence[Any] = (),
+        *,
+        records: Sequence[Rejection] | None = None,
+        by_rule: Mapping[str, int] | None = None,
+        examples: Mapping[str, int] | None = None,
+    ) -> None:
         """``rows``: the engine's rejected rows ``(row, sizing, hourly, total, reasons)`` whose
-        ``row.offer`` names the offer; or ``records``: records already made."""
+        ``row.offer`` names the offer; or ``records``: records already made. ``by_rule`` (reasons
+        per rule, sorted by rule) and ``examples`` (rule -> index of its first rejection) when the
+        engine counted them without reading the rows: then reading them makes only those rows."""
         self._rows = rows
         self._records: list[Rejection | None] = list(records) if records is not None else [None] * len(rows)
+        self._by_rule = dict(by_rule) if by_rule is not None else None
+        self._examples = dict(examples) if examples is not None else None
+
+    def by_rule(self) -> dict[str, int]:
+        """How many reasons each rule gave, sorted by rule id."""
+        if self._by_rule is None:
+            counts = Counter(reason.rule for reasons in self.reasons() for reason in reasons)
+            self._by_rule = dict(sorted(counts.items()))
+        return dict(self._by_rule)
+
+    def example_indices(self) -> dict[str, int]:
+        """For each rule, sorted by rule id, the index of the first rejection carrying it."""
+        if self._examples is None:
+            first: dict[str, int] = {}
+            for index, reasons in enumerate(self.reasons()):
+                for reason in reasons:
+                    if reason.rule not in first:
+                        first[reason.rule] = index
+            self._examples = dict(sorted(first.items()))
+        return dict(self._examples)
 
     def reasons(self) -> Iterator[tuple[Reason, ...]]:
         """Each rejection's reasons, in order, without making the records."""
@@ -362,23 +391,18 @@ class Decision:
 
     def rejections_by_rule(self) -> dict[str, int]:
         """How many candidates each rule rejected, sorted by rule id."""
-        counts = Counter(reason.rule for reasons in self._reasons() for reason in reasons)
-        return dict(sorted(counts.items()))
-
-    def _reasons(self) -> Iterator[tuple[Reason, ...]]:
         rejected = self.rejected
         if isinstance(rejected, Rejections):
-            return rejected.reasons()
-        return (r.reasons for r in rejected)
+            return rejected.by_rule()
+        counts = Counter(reason.rule for r in rejected for reason in r.reasons)
+        return dict(sorted(counts.items()))
 
     def _example_indices(self) -> dict[str, int]:
         """For each rule, sorted by rule id, the index of the first rejection carrying it."""
-        first: dict[str, int] = {}
-        for index, reasons in enumerate(self._reasons()):
-            for reason in reasons:
-                if reason.rule not in first:
-                    first[reason.rule] = index
-        return dict(sorted(first.items()))
+        rejected = self.rejected
+        if isinstance(rejected, Rejections):
+            return rejected.example_indices()
+        return Rejections(records=rejected).example_indices()
 
     def rejection_examples(self) -> dict[str, Rejection]:
         """For each rule, sorted by rule id, the first rejection (canonical order) it rejected."""

@@ -8,8 +8,8 @@ dictionary lookup per group per offer plus the offer's own price checks.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 from ..accounts import Accounts
 from ..catalog import HOURS_PER_MONTH, PRICE_MODELS
@@ -37,7 +37,16 @@ from ._rules import (
 from ._sizing import Sizer, Sizing
 from ._suspect import offer_key
 
-__all__ = ["Candidate", "Evaluation", "Rejected", "as_candidate", "evaluate"]
+__all__ = [
+    "Candidate",
+    "Evaluation",
+    "Evaluator",
+    "Rejected",
+    "RunContext",
+    "as_candidate",
+    "evaluate_each",
+    "evaluator",
+]
 
 _SIZED_RULES = frozenset({"deadline", "latency.ttft", "latency.tpot", "throughput"})
 """Sizing failures after which the deployment's size (and so its price) is still meaningful."""
@@ -74,6 +83,26 @@ class Candidate:
         return None if self.hourly is None else self.hourly * HOURS_PER_MONTH
 
 
+@dataclass(slots=True)
+class RunContext:
+    """What the offers of one run (provider, instance type) share: the sizing and its reasons."""
+
+    sizing: Sizing
+    shared: tuple[Reason, ...]
+    """provider, accelerator and retirement reasons (the sizing's own are in ``sizing.reasons``)."""
+    services: tuple[str, ...]
+    priced: bool
+    """Whether the price caps apply: the sizing is meaningful (it fits, maybe too slowly)."""
+    per_instance: int
+    """Accelerators per instance (for the accounts' quotas)."""
+    billed: float | None
+    """The job's hours as the provider bills them (None for a service)."""
+    billed_p10: float | None
+    """The same at the estimate's conservative point (what the total budget is checked at)."""
+    targets: dict[str, tuple[Reason, ...]] = field(default_factory=dict)
+    """``target.unsupported`` by price model, filled as the run's models are met."""
+
+
 Rejected = tuple[Row, Sizing, float | None, float | None, tuple[Reason, ...]]
 """A rejected offer as (row, sizing, hourly, total, reasons): a plain tuple, because most offers are
 rejected and only an infeasible decision (nearest misses) needs them as Candidates."""
@@ -90,19 +119,27 @@ class Evaluation:
     """What ``evaluate`` found: feasible candidates, rejected offers, and what the pin left out."""
 
     feasible: list[Candidate]
-    rejected: list[Rejected]
+    rejected: Sequence[Rejected]
+    """In canonical order; a grouped evaluation (``_groups``) makes each one when it is read."""
     pinned_out: dict[str, int]
     pinned_out_feasible: list[Candidate]
+    by_rule: Mapping[str, int] | None = None
+    """Reasons per rule over ``rejected``, sorted by rule, when known without reading them."""
+    examples: Mapping[str, int] | None = None
+    """Rule -> the index in ``rejected`` of the first rejection carrying it, when known so."""
     _rejections: Rejections | None = None
 
     def rejections(self) -> Rejections:
         """The rejected offers as the Decision's records (canonical order; each made when read)."""
         if self._rejections is None:
-            self._rejections = Rejections(tuple(self.rejected))  # a snapshot: the list is the evaluator's
+            rows = self.rejected
+            if isinstance(rows, list):
+                rows = tuple(rows)  # a snapshot: the list is the evaluator's
+            self._rejections = Rejections(rows, by_rule=self.by_rule, examples=self.examples)
         return self._rejections
 
 
-class _Evaluator:
+class Evaluator:
     def __init__(
         self,
         intent: WorkloadIntent,
@@ -125,9 +162,13 @@ class _Evaluator:
         self.regions: dict[tuple[str, str, tuple[str, ...]], tuple[Reason, ...]] = {}
         self.pricing = {model: pricing_rule(model, self.constraints) for model in PRICE_MODELS}
         k = self.constraints
-        self.caps = tuple(
-            math.inf if cap is None else cap for cap in (k.max_hourly_usd, k.max_monthly_usd, k.max_total_usd)
+        self.caps: tuple[float, float, float] = (
+            math.inf if k.max_hourly_usd is None else k.max_hourly_usd,
+            math.inf if k.max_monthly_usd is None else k.max_monthly_usd,
+            math.inf if k.max_total_usd is None else k.max_total_usd,
         )
+        self._by_provider: dict[str, tuple[Reason, ...]] = {}
+        self._by_accelerator: dict[str, tuple[Reason, ...]] = {}
 
     def _unsupported(self, provider: str) -> Mapping[str, str] | None:
         targets = self.pin.targets
@@ -177,89 +218,138 @@ class _Evaluator:
         tpu = row.accelerator is not None and row.accelerator.is_tpu
         return placement_services(tpu=tpu, kubernetes="kubernetes_node_pool" in self.pin.require)
 
-    def run(self, run: tuple[Row, ...], feasible: list[Candidate], rejected: list[Rejected]) -> None:
-        """Evaluate one run of offers sharing (provider, instance type) into the two lists."""
+    def context(self, run: tuple[Row, ...]) -> RunContext:
+        """What every offer of ``run`` (offers sharing provider and instance type) shares."""
         first = run[0]
         sizing = self._sizing(first)
         accelerator = first.itype.accelerator if first.itype is not None else ""
-        per_instance = first.itype.accelerator_count if first.itype is not None else 0
         shared = (
-            provider_rule(first.offer.provider, self.constraints)
-            + accelerator_rule(accelerator, self.resolved)
+            self._provider_reasons(first.offer.provider)
+            + self._accelerator_reasons(accelerator)
             + retired_rule(first.offer.provider, first.offer.instance_type, self.as_of)
         )
-        priced = all(r.rule in _SIZED_RULES for r in sizing.reasons)
-        instances, hours, p10 = sizing.instances, sizing.hours, sizing.hours_p10
-        cap_hourly, cap_monthly, cap_total = self.caps
-        targets: dict[str, tuple[Reason, ...]] = {}
-        regions, pricing_reasons, suspects = self.regions, self.pricing, self.suspects
-        services = self.services(first)  # one accelerator per run, so one set of services
+        hours, p10 = sizing.hours, sizing.hours_p10
+        # A job pays its start-up and the provider's billing increments (the same for every offer of
+        # the run but reservations, which pay whole terms: _reserved).
+        provider = first.offer.provider
+        return RunContext(
+            sizing=sizing,
+            shared=shared,
+            services=self.services(first),  # one accelerator per run, so one set of services
+            priced=all(r.rule in _SIZED_RULES for r in sizing.reasons),
+            per_instance=first.itype.accelerator_count if first.itype is not None else 0,
+            billed=billed_hours(provider, hours) if hours is not None else None,
+            billed_p10=billed_hours(provider, p10) if p10 is not None else None,
+        )
+
+    def _provider_reasons(self, provider: str) -> tuple[Reason, ...]:
+        found = self._by_provider.get(provider)
+        if found is None:
+            found = self._by_provider[provider] = provider_rule(provider, self.constraints)
+        return found
+
+    def _accelerator_reasons(self, accelerator: str) -> tuple[Reason, ...]:
+        found = self._by_accelerator.get(accelerator)
+        if found is None:
+            found = self._by_accelerator[accelerator] = accelerator_rule(accelerator, self.resolved)
+        return found
+
+    def target(self, row: Row, ctx: RunContext) -> tuple[Reason, ...]:
+        """``target.unsupported`` of the row's price model in its run (computed once per run and model)."""
+        pricing = row.offer.pricing
+        found = ctx.targets.get(pricing)
+        if found is None:
+            found = ctx.targets[pricing] = self._target(row, ctx.sizing)
+        return found
+
+    def run(self, run: tuple[Row, ...], feasible: list[Candidate], rejected: list[Rejected]) -> None:
+        """Evaluate one run of offers sharing (provider, instance type) into the two lists."""
+        ctx = self.context(run)
         for row in run:
-            offer = row.offer
-            target = targets.get(offer.pricing)
-            if target is None:
-                target = targets[offer.pricing] = self._target(row, sizing)
-            region = regions.get((offer.provider, offer.region, services))
-            if region is None:
-                region = self._region(row, services)
-            reasons = shared + pricing_reasons[offer.pricing] + region + target + sizing.reasons
-            if self.max_age is not None:
-                reasons += stale_rule(offer.as_of, self.as_of, self.max_age)
-            if suspects:
-                suspect = suspects.get(offer_key(offer))
-                if suspect is not None:
-                    reasons += (suspect,)
-            price = offer.hourly_usd
-            if price is None:
-                rejected.append((row, sizing, None, None, (*reasons, _UNKNOWN_PRICE)))
-                continue
-            hourly, terms = price * instances, ""
-            if self.accounts is not None:  # engine/_accounts.py: enabled, quota, the team's price
-                reasons += account_rules(
-                    self.accounts, offer.provider, offer.region, per_instance * instances
-                )
-                hourly, terms = account_price(
-                    self.accounts,
-                    offer.provider,
-                    offer.instance_type,
-                    offer.region,
-                    offer.pricing,
-                    price,
-                    instances,
-                )
-            # A job pays its start-up and the provider's billing increments; the budget cap is
-            # checked at the estimate's conservative (p10) point, like the deadline.
-            billed = billed_hours(offer.provider, hours) if hours is not None else None
-            billed_p10 = billed_hours(offer.provider, p10) if p10 is not None else None
-            commitment, whole_term = None, False
-            if offer.term_hours is not None:  # a reservation is paid for its whole term (_reserved)
-                commitment, whole_term, billed = committed(hourly, offer.term_hours, billed)
-                billed_p10 = committed(hourly, offer.term_hours, billed_p10)[2]
-            total = hourly * billed if billed is not None else None
-            # The caps are checked cheaply first; price_rules builds the messages only for a breach.
-            if priced and (
-                hourly > cap_hourly
-                or hourly * HOURS_PER_MONTH > cap_monthly
-                or (billed_p10 is not None and hourly * billed_p10 > cap_total)
-            ):
-                reasons += price_rules(hourly, billed_p10, instances, price, self.constraints)
-            if reasons:
-                rejected.append((row, sizing, hourly, total, reasons))
+            found = self.offer(row, ctx)
+            if isinstance(found, Candidate):
+                feasible.append(found)
             else:
-                listed = price * instances if terms else None
-                feasible.append(
-                    Candidate(
-                        row=row,
-                        sizing=sizing,
-                        hourly=hourly,
-                        total=total,
-                        list_hourly=listed,
-                        terms=terms,
-                        commitment=commitment,
-                        whole_term=whole_term,
-                        services=services,
-                    )
-                )
+                rejected.append(found)
+
+    def offer(self, row: Row, ctx: RunContext) -> Candidate | Rejected:
+        """One offer of a run: a feasible Candidate, or the rejected tuple with all its reasons."""
+        offer, sizing = row.offer, ctx.sizing
+        region = self.regions.get((offer.provider, offer.region, ctx.services))
+        if region is None:
+            region = self._region(row, ctx.services)
+        reasons = ctx.shared + self.pricing[offer.pricing] + region + self.target(row, ctx) + sizing.reasons
+        if self.max_age is not None:
+            reasons += stale_rule(offer.as_of, self.as_of, self.max_age)
+        if self.suspects:
+            suspect = self.suspects.get(offer_key(offer))
+            if suspect is not None:
+                reasons += (suspect,)
+        price = offer.hourly_usd
+        if price is None:
+            return (row, sizing, None, None, (*reasons, _UNKNOWN_PRICE))
+        instances = sizing.instances
+        hourly, terms = price * instances, ""
+        if self.accounts is not None:  # engine/_accounts.py: enabled, quota, the team's price
+            reasons += account_rules(
+                self.accounts, offer.provider, offer.region, ctx.per_instance * instances
+            )
+            hourly, terms = account_price(
+                self.accounts,
+                offer.provider,
+                offer.instance_type,
+                offer.region,
+                offer.pricing,
+                price,
+                instances,
+            )
+        billed, billed_p10 = ctx.billed, ctx.billed_p10
+        commitment, whole_term = None, False
+        if offer.term_hours is not None:  # a reservation is paid for its whole term (_reserved)
+            commitment, whole_term, billed = committed(hourly, offer.term_hours, billed)
+            billed_p10 = committed(hourly, offer.term_hours, billed_p10)[2]
+        total = hourly * billed if billed is not None else None
+        # The budget cap is checked at the estimate's conservative (p10) point, like the deadline;
+        # the caps are checked cheaply first, price_rules builds the messages only for a breach.
+        cap_hourly, cap_monthly, cap_total = self.caps
+        if ctx.priced and (
+            hourly > cap_hourly
+            or hourly * HOURS_PER_MONTH > cap_monthly
+            or (billed_p10 is not None and hourly * billed_p10 > cap_total)
+        ):
+            reasons += price_rules(hourly, billed_p10, instances, price, self.constraints)
+        if reasons:
+            return (row, sizing, hourly, total, reasons)
+        return Candidate(
+            row=row,
+            sizing=sizing,
+            hourly=hourly,
+            total=total,
+            list_hourly=price * instances if terms else None,
+            terms=terms,
+            commitment=commitment,
+            whole_term=whole_term,
+            services=ctx.services,
+        )
+
+    def candidate(self, row: Row, ctx: RunContext) -> Candidate:
+        """A priced offer known to break no rule, without accounts: what ``offer`` returns for it
+        (its prices only; the grouped evaluation found it has no reason)."""
+        price = row.offer.hourly_usd
+        assert price is not None and self.accounts is None
+        hourly, billed, term = price * ctx.sizing.instances, ctx.billed, row.offer.term_hours
+        commitment, whole_term = None, False
+        if term is not None:
+            commitment, whole_term, billed = committed(hourly, term, billed)
+        return Candidate(
+            row=row,
+            sizing=ctx.sizing,
+            hourly=hourly,
+            total=hourly * billed if billed is not None else None,
+            commitment=commitment,
+            whole_term=whole_term,
+            services=ctx.services,
+        )
 
     def pin_rule(self, row: Row) -> str | None:
         if self.resolved.pin_provider is not None and row.offer.provider != self.resolved.pin_provider:
@@ -275,33 +365,39 @@ _UNKNOWN_PRICE = Reason(
 )
 
 
-def evaluate(
+def evaluator(
     intent: WorkloadIntent,
-    index: CatalogIndex,
     resolved: Resolved,
     pin: Pin,
     sizer: Sizer,
     suspects: Mapping[tuple[str, str, str, str], Reason] | None = None,
     as_of: str = "",
     accounts: Accounts | None = None,
-) -> Evaluation:
-    """Every offer as a candidate: feasible ones, rejected ones with all their reasons.
+) -> Evaluator:
+    """The rules of one decision, applied offer by offer (``evaluate_each``) or by group (``_groups``).
 
-    Offers outside the pin are evaluated too (so an infeasible pinned decision can say what the pin
-    would admit) but are counted in ``pinned_out`` instead of being listed as rejections.
     ``suspects`` (``_suspect.suspect_prices``) and the catalog's ``as_of`` (for ``offer.retired``)
     add those two rules; without them neither applies.
     """
-    evaluator = _Evaluator(intent, resolved, pin, sizer, suspects or {}, as_of or "0000", accounts)
-    result = Evaluation(feasible=[], rejected=[], pinned_out={}, pinned_out_feasible=[])
-    if resolved.pin_provider is None and resolved.pin_region is None:
-        for run in index.by_itype:
-            evaluator.run(run, result.feasible, result.rejected)
-        return result
+    return Evaluator(intent, resolved, pin, sizer, suspects or {}, as_of or "0000", accounts)
+
+
+def evaluate_each(evaluator: Evaluator, index: CatalogIndex) -> Evaluation:
+    """Every offer as a candidate, visited one by one: feasible ones, rejected ones with all their
+    reasons (the reference the grouped evaluation is tested against, and the path with accounts).
+
+    Offers outside the pin are evaluated too (so an infeasible pinned decision can say what the pin
+    would admit) but are counted in ``pinned_out`` instead of being listed as rejections.
+    """
     feasible: list[Candidate] = []
     rejected: list[Rejected] = []
     for run in index.by_itype:
         evaluator.run(run, feasible, rejected)
+    resolved = evaluator.resolved
+    if resolved.pin_provider is None and resolved.pin_region is None:
+        return Evaluation(feasible=feasible, rejected=rejected, pinned_out={}, pinned_out_feasible=[])
+    result = Evaluation(feasible=[], rejected=[], pinned_out={}, pinned_out_feasible=[])
+    inside: list[Rejected] = []
     for candidate in feasible:
         rule = evaluator.pin_rule(candidate.row)
         if rule is None:
@@ -312,7 +408,8 @@ def evaluate(
     for item in rejected:
         rule = evaluator.pin_rule(item[0])
         if rule is None:
-            result.rejected.append(item)
+            inside.append(item)
         else:
             result.pinned_out[rule] = result.pinned_out.get(rule, 0) + 1
+    result.rejected = inside
     return result

@@ -1,0 +1,266 @@
+"""Evaluate a decision by group of offers: each rule once per value it reads, over bit columns.
+
+Every rule of ``_evaluate`` reads something a group of offers shares: a run's sizing and provider,
+a price model, a region's country or attestations, a price date, a suspect price, and the price
+itself (a run's offers sorted by price, so a cap is one bisection). Asking each rule once per value
+and OR-ing the masks (``_columns``) of the values it rejects finds the feasible offers, the count of
+every rule and the first rejection carrying it, without visiting the ~4,000 offers one by one in
+Python (a warm decision was mostly that visit). A rejection's reasons, with their messages, are
+then made by ``Evaluator.offer`` when its record is read: the summary document reads one example
+per rule; the full listing, nearest misses and drift read all of them. Tested equal, offer by
+offer, to ``evaluate_each``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator, Sequence
+from typing import overload
+
+from ..catalog import HOURS_PER_MONTH
+from ._columns import Columns, Ladder, Span
+from ._decision import Reason
+from ._evaluate import Candidate, Evaluation, Evaluator, Rejected, RunContext
+from ._price_age import stale_rule
+from ._reserved import committed
+from ._rules import placement_services
+
+__all__ = ["evaluate_grouped"]
+
+
+def _bits(mask: int) -> Iterator[int]:
+    """The set bits of ``mask``, lowest first."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+class _Rules:
+    """Rule -> the offers it rejects, and how many reasons it gives inside the pin."""
+
+    def __init__(self, inside: int) -> None:
+        self.inside = inside
+        self.masks: dict[str, int] = {}
+        self.counts: dict[str, int] = {}
+
+    def add(self, rule: str, mask: int) -> None:
+        if mask:
+            self.masks[rule] = self.masks.get(rule, 0) | mask
+            n = (mask & self.inside).bit_count()
+            if n:  # an offer can carry a rule twice (two unsupported features): counted twice
+                self.counts[rule] = self.counts.get(rule, 0) + n
+
+    def reasons(self, reasons: tuple[Reason, ...], mask: int) -> None:
+        for reason in reasons:
+            self.add(reason.rule, mask)
+
+
+class _Grouped:
+    def __init__(self, ev: Evaluator, columns: Columns) -> None:
+        self.ev, self.columns = ev, columns
+        resolved = ev.resolved
+        inside = columns.everything
+        self.pinned_out: dict[str, int] = {}
+        if resolved.pin_provider is not None:
+            inside &= columns.provider.get(resolved.pin_provider, 0)
+            self._pinned("pin.provider", columns.everything & ~inside)
+        if resolved.pin_region is not None:
+            outside = inside & ~columns.region_code.get(resolved.pin_region, 0)
+            inside &= ~outside
+            self._pinned("pin.region", outside)
+        self.inside = inside
+        self.rules = _Rules(inside)
+        self.contexts: list[RunContext] = []
+
+    def _pinned(self, rule: str, mask: int) -> None:
+        if mask:
+            self.pinned_out[rule] = mask.bit_count()
+
+    def runs(self) -> None:
+        """Each run's sizing, provider, accelerator, retirement and target rules, and its caps."""
+        ev, rules = self.ev, self.rules
+        targets = ev.pin.targets is not None or bool(ev.pin.unsupported) or bool(ev.pin.require)
+        caps = any(math.isfinite(cap) for cap in ev.caps)
+        for span in self.columns.spans:
+            ctx = ev.context(span.rows)
+            self.contexts.append(ctx)
+            if ctx.shared or ctx.sizing.reasons:
+                rules.reasons(ctx.shared + ctx.sizing.reasons, span.mask)
+            if targets:
+                for _pricing, mask, first in span.by_pricing:
+                    rules.reasons(ev.target(span.rows[first], ctx), mask)
+            if caps and ctx.priced:
+                for ladder in span.ladders:
+                    self._caps(ladder, ctx)
+
+    def _caps(self, ladder: Ladder, ctx: RunContext) -> None:
+        # The same comparisons as Evaluator.offer, on the deployment's hourly price.
+        cap_hourly, cap_monthly, cap_total = self.ev.caps
+        n = ctx.sizing.instances
+        if math.isfinite(cap_hourly):
+            self.rules.add(
+                "price.max_hourly", ladder.over(lambda p: p * n > cap_hourly, _guess(cap_hourly, n))
+            )
+        if math.isfinite(cap_monthly):
+            over = ladder.over(
+                lambda p: p * n * HOURS_PER_MONTH > cap_monthly, _guess(cap_monthly, n * HOURS_PER_MONTH)
+            )
+            self.rules.add("price.max_monthly", over)
+        billed = ctx.billed_p10
+        if ladder.term_hours is not None:  # a reservation pays whole terms, whatever its price
+            billed = committed(0.0, ladder.term_hours, billed)[2]
+        if math.isfinite(cap_total) and billed is not None:
+            hours = billed
+            over = ladder.over(lambda p: p * n * hours > cap_total, _guess(cap_total, n * hours))
+            self.rules.add("price.max_total", over)
+
+    def offers(self) -> None:
+        """The rules every offer of a group shares, whatever its run: price model, region, price date,
+        suspect and missing prices."""
+        ev, columns, rules = self.ev, self.columns, self.rules
+        for pricing, mask in columns.pricing.items():
+            rules.reasons(ev.pricing[pricing], mask)
+        self._residency()
+        kubernetes = "kubernetes_node_pool" in ev.pin.require
+        machine = placement_services(tpu=False, kubernetes=kubernetes)
+        tpu = placement_services(tpu=True, kubernetes=kubernetes)
+        for scope in ev.constraints.compliance:
+            rules.add(f"compliance.{scope}", columns.lacking(scope, machine, tpu))
+        if ev.max_age is not None:
+            for as_of, mask in columns.as_of.items():
+                rules.reasons(stale_rule(as_of, ev.as_of, ev.max_age), mask)
+        if ev.suspects:
+            for rule, mask in columns.suspect(ev.suspects).items():
+                rules.add(rule, mask)
+        rules.add("price.unknown", columns.unpriced)
+
+    def _residency(self) -> None:
+        # rules.residency_rule, value by value (its messages name the region; the counts do not).
+        residency, columns = self.ev.constraints.residency, self.columns
+        if residency is None:
+            return
+        if residency.countries is not None:
+            countries = residency.countries
+            self.rules.add(
+                "residency.country", _union(m for c, m in columns.country.items() if c not in countries)
+            )
+        elif residency.continents is not None:
+            continents = residency.continents
+            self.rules.add(
+                "residency.continent", _union(m for c, m in columns.continent.items() if c not in continents)
+            )
+        else:
+            allowed = self.ev.resolved.residency_regions or frozenset()
+            self.rules.add(
+                "residency.region", _union(m for k, m in columns.region.items() if k not in allowed)
+            )
+
+    def evaluation(self) -> Evaluation:
+        self.runs()
+        self.offers()
+        rules, inside = self.rules, self.inside
+        rejected = _union(rules.masks.values())
+        feasible, outside = self._candidates(self.columns.everything & ~rejected)
+        rejected &= inside
+        examples = {}
+        for rule in sorted(rules.counts):
+            mask = rules.masks[rule] & inside
+            first = (mask & -mask).bit_length() - 1
+            examples[rule] = (rejected & ((1 << first) - 1)).bit_count()
+        return Evaluation(
+            feasible=feasible,
+            rejected=_RejectedRows(self, rejected, examples),
+            pinned_out=self.pinned_out,
+            pinned_out_feasible=outside,
+            by_rule=dict(sorted(rules.counts.items())),
+            examples=examples,
+        )
+
+    def _candidates(self, feasible: int) -> tuple[list[Candidate], list[Candidate]]:
+        inside: list[Candidate] = []
+        outside: list[Candidate] = []
+        make, pinned = self.ev.candidate, self.inside
+        for span, ctx in zip(self.columns.spans, self.contexts, strict=True):
+            own = feasible & span.mask
+            if not own:
+                continue
+            start, rows = span.start, span.rows
+            for bit in _bits(own >> start):
+                candidate = make(rows[bit], ctx)
+                (inside if pinned >> (start + bit) & 1 else outside).append(candidate)
+        return inside, outside
+
+    def rejected_at(self, bit: int) -> Rejected:
+        """The rejection of the offer at ``bit``, with all its reasons (``Evaluator.offer``)."""
+        n = self.columns.span_of[bit]
+        span: Span = self.columns.spans[n]
+        found = self.ev.offer(span.rows[bit - span.start], self.contexts[n])
+        assert not isinstance(found, Candidate), "the grouped evaluation rejected a feasible offer"
+        return found
+
+
+def _guess(cap: float, factor: float) -> float:
+    """About the lowest price over ``cap`` (the ladder refines it with the exact comparison)."""
+    return cap / factor if factor > 0 else 0.0
+
+
+def _union(masks: Iterable[int]) -> int:
+    found = 0
+    for mask in masks:
+        found |= mask
+    return found
+
+
+class _RejectedRows(Sequence[Rejected]):
+    """``Evaluation.rejected`` of a grouped evaluation: the rejected offers inside the pin in canonical
+    order, each made (once) when read."""
+
+    def __init__(self, grouped: _Grouped, mask: int, examples: dict[str, int]) -> None:
+        self._grouped, self._mask = grouped, mask
+        self._count = mask.bit_count()
+        self._made: dict[int, Rejected] = {}
+        self._positions: list[int] | None = None
+        # the example rows are the ones read most (the summary document): their bits are known
+        self._known = {index: self._bit_of_example(rule) for rule, index in examples.items()}
+
+    def _bit_of_example(self, rule: str) -> int:
+        mask = self._grouped.rules.masks[rule] & self._mask
+        return (mask & -mask).bit_length() - 1
+
+    def _bit(self, index: int) -> int:
+        known = self._known.get(index)
+        if known is not None:
+            return known
+        if self._positions is None:
+            self._positions = list(_bits(self._mask))
+        return self._positions[index]
+
+    def __len__(self) -> int:
+        return self._count
+
+    @overload
+    def __getitem__(self, index: int) -> Rejected: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Rejected]: ...
+
+    def __getitem__(self, index: int | slice) -> Rejected | Sequence[Rejected]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(self._count)[index]]
+        index = range(self._count)[index]  # negative indices, IndexError
+        made = self._made.get(index)
+        if made is None:
+            made = self._made[index] = self._grouped.rejected_at(self._bit(index))
+        return made
+
+    def __iter__(self) -> Iterator[Rejected]:
+        return (self[i] for i in range(self._count))
+
+
+def evaluate_grouped(ev: Evaluator, columns: Columns) -> Evaluation:
+    """``evaluate_each``'s result (same candidates, same rejections in the same order, same pinned
+    counts), found by group; the rejections' reasons are made when read. Not for accounts (their
+    quotas and prices are per offer and region: ``evaluate_each``)."""
+    assert ev.accounts is None
+    return _Grouped(ev, columns).evaluation()

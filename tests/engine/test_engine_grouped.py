@@ -1,0 +1,169 @@
+"""The grouped evaluation (engine/_groups.py) finds what the offer-by-offer one does, offer by offer.
+
+``decide`` evaluates by group of offers and makes each rejection's reasons when they are read; the
+offer-by-offer ``evaluate_each`` is the reference: same feasible candidates with the same prices,
+the same rejections (reasons and messages) in the same order, the same counts by rule, example
+indices and pinned-out counts, over the example intents, random intents, reserved offers, pins
+and the rules only some intents use (price age, suspect prices, compliance in a node pool).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from engine_testdata import inference, intent_of, make_catalog, training
+from hypothesis import HealthCheck, given, settings
+from reserved_testdata import RESERVED_CHAT, with_reserved
+from test_engine_properties import intents
+
+from computeops_cdk.catalog import Catalog, load_catalog
+from computeops_cdk.catalog._build import build_catalog
+from computeops_cdk.catalog._load import catalog_from_document
+from computeops_cdk.engine import Pin, decide
+from computeops_cdk.engine._columns import offer_columns
+from computeops_cdk.engine._evaluate import Candidate, Evaluation, evaluate_each, evaluator
+from computeops_cdk.engine._groups import evaluate_grouped
+from computeops_cdk.engine._index import catalog_index
+from computeops_cdk.engine._resolve import resolve
+from computeops_cdk.engine._sizing import sizer_for
+from computeops_cdk.engine._suspect import suspect_prices
+from computeops_cdk.errors import NoFeasiblePlacementError
+from computeops_cdk.intent import WorkloadIntent
+from computeops_cdk.targets import placement_pin
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))
+EMBEDDED = load_catalog()
+
+
+def _both(intent: WorkloadIntent, catalog: Catalog, pin: Pin) -> tuple[Evaluation, Evaluation]:
+    index = catalog_index(catalog)
+    resolved = resolve(intent, catalog, pin)
+    sizer = sizer_for(intent.workload, intent.preferences.capacity_headroom)
+
+    def rules() -> Any:
+        return evaluator(intent, resolved, pin, sizer, suspect_prices(catalog), catalog.as_of)
+
+    return evaluate_grouped(rules(), offer_columns(catalog, index)), evaluate_each(rules(), index)
+
+
+def _candidate(c: Candidate) -> tuple[object, ...]:
+    return (
+        c.row,
+        c.sizing,
+        c.hourly,
+        c.total,
+        c.reasons,
+        c.list_hourly,
+        c.terms,
+        c.commitment,
+        c.whole_term,
+        c.services,
+    )
+
+
+def _assert_same(intent: WorkloadIntent, catalog: Catalog, pin: Pin) -> None:
+    grouped, each = _both(intent, catalog, pin)
+    assert [_candidate(c) for c in grouped.feasible] == [_candidate(c) for c in each.feasible]
+    assert [_candidate(c) for c in grouped.pinned_out_feasible] == [
+        _candidate(c) for c in each.pinned_out_feasible
+    ]
+    assert grouped.pinned_out == each.pinned_out
+    assert len(grouped.rejected) == len(each.rejected)
+    # the counts and examples are known before any rejection is made, and agree with the reasons
+    counts = Counter(r.rule for item in each.rejected for r in item[4])
+    assert grouped.by_rule == dict(sorted(counts.items()))
+    reference = each.rejections()
+    assert grouped.rejections().example_indices() == reference.example_indices()
+    for index in grouped.rejections().example_indices().values():
+        assert grouped.rejected[index] == each.rejected[index]
+    assert list(grouped.rejected) == list(each.rejected)
+    assert grouped.rejections() == reference
+
+
+PINS = {
+    "none": Pin(),
+    "targets": placement_pin(),
+    "cluster": placement_pin(cluster=True),
+    "aws": placement_pin(provider="aws"),
+    "vast": placement_pin(provider="vast"),
+    "region": Pin(region="us-east-1"),
+    "provider+region": Pin(provider="gcp", region="us-central1"),
+}
+
+
+@pytest.mark.parametrize("pin", list(PINS), ids=list(PINS))
+@pytest.mark.parametrize("example", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_the_examples_are_evaluated_alike_by_group_and_offer_by_offer(example: Path, pin: str) -> None:
+    _assert_same(WorkloadIntent.from_file(example), EMBEDDED, PINS[pin])
+
+
+@pytest.mark.parametrize(
+    "constraints",
+    [
+        {"max_price_age_days": 0},
+        {"max_price_age_days": 30, "accept_suspect_prices": True},
+        {"compliance": ["hipaa", "fedramp_high"], "max_monthly_usd": 40_000},
+        {"residency": {"continents": ["EU"]}, "max_hourly_usd": 12.5},
+        {"residency": {"regions": ["aws:us-east-1", "gcp:us-central1", "vast:fr-france"]}},
+        {"providers": {"exclude": ["aws", "vast"]}, "accelerators": {"allow": ["H100"]}},
+    ],
+    ids=["stale", "stale-accepting-suspects", "compliance", "continents", "regions", "exclude"],
+)
+def test_rules_only_some_intents_use_are_evaluated_alike(constraints: dict[str, Any]) -> None:
+    intent = inference(**constraints)
+    for pin in (Pin(), placement_pin(cluster=True)):
+        _assert_same(intent, EMBEDDED, pin)
+
+
+def test_the_total_budget_of_training_is_evaluated_alike() -> None:
+    for cap in (50.0, 500.0, 5_000.0):
+        _assert_same(training(deadline_hours=200.0, constraints={"max_total_usd": cap}), EMBEDDED, Pin())
+
+
+def test_reserved_offers_and_their_whole_terms_are_evaluated_alike(tmp_path: Path) -> None:
+    catalog = catalog_from_document(build_catalog(with_reserved(tmp_path)))
+    chat = WorkloadIntent.from_dict(RESERVED_CHAT)
+    _assert_same(chat, catalog, Pin())
+    job = training(
+        deadline_hours=100.0, constraints={"pricing": ["reserved", "on_demand"], "max_total_usd": 900.0}
+    )
+    _assert_same(job, catalog, Pin())
+    _assert_same(job, catalog, placement_pin(provider="aws"))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(intent=intents())
+def test_random_intents_are_evaluated_alike(intent: WorkloadIntent) -> None:
+    catalog = make_catalog()
+    for pin in (Pin(), Pin(provider="aws"), Pin(region="us-east-1"), placement_pin()):
+        _assert_same(intent, catalog, pin)
+
+
+def test_the_summary_document_makes_only_the_example_rejections() -> None:
+    decision = decide(ROOT / "examples" / "support-chat.yaml", catalog=EMBEDDED, pin=placement_pin())
+    decision.to_json()
+    rows = decision.rejected._rows  # type: ignore[attr-defined]
+    made = rows._made  # the grouped evaluation's lazy rows
+    assert 0 < len(made) <= len(decision.rejections_by_rule())
+    assert len(decision.rejected) > 1_000
+    assert len(decision.to_json(rejections="all")) > len(decision.to_json())
+    assert len(made) == len(decision.rejected)
+
+
+def test_an_infeasible_decision_reads_every_rejection_for_its_nearest_misses() -> None:
+    with pytest.raises(NoFeasiblePlacementError) as caught:
+        decide(ROOT / "examples" / "infeasible-budget.yaml", catalog=EMBEDDED)
+    assert caught.value.nearest_misses
+    assert len(caught.value.rejections) == sum(1 for _ in caught.value.rejections)
+
+
+def test_an_intent_without_sizing_reasons_still_counts_every_rule() -> None:
+    intent = intent_of(
+        {"type": "inference", "model": {"name": "llama-3.1-8b"}, "serving": {"output_tokens_per_s": 100}},
+        {"pricing": ["spot"], "max_hourly_usd": 1.0},
+    )
+    _assert_same(intent, make_catalog(), Pin())
