@@ -8,6 +8,8 @@ type, price model and term): its best region.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..catalog import Catalog, Region
 from ..intent import WorkloadIntent
 from ._decision import SCORE_DIMENSIONS
@@ -21,35 +23,47 @@ from ._scores import (
     reliability_score,
     residency_score,
 )
+from ._sizing import Sizing
 from ._suspect import price_label
 
 __all__ = ["distinct", "rank_key", "score_all"]
 
 
-def _unit_cost(c: Candidate, intent: WorkloadIntent) -> float:
-    assert c.hourly is not None
+def _unit_cost_of(intent: WorkloadIntent) -> Callable[[Candidate], float]:
+    """The unit cost of a candidate for ``intent`` (per 1M output tokens or per training step)."""
     serving, training = intent.workload.serving, intent.workload.training
     if serving is not None:
         # What a million tokens actually served costs: the deployment runs at the required rate, so
         # capacity rounded up to whole instances is paid for but not used.
-        return c.hourly / (serving.output_tokens_per_s * 3600) * 1e6
+        per_hour = serving.output_tokens_per_s * 3600
+
+        def served(c: Candidate) -> float:
+            assert c.hourly is not None
+            return c.hourly / per_hour * 1e6
+
+        return served
     assert training is not None
     # What a step really costs: the whole job as billed (start-up and billing increments included)
     # over its steps; without those it is the step time x hourly price.
     steps = training.tokens / training.global_batch_tokens
-    if c.total is not None and steps > 0:
-        return c.total / steps
-    return training.global_batch_tokens / c.sizing.tokens_per_s * c.hourly / 3600
+    batch = training.global_batch_tokens
+
+    def trained(c: Candidate) -> float:
+        assert c.hourly is not None
+        if c.total is not None and steps > 0:
+            return c.total / steps
+        return batch / c.sizing.tokens_per_s * c.hourly / 3600
+
+    return trained
 
 
-def _metrics(c: Candidate, training: bool) -> tuple[float | None, ...]:
-    """The performance figures of a candidate (central estimate), lower is better."""
-    return (c.sizing.hours,) if training else (c.sizing.tpot_ms, c.sizing.ttft_ms)
+def _metrics(s: Sizing, training: bool) -> tuple[float | None, ...]:
+    """The performance figures of a sizing (central estimate), lower is better."""
+    return (s.hours,) if training else (s.tpot_ms, s.ttft_ms)
 
 
-def _conservative(c: Candidate, training: bool) -> tuple[float | None, ...]:
+def _conservative(s: Sizing, training: bool) -> tuple[float | None, ...]:
     """The same figures at the estimate's conservative (p10) point."""
-    s = c.sizing
     if training:
         return (s.hours_p10,)
     low = s.band[0]
@@ -66,47 +80,58 @@ def _targets(intent: WorkloadIntent) -> tuple[float | None, ...]:
 
 
 class _Scorer:
-    """Scores feasible candidates; every score but cost is memoised by the inputs it reads."""
+    """Scores feasible candidates; every score but cost is memoised by the inputs it reads.
+
+    The feasible candidates come in canonical order, so the offers of one run (one instance type of
+    one provider, one sizing) are adjacent: what depends on the run is worked out once per run.
+    """
 
     def __init__(
         self,
         feasible: list[Candidate],
         intent: WorkloadIntent,
         resolved: Resolved,
-        index_regions: dict[tuple[str, str], int],
         catalog: Catalog,
     ) -> None:
         self.training = intent.workload.type != "inference"
         self.cheapest = min(c.unit_cost for c in feasible)
-        metrics = [_metrics(c, self.training) for c in feasible]
+        sizings = {id(c.sizing): c.sizing for c in feasible}.values()  # the best over each one sizing
+        metrics = [_metrics(s, self.training) for s in sizings]
         self.best = tuple(
             min((v for m in metrics if (v := m[i])), default=None) for i in range(len(metrics[0]))
         )
         self.targets = _targets(intent)
         self.preferred = resolved.preferred_regions
         self.preferred_records = [_region(catalog, p, r) for p, r in self.preferred]
-        self.index_regions = index_regions
-        self.memo: dict[tuple[object, ...], float] = {}
+        self.performance: dict[tuple[object, ...], float] = {}
+        self.availability: dict[tuple[object, ...], float] = {}
         self.regional: dict[tuple[str, str, tuple[str, ...]], tuple[float, float, float]] = {}
 
-    def _static(self, c: Candidate) -> tuple[float, float, float, float, float]:
-        """(performance, availability, reliability, compliance, residency), each memoised by its inputs."""
-        o, row = c.row.offer, c.row
-        m = _metrics(c, self.training)
-        k = _conservative(c, self.training)
-        performance = self.memo.get((m, k))
-        if performance is None:
-            performance = self.memo[(m, k)] = round(performance_score(m, self.best, self.targets, k), 4)
-        assert row.itype is not None
-        block = c.sizing.group_instances * row.itype.accelerator_count
+    def performance_of(self, s: Sizing) -> float:
+        m, k = _metrics(s, self.training), _conservative(s, self.training)
+        found = self.performance.get((m, k))
+        if found is None:
+            found = self.performance[(m, k)] = round(performance_score(m, self.best, self.targets, k), 4)
+        return found
+
+    def availability_of(self, c: Candidate) -> float:
+        o, itype = c.row.offer, c.row.itype
+        assert itype is not None
+        block = c.sizing.group_instances * itype.accelerator_count
         key = (o.provider, o.pricing, block, o.capacity)
-        availability = self.memo.get(key)
-        if availability is None:
-            score = availability_score(o.pricing, block, row.provider.kind, o.capacity)
-            availability = self.memo[key] = round(score, 4)
-        where = self.regional.get((o.provider, o.region, c.services))
-        if where is None:
-            where = self.regional[(o.provider, o.region, c.services)] = (
+        found = self.availability.get(key)
+        if found is None:
+            score = availability_score(o.pricing, block, c.row.provider.kind, o.capacity)
+            found = self.availability[key] = round(score, 4)
+        return found
+
+    def regional_of(self, c: Candidate) -> tuple[float, float, float]:
+        """(reliability, compliance, residency) of the candidate's provider and region."""
+        o, row = c.row.offer, c.row
+        key = (o.provider, o.region, c.services)
+        found = self.regional.get(key)
+        if found is None:
+            found = self.regional[key] = (
                 round(reliability_score(row.provider), 4),
                 round(compliance_credit(row.provider, o.region, c.services)[0], 4),
                 round(
@@ -114,11 +139,7 @@ class _Scorer:
                     4,
                 ),
             )
-        return (performance, availability, *where)
-
-    def parts(self, c: Candidate) -> tuple[float, ...]:
-        """The six scores in SCORE_DIMENSIONS order, rounded to 4 decimals."""
-        return (round(cost_score(c.unit_cost, self.cheapest), 4), *self._static(c))
+        return found
 
 
 def score_all(
@@ -129,14 +150,34 @@ def score_all(
     catalog: Catalog,
 ) -> None:
     """Fill unit cost, the six scores and the weighted score of every feasible candidate."""
+    del index_regions  # availability reads no region count (see _scores)
+    unit_cost = _unit_cost_of(intent)
     for c in feasible:
-        c.unit_cost = _unit_cost(c, intent)
-    scorer = _Scorer(feasible, intent, resolved, index_regions, catalog)
+        c.unit_cost = unit_cost(c)
+    scorer = _Scorer(feasible, intent, resolved, catalog)
+    cheapest = scorer.cheapest
     weights = [intent.preferences.weights.as_dict()[d] for d in SCORE_DIMENSIONS]
+    w_cost, w_perf, w_avail, w_rel, w_comp, w_res = weights
     total = sum(weights)
+    sizing, performance = None, 0.0
     for c in feasible:
-        c.parts = scorer.parts(c)
-        c.score = round(sum(w * v for w, v in zip(weights, c.parts, strict=True)) / total, 4)
+        if c.sizing is not sizing:  # a new run (or one sized alike)
+            sizing = c.sizing
+            performance = scorer.performance_of(sizing)
+        availability = scorer.availability_of(c)
+        reliability, compliance, residency = scorer.regional_of(c)
+        cost = round(cost_score(c.unit_cost, cheapest), 4)
+        c.parts = (cost, performance, availability, reliability, compliance, residency)
+        # sum() of the products in SCORE_DIMENSIONS order: the same float as the weighted() formula
+        products = (
+            w_cost * cost,
+            w_perf * performance,
+            w_avail * availability,
+            w_rel * reliability,
+            w_comp * compliance,
+            w_res * residency,
+        )
+        c.score = round(sum(products) / total, 4)
 
 
 def _region(catalog: Catalog, provider: str, code: str) -> Region | None:
