@@ -3,26 +3,28 @@
 Bit ``i`` of every mask is ``CatalogIndex.rows[i]``. A decision asks each rule once per value it
 reads (a price model, a country, a run's sizing) and ORs the masks of the values it rejects,
 instead of visiting each of the ~4,000 offers in Python; counting an outcome is ``int.bit_count``.
-Built once per catalog index and kept with it (``offer_columns``), like the index itself.
+Kept with the catalog (``offer_columns``) like the index; each table is built when a rule first
+reads it (an intent without residency never builds the country table).
 """
 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import TypeVar
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 from ..catalog import Catalog, Provider
 from ..catalog._types import PriceModel
 from ._decision import Reason
 from ._index import CatalogIndex, Row
 from ._rules import attestation_applies
-from ._suspect import offer_key
+from ._suspect import price_label
 
 __all__ = ["Columns", "Ladder", "Span", "offer_columns"]
 
 _CACHE_KEY = "engine.columns"
+K = TypeVar("K")
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,12 +34,12 @@ class Ladder:
     term_hours: int | None
     prices: tuple[float, ...]
     above: tuple[int, ...]
-    """``above[k]``: the offers priced ``prices[k]`` or more (``above[len(prices)]`` is 0)."""
+    """``above[k]``: the offers priced ``prices[k]`` or more, as bits of the run (``Span.rows``)."""
 
     def over(self, exceeds: Callable[[float], bool], guess: float) -> int:
-        """The offers whose price ``exceeds`` (a test that is monotone in the price); ``guess`` is
-        about the lowest price that does, refined with ``exceeds`` itself so rounding cannot differ
-        from the per-offer comparison."""
+        """The offers (bits of the run) whose price ``exceeds``, a test monotone in the price.
+        ``guess`` is about the lowest price that does; it is refined with ``exceeds`` itself, so
+        rounding cannot make this differ from comparing offer by offer."""
         prices = self.prices
         k = bisect.bisect_left(prices, guess)
         while k > 0 and exceeds(prices[k - 1]):
@@ -47,86 +49,40 @@ class Ladder:
         return self.above[k]
 
 
-@dataclass(frozen=True, slots=True)
 class Span:
-    """One run of ``CatalogIndex.by_itype`` (offers sharing provider and instance type) as bits."""
+    """One run of ``CatalogIndex.by_itype`` (offers sharing provider and instance type)."""
 
-    start: int
-    rows: tuple[Row, ...]
-    mask: int
-    by_pricing: tuple[tuple[PriceModel, int, int], ...]
-    """(price model, its offers in the run, the position in ``rows`` of the first of them)."""
-    ladders: tuple[Ladder, ...]
+    __slots__ = ("_ladders", "by_pricing", "mask", "rows", "start")
 
+    def __init__(self, start: int, rows: tuple[Row, ...]) -> None:
+        self.start = start
+        """Bit of the run's first offer; the run's own masks (``by_pricing``, ladders) count from it."""
+        self.rows = rows
+        self.mask = ((1 << len(rows)) - 1) << start
+        at: dict[PriceModel, list[int]] = {}
+        for i, row in enumerate(rows):
+            at.setdefault(row.offer.pricing, []).append(i)
+        self.by_pricing: tuple[tuple[PriceModel, int, int], ...] = tuple(
+            (model, sum(1 << i for i in bits), bits[0]) for model, bits in at.items()
+        )
+        """(price model, its offers as bits of the run, the position in ``rows`` of the first)."""
+        self._ladders: tuple[Ladder, ...] | None = None
 
-@dataclass(slots=True)
-class Columns:
-    """The masks of one catalog index."""
-
-    size: int
-    everything: int
-    spans: tuple[Span, ...]
-    span_of: tuple[int, ...]
-    """Bit -> the index of its span."""
-    provider: dict[str, int]
-    providers: dict[str, Provider]
-    """Provider id -> its record (the attestations the compliance masks read)."""
-    region_code: dict[str, int]
-    """Region code (any provider) -> offers there (what a region pin selects)."""
-    pricing: dict[PriceModel, int]
-    country: dict[str | None, int]
-    """The offer's region's country (None: unknown region or country)."""
-    continent: dict[str | None, int]
-    region: dict[tuple[str, str], int]
-    as_of: dict[str, int]
-    unpriced: int
-    tpu: int
-    _compliance: dict[tuple[str, tuple[str, ...], tuple[str, ...]], int] = field(default_factory=dict)
-    _suspects: tuple[object, dict[str, int]] | None = None
-
-    def lacking(self, scope: str, machine: tuple[str, ...], tpu: tuple[str, ...]) -> int:
-        """Offers where no provider_claimed attestation of ``scope`` applies (rules.compliance_rules),
-        for a placement on the services ``machine`` (GPU offers) or ``tpu`` (TPU offers)."""
-        key = (scope, machine, tpu)
-        found = self._compliance.get(key)
-        if found is None:
-            found = 0
-            for (provider_id, code), mask in self.region.items():
-                held = self.providers[provider_id].attestations
-                claimed = [a for a in held if a.scope == scope and a.evidence == "provider_claimed"]
-                for services, part in ((machine, mask & ~self.tpu), (tpu, mask & self.tpu)):
-                    if part and not any(attestation_applies(a, code, services) for a in claimed):
-                        found |= part
-            self._compliance[key] = found
-        return found
-
-    def suspect(self, suspects: Mapping[tuple[str, str, str, str], Reason]) -> dict[str, int]:
-        """Rule -> the offers ``suspects`` (``_suspect.suspect_prices``) names (kept for that mapping)."""
-        if self._suspects is not None and self._suspects[0] is suspects:
-            return self._suspects[1]
-        found: dict[str, int] = {}
-        for span in self.spans:
-            for i, row in enumerate(span.rows):
-                reason = suspects.get(offer_key(row.offer))
-                if reason is not None:
-                    found[reason.rule] = found.get(reason.rule, 0) | 1 << (span.start + i)
-        self._suspects = (suspects, found)
-        return found
+    @property
+    def ladders(self) -> tuple[Ladder, ...]:
+        """The run's priced offers by ascending price, one ladder per reservation term (made when a
+        price cap first reads them)."""
+        if self._ladders is None:
+            self._ladders = _ladders(self.rows)
+        return self._ladders
 
 
-K = TypeVar("K")
-
-
-def _or(table: dict[K, int], key: K, bit: int) -> None:
-    table[key] = table.get(key, 0) | bit
-
-
-def _ladders(start: int, run: tuple[Row, ...]) -> tuple[Ladder, ...]:
+def _ladders(run: tuple[Row, ...]) -> tuple[Ladder, ...]:
     terms: dict[int | None, list[tuple[float, int]]] = {}
     for i, row in enumerate(run):
         price = row.offer.hourly_usd
         if price is not None:
-            terms.setdefault(row.offer.term_hours, []).append((price, start + i))
+            terms.setdefault(row.offer.term_hours, []).append((price, i))
     ladders = []
     for term, offers in sorted(terms.items(), key=lambda kv: -1 if kv[0] is None else kv[0]):
         offers.sort()
@@ -137,57 +93,166 @@ def _ladders(start: int, run: tuple[Row, ...]) -> tuple[Ladder, ...]:
     return tuple(ladders)
 
 
-def _build(index: CatalogIndex) -> Columns:
-    provider: dict[str, int] = {}
-    code: dict[str, int] = {}
-    pricing: dict[PriceModel, int] = {}
-    country: dict[str | None, int] = {}
-    continent: dict[str | None, int] = {}
-    region: dict[tuple[str, str], int] = {}
-    as_of: dict[str, int] = {}
-    providers: dict[str, Provider] = {}
-    spans, span_of, unpriced, tpu = [], [], 0, 0
-    start = 0
-    for n, run in enumerate(index.by_itype):
-        by_pricing: dict[PriceModel, int] = {}
-        first: dict[PriceModel, int] = {}
-        for i, row in enumerate(run):
-            bit, offer, place = 1 << (start + i), row.offer, row.region
-            span_of.append(n)
-            providers[offer.provider] = row.provider
-            _or(provider, offer.provider, bit)
-            _or(code, offer.region, bit)
-            _or(country, place.country if place is not None else None, bit)
-            _or(continent, place.continent if place is not None else None, bit)
-            _or(region, (offer.provider, offer.region), bit)
-            _or(as_of, offer.as_of, bit)
-            _or(by_pricing, offer.pricing, bit)
-            first.setdefault(offer.pricing, i)
-            if offer.hourly_usd is None:
-                unpriced |= bit
-            if row.accelerator is not None and row.accelerator.is_tpu:
-                tpu |= bit
-        for model, mask in by_pricing.items():
-            _or(pricing, model, mask)
-        pricings = tuple((model, mask, first[model]) for model, mask in by_pricing.items())
-        spans.append(Span(start, run, ((1 << len(run)) - 1) << start, pricings, _ladders(start, run)))
-        start += len(run)
-    return Columns(
-        size=start,
-        everything=(1 << start) - 1,
-        spans=tuple(spans),
-        span_of=tuple(span_of),
-        provider=provider,
-        providers=providers,
-        region_code=code,
-        pricing=pricing,
-        country=country,
-        continent=continent,
-        region=region,
-        as_of=as_of,
-        unpriced=unpriced,
-        tpu=tpu,
-    )
+class Column(Generic[K]):
+    """One value per offer (its country, its price model, ...), coded so that the mask of the offers
+    holding any of a set of values is made by C loops, not a Python one per offer: each offer's
+    value is coded as bytes (one for up to 256 distinct values, else two), a query translates the
+    code string to '0'/'1' digits and parses them as an int."""
+
+    __slots__ = ("_code", "_digits", "values")
+
+    def __init__(self, keys: list[K]) -> None:
+        self.values: tuple[K, ...] = tuple(dict.fromkeys(keys))
+        """The distinct values, in the offers' order."""
+        self._code = {value: n for n, value in enumerate(self.values)}
+        if len(self.values) > 65536:
+            raise ValueError("a column codes at most 65,536 distinct values")
+        codes = list(map(self._code.__getitem__, keys))[::-1]  # the lowest bit is the last digit
+        low = bytes(n & 255 for n in codes) if len(self.values) > 256 else bytes(codes)
+        high = bytes(n >> 8 for n in codes) if len(self.values) > 256 else None
+        self._digits = (low, high)
+
+    def mask(self, wanted: Iterable[K]) -> int:
+        """The offers whose value is one of ``wanted`` (values no offer has are ignored)."""
+        low, high = self._digits
+        by_high: dict[int, bytearray] = {}
+        for value in wanted:
+            n = self._code.get(value)
+            if n is not None:
+                by_high.setdefault(n >> 8, bytearray(_ZEROS))[n & 255] = _ONE
+        if high is None:
+            return int(low.translate(by_high[0]), 2) if by_high else 0
+        found = 0
+        for h, table in by_high.items():
+            only = bytearray(_ZEROS)
+            only[h] = _ONE
+            found |= int(high.translate(only), 2) & int(low.translate(table), 2)
+        return found
+
+    def masks(self) -> dict[K, int]:
+        """Value -> the offers holding it (for columns of a few values)."""
+        return {value: self.mask((value,)) for value in self.values}
+
+
+_ZEROS = b"0" * 256
+_ONE = ord("1")
+
+
+class Columns:
+    """The runs and the columns of one catalog index (each column made when a rule first reads it)."""
+
+    def __init__(self, index: CatalogIndex) -> None:
+        self.rows = index.rows
+        self.size = len(index.rows)
+        self.everything = (1 << self.size) - 1
+        spans, span_of, start = [], [], 0
+        for n, run in enumerate(index.by_itype):
+            spans.append(Span(start, run))
+            span_of += [n] * len(run)
+            start += len(run)
+        self.spans: tuple[Span, ...] = tuple(spans)
+        self.span_of: tuple[int, ...] = tuple(span_of)
+        """Bit -> the index of its span."""
+        self.providers: dict[str, Provider] = {
+            run[0].offer.provider: run[0].provider for run in index.by_itype
+        }
+        self._columns: dict[str, Column[Any]] = {}
+        self._masks: dict[object, int] = {}
+        self._suspects: tuple[object, dict[str, int]] | None = None
+
+    def _column(self, name: str, key: Callable[[Row], K]) -> Column[K]:
+        found = self._columns.get(name)
+        if found is None:
+            found = self._columns[name] = Column([key(row) for row in self.rows])
+        return found
+
+    @property
+    def region_code(self) -> Column[str]:
+        """Region code (any provider): what a region pin selects."""
+        return self._column("region_code", lambda row: row.offer.region)
+
+    @property
+    def pricing(self) -> Column[PriceModel]:
+        return self._column("pricing", lambda row: row.offer.pricing)
+
+    @property
+    def country(self) -> Column[str | None]:
+        """The offer's region's country (None: unknown region or country)."""
+        return self._column("country", lambda row: row.region.country if row.region is not None else None)
+
+    @property
+    def continent(self) -> Column[str | None]:
+        return self._column("continent", lambda row: row.region.continent if row.region is not None else None)
+
+    @property
+    def region(self) -> Column[tuple[str, str]]:
+        """(provider, region code)."""
+        return self._column("region", lambda row: (row.offer.provider, row.offer.region))
+
+    @property
+    def as_of(self) -> Column[str]:
+        """The date the offer's price was read."""
+        return self._column("as_of", lambda row: row.offer.as_of)
+
+    @property
+    def unpriced(self) -> int:
+        found = self._masks.get("unpriced")
+        if found is None:
+            column = self._column("unpriced", lambda row: row.offer.hourly_usd is None)
+            found = self._masks["unpriced"] = column.mask((True,))
+        return found
+
+    def provider(self, provider: str) -> int:
+        """The offers of ``provider`` (one provider per run)."""
+        key = ("provider", provider)
+        found = self._masks.get(key)
+        if found is None:
+            found = self._masks[key] = sum(s.mask for s in self.spans if s.rows[0].offer.provider == provider)
+        return found
+
+    @property
+    def tpu(self) -> int:
+        """The offers of a TPU (one accelerator per run)."""
+        found = self._masks.get("tpu")
+        if found is None:
+            chips = [(span, span.rows[0].accelerator) for span in self.spans]
+            found = self._masks["tpu"] = sum(s.mask for s, chip in chips if chip is not None and chip.is_tpu)
+        return found
+
+    def lacking(self, scope: str, machine: tuple[str, ...], tpu: tuple[str, ...]) -> int:
+        """Offers where no provider_claimed attestation of ``scope`` applies (rules.compliance_rules),
+        for a placement on the services ``machine`` (GPU offers) or ``tpu`` (TPU offers)."""
+        key = ("lacking", scope, machine, tpu)
+        found = self._masks.get(key)
+        if found is None:
+            column, on_tpu = self.region, self.tpu
+            gaps = []
+            for services in (machine, tpu):
+                where = []
+                for provider, code in column.values:
+                    held = self.providers[provider].attestations
+                    claimed = [a for a in held if a.scope == scope and a.evidence == "provider_claimed"]
+                    if not any(attestation_applies(a, code, services) for a in claimed):
+                        where.append((provider, code))
+                gaps.append(column.mask(where))
+            found = self._masks[key] = (gaps[0] & ~on_tpu) | (gaps[1] & on_tpu)
+        return found
+
+    def suspect(self, suspects: Mapping[tuple[str, str, str, str], Reason]) -> dict[str, int]:
+        """Rule -> the offers ``suspects`` (``_suspect.suspect_prices``) names (kept for that mapping)."""
+        if self._suspects is not None and self._suspects[0] is suspects:
+            return self._suspects[1]
+        runs = {(s.rows[0].offer.provider, s.rows[0].offer.instance_type): s for s in self.spans}
+        found: dict[str, int] = {}
+        for (provider, itype, region, label), reason in suspects.items():
+            span = runs.get((provider, itype))
+            if span is None:
+                continue
+            for i, row in enumerate(span.rows):
+                if row.offer.region == region and price_label(row.offer) == label:
+                    found[reason.rule] = found.get(reason.rule, 0) | 1 << (span.start + i)
+        self._suspects = (suspects, found)
+        return found
 
 
 def offer_columns(catalog: Catalog, index: CatalogIndex) -> Columns:
@@ -195,6 +260,6 @@ def offer_columns(catalog: Catalog, index: CatalogIndex) -> Columns:
     cached = catalog._index.get(_CACHE_KEY)
     if isinstance(cached, tuple) and cached[0] is index:
         return cached[1]  # type: ignore[no-any-return]
-    built = _build(index)
+    built = Columns(index)
     catalog._index[_CACHE_KEY] = (index, built)
     return built

@@ -14,11 +14,11 @@ offer, to ``evaluate_each``.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Sequence
-from typing import overload
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TypeVar, overload
 
 from ..catalog import HOURS_PER_MONTH
-from ._columns import Columns, Ladder, Span
+from ._columns import Column, Columns, Ladder, Span
 from ._decision import Reason
 from ._evaluate import Candidate, Evaluation, Evaluator, Rejected, RunContext
 from ._price_age import stale_rule
@@ -26,6 +26,8 @@ from ._reserved import committed
 from ._rules import placement_services
 
 __all__ = ["evaluate_grouped"]
+
+K = TypeVar("K")
 
 
 def _bits(mask: int) -> Iterator[int]:
@@ -63,10 +65,10 @@ class _Grouped:
         inside = columns.everything
         self.pinned_out: dict[str, int] = {}
         if resolved.pin_provider is not None:
-            inside &= columns.provider.get(resolved.pin_provider, 0)
+            inside &= columns.provider(resolved.pin_provider)
             self._pinned("pin.provider", columns.everything & ~inside)
         if resolved.pin_region is not None:
-            outside = inside & ~columns.region_code.get(resolved.pin_region, 0)
+            outside = inside & ~columns.region_code.mask((resolved.pin_region,))
             inside &= ~outside
             self._pinned("pin.region", outside)
         self.inside = inside
@@ -89,38 +91,37 @@ class _Grouped:
                 rules.reasons(ctx.shared + ctx.sizing.reasons, span.mask)
             if targets:
                 for _pricing, mask, first in span.by_pricing:
-                    rules.reasons(ev.target(span.rows[first], ctx), mask)
+                    rules.reasons(ev.target(span.rows[first], ctx), mask << span.start)
             if caps and ctx.priced:
                 for ladder in span.ladders:
-                    self._caps(ladder, ctx)
+                    self._caps(ladder, ctx, span.start)
 
-    def _caps(self, ladder: Ladder, ctx: RunContext) -> None:
-        # The same comparisons as Evaluator.offer, on the deployment's hourly price.
+    def _caps(self, ladder: Ladder, ctx: RunContext, start: int) -> None:
+        # The same comparisons as Evaluator.offer, on the deployment's hourly price; a ladder's
+        # masks are bits of its run, from ``start``.
         cap_hourly, cap_monthly, cap_total = self.ev.caps
         n = ctx.sizing.instances
         if math.isfinite(cap_hourly):
-            self.rules.add(
-                "price.max_hourly", ladder.over(lambda p: p * n > cap_hourly, _guess(cap_hourly, n))
-            )
+            over = ladder.over(lambda p: p * n > cap_hourly, _guess(cap_hourly, n))
+            self.rules.add("price.max_hourly", over << start)
         if math.isfinite(cap_monthly):
             over = ladder.over(
                 lambda p: p * n * HOURS_PER_MONTH > cap_monthly, _guess(cap_monthly, n * HOURS_PER_MONTH)
             )
-            self.rules.add("price.max_monthly", over)
+            self.rules.add("price.max_monthly", over << start)
         billed = ctx.billed_p10
         if ladder.term_hours is not None:  # a reservation pays whole terms, whatever its price
             billed = committed(0.0, ladder.term_hours, billed)[2]
         if math.isfinite(cap_total) and billed is not None:
             hours = billed
             over = ladder.over(lambda p: p * n * hours > cap_total, _guess(cap_total, n * hours))
-            self.rules.add("price.max_total", over)
+            self.rules.add("price.max_total", over << start)
 
     def offers(self) -> None:
         """The rules every offer of a group shares, whatever its run: price model, region, price date,
         suspect and missing prices."""
         ev, columns, rules = self.ev, self.columns, self.rules
-        for pricing, mask in columns.pricing.items():
-            rules.reasons(ev.pricing[pricing], mask)
+        self._by_value(columns.pricing, lambda model: ev.pricing[model])
         self._residency()
         kubernetes = "kubernetes_node_pool" in ev.pin.require
         machine = placement_services(tpu=False, kubernetes=kubernetes)
@@ -128,12 +129,24 @@ class _Grouped:
         for scope in ev.constraints.compliance:
             rules.add(f"compliance.{scope}", columns.lacking(scope, machine, tpu))
         if ev.max_age is not None:
-            for as_of, mask in columns.as_of.items():
-                rules.reasons(stale_rule(as_of, ev.as_of, ev.max_age), mask)
+            limit = ev.max_age
+            self._by_value(columns.as_of, lambda as_of: stale_rule(as_of, ev.as_of, limit))
         if ev.suspects:
             for rule, mask in columns.suspect(ev.suspects).items():
                 rules.add(rule, mask)
         rules.add("price.unknown", columns.unpriced)
+
+    def _by_value(self, column: Column[K], rule: Callable[[K], tuple[Reason, ...]]) -> None:
+        """``rule`` once per value of ``column``; the values giving the same rules, one mask."""
+        groups: dict[tuple[str, ...], list[K]] = {}
+        for value in column.values:
+            rules = tuple(r.rule for r in rule(value))
+            if rules:
+                groups.setdefault(rules, []).append(value)
+        for rules, values in groups.items():
+            mask = column.mask(values)
+            for name in rules:
+                self.rules.add(name, mask)
 
     def _residency(self) -> None:
         # rules.residency_rule, value by value (its messages name the region; the counts do not).
@@ -143,17 +156,19 @@ class _Grouped:
         if residency.countries is not None:
             countries = residency.countries
             self.rules.add(
-                "residency.country", _union(m for c, m in columns.country.items() if c not in countries)
+                "residency.country",
+                columns.country.mask(c for c in columns.country.values if c not in countries),
             )
         elif residency.continents is not None:
             continents = residency.continents
             self.rules.add(
-                "residency.continent", _union(m for c, m in columns.continent.items() if c not in continents)
+                "residency.continent",
+                columns.continent.mask(c for c in columns.continent.values if c not in continents),
             )
         else:
             allowed = self.ev.resolved.residency_regions or frozenset()
             self.rules.add(
-                "residency.region", _union(m for k, m in columns.region.items() if k not in allowed)
+                "residency.region", columns.region.mask(k for k in columns.region.values if k not in allowed)
             )
 
     def evaluation(self) -> Evaluation:
