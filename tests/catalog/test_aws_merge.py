@@ -23,7 +23,7 @@ from werkzeug import Request as WRequest
 from werkzeug import Response
 
 from computeops_cdk.catalog._load import EMBEDDED_CATALOG
-from computeops_cdk.catalog._parts import Piece, duplicate_note, resolve
+from computeops_cdk.catalog._parts import Piece, resolve, uneven_note
 from computeops_cdk.catalog._refresh import RefreshResult, refresh_catalog
 from computeops_cdk.catalog._sources import MarketData, parse_feed_spec
 from computeops_cdk.catalog._status import catalog_status
@@ -364,7 +364,7 @@ def test_a_one_feed_refresh_after_a_merged_one_cites_that_feed_for_every_price(
 
 
 @pytest.mark.parametrize("listed", [("30", "70"), ("70", "30")])
-def test_a_key_one_feed_lists_twice_is_one_row_at_its_lowest_price_and_reported(
+def test_a_key_one_feed_lists_more_often_is_one_row_at_its_lowest_price_and_reported(
     listed: tuple[str, str],
 ) -> None:
     """The spot feed lists a key twice, the on-demand feed once: one merged row whatever the listing
@@ -380,8 +380,29 @@ def test_a_key_one_feed_lists_twice_is_one_row_at_its_lowest_price_and_reported(
     )
     assert [p.status for p in pieces] == ["updated", "updated"]
     assert merged == [{**row, "Price": "55.04", "SpotPrice": "30"}]
-    assert duplicate_note(pieces[1]) == (
-        "1 duplicate listings in spot (gpuhunt) collapsed into one row per key, the lowest price kept "
-        "(e.g. p5.48xlarge us-east-1)"
+    assert uneven_note(pieces) == (
+        "1 keys the feeds list unequally often collapsed into one row each, the lowest price kept "
+        "(e.g. p5.48xlarge us-east-1: 1 by on_demand (aws-bulk), 2 by spot (gpuhunt))"
     )
-    assert duplicate_note(pieces[0]) == ""
+
+
+def test_a_key_every_feed_lists_equally_often_joins_listing_by_listing() -> None:
+    """A raw file without zones (as SkyPilot's feed writes it) lists a key once per zone: the feeds
+    map those rows in order, so the n-th listings join and every zone's prices stay."""
+    row = {"InstanceType": "p5.48xlarge", "Region": "us-east-1", "Price": "", "SpotPrice": ""}
+    bulk = Piece(
+        models=("on_demand",),
+        label="aws-bulk",
+        new=[{**row, "Price": "55.04"}, {**row, "Price": "56"}],
+        old=[],
+    )
+    spot = Piece(
+        models=("spot",),
+        label="gpuhunt",
+        new=[{**row, "SpotPrice": "30"}, {**row, "SpotPrice": "31"}],
+        old=[],
+    )
+    columns = ["InstanceType", "Region", "Price", "SpotPrice"]
+    pieces, merged = resolve("aws", [bulk, spot], columns, accepted=False)
+    assert merged == [{**row, "Price": "55.04", "SpotPrice": "30"}, {**row, "Price": "56", "SpotPrice": "31"}]
+    assert uneven_note(pieces) == ""

@@ -14,11 +14,13 @@ another does not (the sources disagree about which instance types a region has) 
 it has: a type with spot but no on-demand price becomes a spot offer only. A last good row no part
 prices any more is dropped and reported.
 
-A part that lists one key more than once is collapsed to one row per key before the join (and
-reported, ``duplicate_note``): the first listing, each price column the part owns at the lowest price
-its listings give (the price the sanity checks already read for such a key). Joined listing by
-listing, the extra one became a row only that part priced, a false "spot offer only" that escaped the
-cross-source checks.
+Rows join listing by listing: the n-th listing of a key in one part with the n-th in the others
+(the feeds map the last good rows in their order, and a raw file without zones, such as one SkyPilot
+wrote, lists a key once per zone). A key the parts list unequally often cannot be joined so (the
+extra listing became a row only one part priced, a false "spot offer only" outside the cross-source
+checks): each part's listings of it are collapsed to one row, the first listing with each price
+column at its lowest listed price (the price the sanity checks read for a repeated key), and the
+report says so (``uneven_note``).
 
 The rules that compare two price models of one offer (spot above on-demand, a reservation above
 on-demand) are checked again on the merged rows where the two prices come from different parts
@@ -43,11 +45,11 @@ __all__ = [
     "PRICE_COLUMNS",
     "Piece",
     "cross_problems",
-    "duplicate_note",
     "merge",
     "price_columns",
     "project",
     "resolve",
+    "uneven_note",
 ]
 
 PRICE_COLUMNS: dict[str, tuple[str, ...]] = {
@@ -75,14 +77,31 @@ def project(rows: Sequence[Row], models: Iterable[str]) -> list[Row]:
     return out
 
 
-def _by_key(rows: Sequence[Row], owned: Sequence[str]) -> dict[tuple[str, ...], Row]:
-    """One row per key, in order of first listing: a key listed again keeps its first listing with,
-    in each price column of ``owned``, the lower of the two prices."""
-    out: dict[tuple[str, ...], Row] = {}
+_Listings = dict[tuple[str, ...], Row]
+
+
+def _uneven(parts: Sequence[Sequence[Row]]) -> dict[tuple[str, ...], list[int]]:
+    """Keys the parts that list them list unequally often, with each part's count (0: not listed)."""
+    counts = [Counter(map(row_key, rows)) for rows in parts]
+    keys = set().union(*counts)
+    listed = {k: [c[k] for c in counts] for k in keys}
+    return {k: n for k, n in listed.items() if len({x for x in n if x}) > 1}
+
+
+def _listings(rows: Sequence[Row], owned: Sequence[str], uneven: Iterable[tuple[str, ...]]) -> _Listings:
+    """A part's rows by (key, listing number); a key in ``uneven`` is one listing, each ``owned``
+    price column at the lowest price its listings give."""
+    collapse = set(uneven)
+    out: _Listings = {}
+    seen: Counter[tuple[str, ...]] = Counter()
     for row in rows:
         key = row_key(row)
-        kept = out.get(key)
-        out[key] = row if kept is None else {**kept, **{c: _lower(kept, row, c) for c in owned}}
+        if key in collapse:
+            kept = out.get((*key, "1"))
+            out[(*key, "1")] = row if kept is None else {**kept, **{c: _lower(kept, row, c) for c in owned}}
+            continue
+        seen[key] += 1
+        out[(*key, str(seen[key]))] = row
     return out
 
 
@@ -94,29 +113,32 @@ def _lower(kept: Row, again: Row, column: str) -> str:
     return kept.get(column, "")
 
 
-def duplicate_note(piece: Piece) -> str:
-    """The report line for a part that lists keys more than once (``merge`` collapses them), or ""."""
-    counts = Counter(map(row_key, piece.rows))
-    repeated = sorted(k for k, n in counts.items() if n > 1)
-    if not repeated:
+def uneven_note(pieces: Sequence[Piece]) -> str:
+    """The report line for the keys ``merge`` collapsed (the parts list them unequally often), or ""."""
+    uneven = _uneven([p.rows for p in pieces])
+    if not uneven:
         return ""
-    extra = sum(counts[k] - 1 for k in repeated)
-    names = ", ".join(" ".join(k[1:2] + k[4:6]).strip() for k in repeated[:3])
-    models = "+".join(piece.models)
+    examples = []
+    for key in sorted(uneven)[:3]:
+        listed = ", ".join(
+            f"{n} by {'+'.join(p.models)} ({p.label})" for p, n in zip(pieces, uneven[key], strict=True) if n
+        )
+        examples.append(f"{' '.join(key[1:2] + key[4:6]).strip()}: {listed}")
     return (
-        f"{extra} duplicate listings in {models} ({piece.label}) collapsed into one row per key, "
-        f"the lowest price kept (e.g. {names})"
+        f"{len(uneven)} keys the feeds list unequally often collapsed into one row each, the lowest "
+        f"price kept (e.g. {'; '.join(examples)})"
     )
 
 
 def merge(parts: Sequence[tuple[tuple[str, ...], Sequence[Row]]], columns: Sequence[str]) -> list[Row]:
-    """One row per key from ``(models, rows)`` parts: each price column from the part owning its
-    model, the other columns from the first part that has the row; rows in part order (a part's
-    repeated key collapsed first, ``_by_key``)."""
+    """One row per key and listing from ``(models, rows)`` parts: each price column from the part
+    owning its model, the other columns from the first part that has the row; rows in part order (a
+    key the parts list unequally often collapsed first, one row)."""
+    uneven = _uneven([rows for _, rows in parts])
     merged: dict[tuple[str, ...], Row] = {}
     for models, rows in parts:
         owned = price_columns(models)
-        for key, row in _by_key(rows, owned).items():
+        for key, row in _listings(rows, owned, uneven).items():
             base = merged.get(key)
             if base is None:
                 base = merged[key] = {c: ("" if c in _ALL else row.get(c, "")) for c in columns}

@@ -35,8 +35,8 @@ class ProviderOutcome:
         models: for one part of a split provider, the price models it owns; () for a provider.
         parts: a split provider's parts, each an outcome of its own (status, rows of its price
             models, refusals, source); () for a provider priced by one feed.
-        notes: facts the report adds (rows priced by one part only, kept; a part's repeated
-            listings of one key, collapsed).
+        notes: facts the report adds (rows priced by one part only, kept; keys the parts list
+            unequally often, collapsed).
     """
 
     provider: str

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from ._parts import Piece, duplicate_note, price_columns, project, resolve
+from ._parts import Piece, price_columns, project, resolve, uneven_note
 from ._refresh_fetch import RefreshContext, fetch_part, raw_header
 from ._refresh_outcome import ProviderOutcome
 from ._sanity import row_key
@@ -68,7 +68,7 @@ def refresh_parts(
                 results[i] = None
             else:
                 outcomes[i] = replace(o, status=piece.status, refusals=piece.refusals)
-    collapsed = tuple(note for note in map(duplicate_note, pieces) if note)
+    collapsed = tuple(note for note in [uneven_note(pieces)] if note)
     return _merged_outcome(provider, feed, parts, full, merged, columns, outcomes, results, ctx, collapsed)
 
 
