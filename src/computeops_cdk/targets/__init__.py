@@ -1,8 +1,10 @@
 """The target registry: one stateless ``Target`` per provider, looked up by catalog provider id.
 
 Every target module is imported explicitly below (never by building a module name from a
-string), and importing a target module never imports a prebuilt binding: bindings are loaded
-inside ``configure``/``emit`` only, so looking up a target, or asking what it cannot do, is cheap.
+string), on the registry's first use: a decision needs only what each target cannot do, declared in
+``_unsupported`` (``placement_pin``, ``unsupported_features`` and ``supported_providers`` read it
+without importing a target module). Importing a target module never imports a prebuilt binding
+either: bindings are loaded inside ``configure``/``emit`` only, so a lookup stays cheap.
 
 Registered: aws, gcp, azure (prebuilt bindings) and oci, coreweave, lambda, nebius, crusoe, runpod,
 vast (typed generic resources, no binding). The Kubernetes/Helm workload layer (``k8s``) is not a
@@ -12,22 +14,13 @@ provider target: it runs on the cluster of any target that can add a GPU node po
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 
 from ..engine import Pin
 from ..errors import TargetError, did_you_mean, did_you_mean_text
 from ._base import FEATURES, INTERNAL_OPTIONS, Target, TargetProps
-from .aws import AwsTarget
-from .azure import AzureTarget
-from .coreweave import CoreWeaveTarget
-from .crusoe import CrusoeTarget
-from .gcp import GcpTarget
-from .lambda_ import LambdaTarget
-from .nebius import NebiusTarget
-from .oci import OciTarget
-from .runpod import RunPodTarget
-from .vast import VastTarget
+from ._unsupported import UNSUPPORTED
 
 __all__ = [
     "FEATURES",
@@ -42,25 +35,64 @@ __all__ = [
     "unsupported_features",
 ]
 
-_ALL: tuple[Target, ...] = (
-    AwsTarget(),
-    GcpTarget(),
-    AzureTarget(),
-    OciTarget(),
-    CoreWeaveTarget(),
-    LambdaTarget(),
-    NebiusTarget(),
-    CrusoeTarget(),
-    RunPodTarget(),
-    VastTarget(),
-)
-TARGETS: Mapping[str, Target] = MappingProxyType({target.provider: target for target in _ALL})
-"""Provider id -> its target, in the catalog's provider order."""
+
+def _targets() -> tuple[Target, ...]:
+    from .aws import AwsTarget
+    from .azure import AzureTarget
+    from .coreweave import CoreWeaveTarget
+    from .crusoe import CrusoeTarget
+    from .gcp import GcpTarget
+    from .lambda_ import LambdaTarget
+    from .nebius import NebiusTarget
+    from .oci import OciTarget
+    from .runpod import RunPodTarget
+    from .vast import VastTarget
+
+    return (
+        AwsTarget(),
+        GcpTarget(),
+        AzureTarget(),
+        OciTarget(),
+        CoreWeaveTarget(),
+        LambdaTarget(),
+        NebiusTarget(),
+        CrusoeTarget(),
+        RunPodTarget(),
+        VastTarget(),
+    )
+
+
+class _Registry(Mapping[str, Target]):
+    """Provider id -> target, read-only; the target modules are imported on the first read."""
+
+    def __init__(self) -> None:
+        self._loaded: Mapping[str, Target] | None = None
+
+    def _all(self) -> Mapping[str, Target]:
+        if self._loaded is None:
+            self._loaded = MappingProxyType({target.provider: target for target in _targets()})
+        return self._loaded
+
+    def __getitem__(self, provider: str) -> Target:
+        return self._all()[provider]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __repr__(self) -> str:
+        return f"TARGETS({', '.join(UNSUPPORTED)})"
+
+
+TARGETS: Mapping[str, Target] = _Registry()
+"""Provider id -> its target, in the catalog's provider order (the providers of ``UNSUPPORTED``)."""
 
 
 def supported_providers() -> tuple[str, ...]:
     """Provider ids that have a Terraform target, sorted."""
-    return tuple(sorted(TARGETS))
+    return tuple(sorted(UNSUPPORTED))
 
 
 def get_target(provider: str) -> Target:
@@ -100,7 +132,9 @@ def unsupported_features(provider: str) -> Mapping[str, str]:
     Raises:
         TargetError: no target for that provider.
     """
-    return get_target(provider).unsupported
+    if isinstance(provider, str) and provider in UNSUPPORTED:
+        return UNSUPPORTED[provider]
+    return get_target(provider).unsupported  # raises the registry's error for an unknown provider
 
 
 def placement_pin(*, provider: str | None = None, region: str | None = None, cluster: bool = False) -> Pin:
@@ -128,6 +162,6 @@ def placement_pin(*, provider: str | None = None, region: str | None = None, clu
     return Pin(
         provider=provider,
         region=region,
-        targets={p: target.unsupported for p, target in TARGETS.items()},
+        targets=dict(UNSUPPORTED),  # what each target declares, without importing the targets
         require=tuple(require),
     )

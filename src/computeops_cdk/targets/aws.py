@@ -81,6 +81,7 @@ from ._billed import BilledPart, priced, unpriced
 from ._boot import BOOT_OPTIONS, BootPlan, Rendezvous, boot_script, cloud_config, plan_for
 from ._expose import EXPOSE_OPTION, expose_mode
 from ._options import chosen_by, require_applicable, whole_option
+from ._unsupported import UNSUPPORTED
 from ._weights import WEIGHTS_OPTION, WeightsSource
 from .k8s import GPU_LABEL, GPU_TAINT_KEY, gpu_label_value, is_training
 
@@ -179,9 +180,7 @@ class AwsTarget(Target):
         "efa_network_cards": EFA_OPTION,
         "eval_entrypoint": EVAL_ENTRYPOINT_OPTION,
     }
-    unsupported: Mapping[str, str] = {
-        "tpu": "AWS has no TPUs; Trainium/Inferentia are different accelerators (Neuron SDK, not TPU XLA).",
-    }
+    unsupported = UNSUPPORTED["aws"]  # declared in _unsupported.py
 
     def image_reference(self, placement: Placement, *, cluster: bool) -> Mapping[str, str] | None:
         # EKS node groups boot the AMI the node group's ami_type names (EKS-managed release versions).

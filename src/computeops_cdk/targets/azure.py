@@ -54,6 +54,7 @@ from ._boot import BOOT_OPTIONS, BootPlan, boot_script, cloud_config, plan_for
 from ._expose import EXPOSE_OPTION, SOURCE_RANGES_OPTION, expose_mode, ipv4_ranges, source_ranges
 from ._options import chosen_by, require_applicable, whole_option
 from ._support import require_supported
+from ._unsupported import UNSUPPORTED
 from ._weights import WEIGHTS_OPTION, WeightsSource
 from .k8s import GPU_TAINT_KEY, pool_labels
 
@@ -157,11 +158,7 @@ class AzureTarget(Target):
         "Storage Blob Data Reader on the container. Default: none (grant it yourself; a warning says so).",
         **BOOT_OPTIONS,
     }
-    unsupported: Mapping[str, str] = {
-        "multi_node": "InfiniBand clusters of ND-series VMs need a VM scale set with an IB-enabled image and "
-        "placement; this target emits independent VMs only",
-        "tpu": "Azure has no TPUs",
-    }
+    unsupported = UNSUPPORTED["azure"]  # declared in _unsupported.py
 
     def image_reference(self, placement: Placement, *, cluster: bool) -> Mapping[str, str] | None:
         # AKS node pools boot AKS's node image (its own versioned upgrade channel).

@@ -28,6 +28,7 @@ from ..engine import Placement
 from ..errors import TargetError
 from ._base import Target, TargetProps
 from ._support import require_supported
+from ._unsupported import UNSUPPORTED
 from .k8s import GPU_TAINT_KEY, pool_labels
 
 __all__ = ["CHECKOV_SKIPS", "CKS_INSTANCE_IDS", "CoreWeaveTarget", "cks_instance_id"]
@@ -51,7 +52,6 @@ CKS_INSTANCE_IDS: Mapping[str, str] = {
 """Catalog (pricing-page) name -> CKS instance id."""
 
 _CKS_ID = re.compile(r"^(gd-\d+x[a-z0-9]+(-i\d+)?|[a-z0-9]+-\d+x)$")
-_GPU_VM_REASON = "CoreWeave has no VM product; GPU capacity is a node in a CKS cluster (pass `cluster=`)"
 
 
 def cks_instance_id(instance_type: str) -> str:
@@ -79,10 +79,7 @@ class CoreWeaveTarget(Target):
     extra = None
     options: Mapping[str, str] = {}  # no user option: the construct passes the kubernetes provider
     runs_on_kubernetes = True
-    unsupported: Mapping[str, str] = {
-        "gpu_vm": _GPU_VM_REASON,
-        "tpu": "CoreWeave has no TPUs",
-    }
+    unsupported = UNSUPPORTED["coreweave"]  # declared in _unsupported.py
 
     def configure(self, scope: Any, *, region: str, props: TargetProps) -> Any:
         from ._generic import GenericProvider
@@ -121,4 +118,5 @@ class CoreWeaveTarget(Target):
 
 def _require_cluster(props: TargetProps) -> None:
     if not props.cluster:
-        raise TargetError(f"coreweave target: {_GPU_VM_REASON}. To fix: pass cluster='<CKS cluster name>'.")
+        reason = UNSUPPORTED["coreweave"]["gpu_vm"]
+        raise TargetError(f"coreweave target: {reason}. To fix: pass cluster='<CKS cluster name>'.")

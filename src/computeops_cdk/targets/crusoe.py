@@ -26,6 +26,7 @@ from ..errors import TargetError
 from ._base import Target, TargetProps
 from ._boot import BOOT_OPTIONS, Rendezvous, boot_script, plan_for
 from ._support import require_supported
+from ._unsupported import UNSUPPORTED
 
 __all__ = ["CHECKOV_SKIPS", "RANK0_ADDRESS", "CrusoeTarget", "crusoe_type"]
 
@@ -99,11 +100,7 @@ class CrusoeTarget(Target):
         "weights_uri": f"not supported ({NO_OBJECT_STORE}): refused. Default: none (Hugging Face).",
         "hf_token_secret": f"not supported ({NO_SECRET_STORE}): refused. Default: none.",
     }
-    unsupported: Mapping[str, str] = {
-        "spot": "the crusoecloud/crusoe provider has no spot/interruptible argument on compute instances",
-        "kubernetes_node_pool": "Crusoe Managed Kubernetes node pools are not implemented by this target",
-        "tpu": "Crusoe has no TPUs",
-    }
+    unsupported = UNSUPPORTED["crusoe"]  # declared in _unsupported.py
 
     def configure(self, scope: Any, *, region: str, props: TargetProps) -> Any:
         from ._generic import GenericProvider

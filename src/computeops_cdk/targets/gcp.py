@@ -78,6 +78,7 @@ from ._gcp_machines import GpuMachine, TpuSlice, default_zone, map_instance_type
 from ._gcp_network import egress_and_iap, internal_load_balancer, public_load_balancer
 from ._options import chosen_by, flag_option, require_applicable, whole_option
 from ._support import require_supported
+from ._unsupported import UNSUPPORTED
 from ._weights import WEIGHTS_OPTION
 from .k8s import GPU_TAINT_KEY, pool_labels
 
@@ -176,10 +177,7 @@ class GcpTarget(Target):
         "weights_uri": WEIGHTS_OPTION,
         **BOOT_OPTIONS,
     }
-    unsupported: Mapping[str, str] = {
-        "tpu_node_pool": "TPU node pools on GKE are not implemented (they need a TPU machine type and "
-        "placement_policy.tpu_topology); a TPU decision becomes a TPU VM without `cluster=`",
-    }
+    unsupported = UNSUPPORTED["gcp"]  # declared in _unsupported.py
 
     def image_reference(self, placement: Placement, *, cluster: bool) -> Mapping[str, str] | None:
         # TPU VMs boot a named runtime version; node pools boot GKE's node image (image_type).

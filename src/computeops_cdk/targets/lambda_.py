@@ -19,6 +19,7 @@ from ..errors import TargetError
 from ._base import Target, TargetProps
 from ._boot import BOOT_OPTIONS, boot_script, plan_for
 from ._support import require_supported
+from ._unsupported import UNSUPPORTED
 
 __all__ = ["CHECKOV_SKIPS", "LambdaTarget"]
 
@@ -66,14 +67,7 @@ class LambdaTarget(Target):
         "hf_token_secret": "not supported (no secret store and no boot hook): refused. Default: none.",
         "user_data": "the script put in the boot_script output (nothing boots it). Default: generated.",
     }
-    unsupported: Mapping[str, str] = {
-        "spot": "Lambda sells no interruptible capacity, and the community lambdalabs provider has no spot "
-        "or bid arguments",
-        "multi_node": "1-Click Clusters (InfiniBand) are not in the community lambdalabs provider; "
-        "instances it creates are independent",
-        "kubernetes_node_pool": "the community lambdalabs provider has no Kubernetes resources",
-        "tpu": "Lambda has no TPUs",
-    }
+    unsupported = UNSUPPORTED["lambda"]  # declared in _unsupported.py
 
     def configure(self, scope: Any, *, region: str, props: TargetProps) -> Any:
         from ._generic import GenericProvider

@@ -34,6 +34,7 @@ from ._billed import unpriced
 from ._boot import BOOT_OPTIONS, Rendezvous, boot_script, cloud_config, plan_for
 from ._options import flag_option
 from ._support import require_supported
+from ._unsupported import UNSUPPORTED
 
 __all__ = ["CHECKOV_SKIPS", "PREEMPTIBLE_PRIORITY", "RANK0_ADDRESS", "NebiusTarget", "platform_and_preset"]
 
@@ -109,11 +110,7 @@ class NebiusTarget(Target):
         "weights_uri": f"not supported ({NO_OBJECT_STORE}): refused. Default: none (Hugging Face).",
         "hf_token_secret": f"not supported ({NO_SECRET_STORE}): refused. Default: none.",
     }
-    unsupported: Mapping[str, str] = {
-        "kubernetes_node_pool": "mk8s node groups (nebius_mk8s_v1_node_group) are not implemented "
-        "by this target",
-        "tpu": "Nebius has no TPUs",
-    }
+    unsupported = UNSUPPORTED["nebius"]  # declared in _unsupported.py
 
     def configure(self, scope: Any, *, region: str, props: TargetProps) -> Any:
         from ._generic import GenericProvider

@@ -23,6 +23,7 @@ from ..errors import TargetError
 from ._base import Target, TargetProps
 from ._boot import BOOT_OPTIONS, boot_script, cloud_config, plan_for
 from ._support import require_supported
+from ._unsupported import UNSUPPORTED
 
 __all__ = ["CHECKOV_SKIPS", "OciTarget"]
 
@@ -62,12 +63,7 @@ class OciTarget(Target):
         "weights_uri": f"not supported ({NO_OBJECT_STORE}): refused. Default: none (Hugging Face).",
         "hf_token_secret": f"not supported ({NO_SECRET_STORE}): refused. Default: none.",
     }
-    unsupported: Mapping[str, str] = {
-        "multi_node": "RDMA cluster networks (oci_core_cluster_network / compute clusters) are not emitted; "
-        "instances would be independent",
-        "kubernetes_node_pool": "OKE node pools are not implemented by this target",
-        "tpu": "OCI has no TPUs",
-    }
+    unsupported = UNSUPPORTED["oci"]  # declared in _unsupported.py
 
     def configure(self, scope: Any, *, region: str, props: TargetProps) -> Any:
         from ._generic import GenericProvider

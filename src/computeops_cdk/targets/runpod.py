@@ -28,6 +28,7 @@ from ..errors import TargetError, did_you_mean, did_you_mean_text
 from ._base import Target, TargetProps
 from ._boot import BOOT_OPTIONS, DEFAULT_VLLM_IMAGE, plan_for, refuse_script_options, vllm_args
 from ._support import require_supported
+from ._unsupported import UNSUPPORTED
 
 __all__ = [
     "CHECKOV_SKIPS",
@@ -131,13 +132,7 @@ class RunPodTarget(Target):
         "user_data": f"not supported ({NATIVE}): refused. Default: none.",
         "user_data_append": f"not supported ({NATIVE}): refused. Default: none.",
     }
-    unsupported: Mapping[str, str] = {
-        "spot": "RunPod retired spot pods; the 2.0 provider has no bid or interruptible arguments",
-        "multi_node": "Instant Clusters (runpod_cluster) are not emitted by this target; "
-        "pods are independent",
-        "kubernetes_node_pool": "RunPod has no Kubernetes product",
-        "tpu": "RunPod has no TPUs",
-    }
+    unsupported = UNSUPPORTED["runpod"]  # declared in _unsupported.py
 
     def configure(self, scope: Any, *, region: str, props: TargetProps) -> Any:
         from ._generic import GenericProvider

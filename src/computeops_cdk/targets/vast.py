@@ -22,6 +22,7 @@ from ..errors import TargetError
 from ._base import Target, TargetProps
 from ._boot import BOOT_OPTIONS, DEFAULT_VLLM_IMAGE, plan_for, refuse_script_options, vllm_args
 from ._support import require_supported
+from ._unsupported import UNSUPPORTED
 
 __all__ = ["CHECKOV_SKIPS", "DEFAULT_IMAGE", "VastTarget", "vast_gpu_name"]
 
@@ -82,14 +83,7 @@ class VastTarget(Target):
         "user_data": f"not supported ({NATIVE}): refused. Default: none.",
         "user_data_append": f"not supported ({NATIVE}): refused. Default: none.",
     }
-    unsupported: Mapping[str, str] = {
-        "repeatable_plan": "Vast.ai offers are marketplace listings whose ids change: a re-plan may pick a "
-        "different machine",
-        "multi_node": "Vast.ai has no renter-side cluster or fabric resource; instances are "
-        "independent hosts",
-        "kubernetes_node_pool": "Vast.ai has no Kubernetes product",
-        "tpu": "Vast.ai has no TPUs",
-    }
+    unsupported = UNSUPPORTED["vast"]  # declared in _unsupported.py
 
     def configure(self, scope: Any, *, region: str, props: TargetProps) -> Any:
         from ._generic import GenericProvider

@@ -1,0 +1,84 @@
+"""What each provider's Terraform target cannot express, with the reason: the one declaration.
+
+Each target class reads its own entry (``unsupported = UNSUPPORTED["aws"]``) and refuses a placement
+that needs one of these features (``_support.require_supported``); the engine rejects such a
+candidate before that (rule ``target.unsupported``, quoting the reason). The table lives apart from
+the target modules so that a decision (``placement_pin``) reads it without importing the ten target
+modules and their boot, network and option code (about 15 ms of a cold ``computeops decide``,
+benchmarks/STARTUP.md). It imports nothing.
+
+Keys are the catalog's provider ids, in the catalog's provider order (the order ``Pin.targets`` and
+the "removing the pin would admit ..." fixes list them in); every feature is one of
+``engine.FEATURES``. A provider with a target but nothing it cannot do still gets an (empty) entry:
+the registry has a target for exactly these providers (tests/targets/test_registry.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+__all__ = ["UNSUPPORTED"]
+
+_DECLARED: dict[str, dict[str, str]] = {
+    "aws": {
+        "tpu": "AWS has no TPUs; Trainium/Inferentia are different accelerators (Neuron SDK, not TPU XLA).",
+    },
+    "gcp": {
+        "tpu_node_pool": "TPU node pools on GKE are not implemented (they need a TPU machine type and "
+        "placement_policy.tpu_topology); a TPU decision becomes a TPU VM without `cluster=`",
+    },
+    "azure": {
+        "multi_node": "InfiniBand clusters of ND-series VMs need a VM scale set with an IB-enabled image and "
+        "placement; this target emits independent VMs only",
+        "tpu": "Azure has no TPUs",
+    },
+    "oci": {
+        "multi_node": "RDMA cluster networks (oci_core_cluster_network / compute clusters) are not emitted; "
+        "instances would be independent",
+        "kubernetes_node_pool": "OKE node pools are not implemented by this target",
+        "tpu": "OCI has no TPUs",
+    },
+    "coreweave": {
+        "gpu_vm": "CoreWeave has no VM product; GPU capacity is a node in a CKS cluster (pass `cluster=`)",
+        "tpu": "CoreWeave has no TPUs",
+    },
+    "lambda": {
+        "spot": "Lambda sells no interruptible capacity, and the community lambdalabs provider has no spot "
+        "or bid arguments",
+        "multi_node": "1-Click Clusters (InfiniBand) are not in the community lambdalabs provider; "
+        "instances it creates are independent",
+        "kubernetes_node_pool": "the community lambdalabs provider has no Kubernetes resources",
+        "tpu": "Lambda has no TPUs",
+    },
+    "nebius": {
+        "kubernetes_node_pool": "mk8s node groups (nebius_mk8s_v1_node_group) are not implemented "
+        "by this target",
+        "tpu": "Nebius has no TPUs",
+    },
+    "crusoe": {
+        "spot": "the crusoecloud/crusoe provider has no spot/interruptible argument on compute instances",
+        "kubernetes_node_pool": "Crusoe Managed Kubernetes node pools are not implemented by this target",
+        "tpu": "Crusoe has no TPUs",
+    },
+    "runpod": {
+        "spot": "RunPod retired spot pods; the 2.0 provider has no bid or interruptible arguments",
+        "multi_node": "Instant Clusters (runpod_cluster) are not emitted by this target; "
+        "pods are independent",
+        "kubernetes_node_pool": "RunPod has no Kubernetes product",
+        "tpu": "RunPod has no TPUs",
+    },
+    "vast": {
+        "repeatable_plan": "Vast.ai offers are marketplace listings whose ids change: a re-plan may pick a "
+        "different machine",
+        "multi_node": "Vast.ai has no renter-side cluster or fabric resource; instances are "
+        "independent hosts",
+        "kubernetes_node_pool": "Vast.ai has no Kubernetes product",
+        "tpu": "Vast.ai has no TPUs",
+    },
+}
+
+UNSUPPORTED: Mapping[str, Mapping[str, str]] = MappingProxyType(
+    {provider: MappingProxyType(features) for provider, features in _DECLARED.items()}
+)
+"""Provider id -> {feature -> why its target cannot express it}, read-only."""
