@@ -137,7 +137,7 @@ def _label_validation(
     and quote the measured range where the held-out rows on it miss the issue's target; attach
     the estimate's uncertainty band."""
     acc = str(getattr(accelerator, "id", ""))
-    estimate = replace(estimate, uncertainty=uncertainty(acc, kind))
+    band = uncertainty(acc, kind)
     validated = VALIDATED_TRAINING if kind == "training" else VALIDATED_INFERENCE
     notes: list[str] = []
     if acc not in validated:
@@ -155,8 +155,8 @@ def _label_validation(
             + (": read this estimate as an upper bound" if high < 1 else "")
         )
     if not notes:
-        return estimate
-    return replace(estimate, assumptions=(*estimate.assumptions, *notes))
+        return replace(estimate, uncertainty=band)
+    return replace(estimate, uncertainty=band, assumptions=(*estimate.assumptions, *notes))
 
 
 def _gpus_per_node(gpus_per_node: int | None, count: int, hw: Hardware) -> int:
