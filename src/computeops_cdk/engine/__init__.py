@@ -6,6 +6,8 @@ the tie-break are documented in README.md (and in ``_rules``, ``_scores``, ``_de
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ._decide import DEFAULT_ALTERNATIVES, decide
 from ._decision import (
     DEFAULT_REJECTIONS,
@@ -18,21 +20,55 @@ from ._decision import (
     Rejection,
     UnitCost,
 )
-from ._drift import (
-    DEFAULT_HYSTERESIS_PERCENT,
-    DEFAULT_MIN_HOLD_HOURS,
-    DRIFT_STATUSES,
-    Drift,
-    DriftPolicy,
-    DriftStatus,
-    LockedPlacement,
-    evaluate_drift,
-    parse_utc,
-    placement_of,
-)
 from ._pin import FEATURES, Pin
 from ._rules import features_needed
 from ._sizing import MAX_INSTANCES, Calibration, model_spec
+
+if TYPE_CHECKING:
+    from ._drift import (
+        DEFAULT_HYSTERESIS_PERCENT,
+        DEFAULT_MIN_HOLD_HOURS,
+        DRIFT_STATUSES,
+        Drift,
+        DriftPolicy,
+        DriftStatus,
+        LockedPlacement,
+        evaluate_drift,
+        parse_utc,
+        placement_of,
+    )
+
+_DRIFT_NAMES = frozenset(
+    {
+        "DEFAULT_HYSTERESIS_PERCENT",
+        "DEFAULT_MIN_HOLD_HOURS",
+        "DRIFT_STATUSES",
+        "Drift",
+        "DriftPolicy",
+        "DriftStatus",
+        "LockedPlacement",
+        "evaluate_drift",
+        "parse_utc",
+        "placement_of",
+    }
+)
+"""Names of ``_drift`` (locks and re-evaluation), imported on first use: a decision never needs them,
+and ``computeops decide`` starts faster without that module (benchmarks/STARTUP.md)."""
+
+
+def __getattr__(name: str) -> object:
+    if name in _DRIFT_NAMES:
+        from . import _drift
+
+        value = getattr(_drift, name)
+        globals()[name] = value  # later reads are plain module attributes
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_DRIFT_NAMES})
+
 
 __all__ = [
     "DEFAULT_ALTERNATIVES",

@@ -1,0 +1,66 @@
+"""What a cold ``computeops decide`` imports: only what a decision needs (benchmarks/STARTUP.md).
+
+Start-up time is measured in benchmarks/, never asserted here; these tests pin the imports that made
+it slow, so a change that puts one back on the path fails in review rather than in a benchmark.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import computeops_cdk.engine as engine
+from computeops_cdk.engine import _drift
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "support-chat.yaml"
+
+# Modules a decision over the embedded catalog has no use for: the ten target modules (the pin reads
+# targets/_unsupported), drift and locks, the table renderer, schema validation, HTTP, the bindings.
+_OFF_PATH = (
+    "computeops_cdk.targets.aws",
+    "computeops_cdk.targets.gcp",
+    "computeops_cdk.targets.vast",
+    "computeops_cdk.targets._boot",
+    "computeops_cdk.engine._drift",
+    "rich",
+    "jsonschema",
+    "httpx",
+    "jsii",
+    "cdktn",
+)
+
+
+def _imports_of_a_cold_decide(*argv: str) -> tuple[int, list[str], str]:
+    code = (
+        "import json, sys\n"
+        "from computeops_cdk.cli import main\n"
+        f"code = main({list(argv)!r})\n"
+        "sys.stderr.write(json.dumps({'code': code, 'modules': sorted(sys.modules)}))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    report = json.loads(done.stderr.splitlines()[-1])
+    return report["code"], report["modules"], done.stdout
+
+
+def test_a_cold_json_decide_imports_nothing_it_does_not_use() -> None:
+    code, modules, out = _imports_of_a_cold_decide("decide", str(EXAMPLE), "--format", "json")
+    assert code == 0
+    assert json.loads(out)["decision"]["provider"]
+    loaded = [name for name in _OFF_PATH if name in modules]
+    assert loaded == []
+
+
+def test_the_drift_names_of_the_engine_resolve_on_first_use() -> None:
+    # engine/__init__ imports _drift on first use of one of its names (a decision never needs it).
+    for name in engine._DRIFT_NAMES:
+        assert name in engine.__all__
+        assert getattr(engine, name) is getattr(_drift, name)
+        assert name in dir(engine)
+    for name in engine.__all__:
+        assert getattr(engine, name) is not None
+    with pytest.raises(AttributeError, match="no_such_name"):
+        engine.no_such_name  # noqa: B018
