@@ -27,6 +27,7 @@ from computeops_cdk.engine._columns import offer_columns
 from computeops_cdk.engine._evaluate import Candidate, Evaluation, evaluate_each, evaluator
 from computeops_cdk.engine._groups import evaluate_grouped
 from computeops_cdk.engine._index import catalog_index
+from computeops_cdk.engine._rank import rank, rank_key, score_all
 from computeops_cdk.engine._resolve import resolve
 from computeops_cdk.engine._sizing import sizer_for
 from computeops_cdk.engine._suspect import suspect_prices
@@ -167,3 +168,29 @@ def test_an_intent_without_sizing_reasons_still_counts_every_rule() -> None:
         {"pricing": ["spot"], "max_hourly_usd": 1.0},
     )
     _assert_same(intent, make_catalog(), Pin())
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_the_ranking_by_canonical_position_is_the_rank_key_order(example: Path) -> None:
+    intent = WorkloadIntent.from_file(example)
+    for pin in (Pin(), placement_pin()):
+        grouped, _each = _both(intent, EMBEDDED, pin)
+        feasible = grouped.feasible
+        if not feasible:
+            continue
+        score_all(feasible, intent, {}, resolve(intent, EMBEDDED, pin), EMBEDDED)
+        assert all(c.position >= 0 for c in feasible)
+        by_key = sorted(feasible, key=rank_key)
+        rank(feasible)
+        assert [id(c) for c in feasible] == [id(c) for c in by_key]
+
+
+def test_the_ranking_falls_back_to_rank_key_without_positions() -> None:
+    intent = inference()
+    grouped, each = _both(intent, make_catalog(), Pin())
+    resolved = resolve(intent, make_catalog(), Pin())
+    for result in (grouped, each):
+        score_all(result.feasible, intent, {}, resolved, make_catalog())
+        expected = sorted(result.feasible, key=rank_key)
+        rank(result.feasible)
+        assert result.feasible == expected

@@ -52,7 +52,7 @@ class Ladder:
 class Span:
     """One run of ``CatalogIndex.by_itype`` (offers sharing provider and instance type)."""
 
-    __slots__ = ("_ladders", "by_pricing", "mask", "rows", "start")
+    __slots__ = ("_ladders", "by_pricing", "machine", "mask", "rows", "start")
 
     def __init__(self, start: int, rows: tuple[Row, ...]) -> None:
         self.start = start
@@ -67,6 +67,10 @@ class Span:
         )
         """(price model, its offers as bits of the run, the position in ``rows`` of the first)."""
         self._ladders: tuple[Ladder, ...] | None = None
+        chip = rows[0].accelerator
+        self.machine = (rows[0].offer.provider, chip is not None and chip.is_tpu)
+        """(provider, a TPU or not): with the price model and the sizing's fabric, what a target
+        rule reads (``Evaluator.target``)."""
 
     @property
     def ladders(self) -> tuple[Ladder, ...]:
@@ -159,6 +163,7 @@ class Columns:
         self._columns: dict[str, Column[Any]] = {}
         self._masks: dict[object, int] = {}
         self._suspects: tuple[object, dict[str, int]] | None = None
+        self._machines: dict[tuple[str, bool, PriceModel], tuple[int, Row]] | None = None
 
     def _column(self, name: str, key: Callable[[Row], K]) -> Column[K]:
         found = self._columns.get(name)
@@ -236,6 +241,21 @@ class Columns:
                         where.append((provider, code))
                 gaps.append(column.mask(where))
             found = self._masks[key] = (gaps[0] & ~on_tpu) | (gaps[1] & on_tpu)
+        return found
+
+    @property
+    def machines(self) -> dict[tuple[str, bool, PriceModel], tuple[int, Row]]:
+        """(provider, a TPU or not, price model) -> its offers and one of them: with a multi-node
+        fabric or not, what the target rule reads (``Evaluator.target``)."""
+        found = self._machines
+        if found is None:
+            found = self._machines = {}
+            for span in self.spans:
+                for pricing, mask, at in span.by_pricing:
+                    key = (*span.machine, pricing)
+                    known = found.get(key)
+                    bits = mask << span.start
+                    found[key] = (bits, span.rows[at]) if known is None else (known[0] | bits, known[1])
         return found
 
     def suspect(self, suspects: Mapping[tuple[str, str, str, str], Reason]) -> dict[str, int]:

@@ -31,7 +31,7 @@ from ._margin import billing_line, margin_lines
 from ._misses import nearest_misses, unsupported_fix
 from ._pin import Pin
 from ._price_age import age_days
-from ._rank import distinct, rank_key, score_all
+from ._rank import distinct, rank, score_all
 from ._resolve import Resolved, resolve
 from ._rules import compliance_rules
 from ._scores import compliance_credit
@@ -373,7 +373,7 @@ def ranked(
         result = evaluate_each(rules, index)
     if result.feasible:
         score_all(result.feasible, intent, index.regions_per_itype, resolved, catalog)
-        result.feasible.sort(key=rank_key)
+        rank(result.feasible)
     header = _Header(intent=intent, catalog=catalog, result=result, pin=pin, accounts=accounts)
     return Ranked(header=header, resolved=resolved)
 
@@ -408,8 +408,14 @@ def _decide(run: Ranked, alternatives: int) -> Decision:
     if terms:  # right after the "Chosen:" line
         at = next((i + 1 for i, line in enumerate(lines) if line.startswith("Chosen:")), len(lines))
         lines = (*lines[:at], terms, *lines[at:])
-    return header.decision(
-        chosen=chosen, alternatives=tuple(top[1:]), explanation=lines, trade_off=trade_off(chosen, *compared)
+    # replace(), not a second header.decision(): the same header fields (the intent's canonical
+    # JSON, its digest) are not worked out twice
+    return replace(
+        draft,
+        chosen=chosen,
+        alternatives=tuple(top[1:]),
+        explanation=lines,
+        trade_off=trade_off(chosen, *compared),
     )
 
 
@@ -437,7 +443,8 @@ def _compared(
     """What the trade-off compares the chosen placement with: the cheapest feasible alternative when
     the chosen one is not the cheapest, else the best-ranked alternative that is not a duplicate."""
     chosen = ranked[0]
-    cheapest = min(ranked, key=lambda c: (round(c.unit_cost, 9), rank_key(c)))
+    # ranked is in rank order, so the first of the cheapest is the best ranked of them
+    cheapest = min(ranked, key=lambda c: c.ranked_unit_cost)
     if round(cheapest.unit_cost, 9) < round(chosen.unit_cost, 9):
         return _placement(cheapest, intent, as_of), "the cheapest feasible alternative"
     for c in best[1:]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..accounts import Accounts
 from ..catalog import HOURS_PER_MONTH, PRICE_MODELS
@@ -22,7 +22,7 @@ from ._pin import Pin
 from ._price_age import stale_rule
 from ._reserved import committed
 from ._resolve import Resolved
-from ._retired import retired_rule
+from ._retired import RETIRED, retired_rule
 from ._rules import (
     accelerator_rule,
     compliance_rules,
@@ -61,6 +61,8 @@ class Candidate:
     hourly: float | None
     """Hourly USD of the whole deployment (instances x offer price), None when unpriced."""
     unit_cost: float = 0.0
+    ranked_unit_cost: float = 0.0
+    """``unit_cost`` rounded to 9 decimals, as the ranking compares it (``_rank.rank_key``)."""
     total: float | None = None
     reasons: tuple[Reason, ...] = ()
     parts: tuple[float, ...] = ()
@@ -77,6 +79,9 @@ class Candidate:
     services: tuple[str, ...] = ("vm",)
     """The provider services the placement runs on (rules.placement_services): what a compliance
     attestation authorised service by service must cover."""
+    position: int = -1
+    """The offer's place in the canonical order of the catalog's offers (``CatalogIndex.rows``),
+    when the grouped evaluation found it (the ranking's tie-break, ``_rank.rank``); -1 otherwise."""
 
     @property
     def monthly(self) -> float | None:
@@ -91,6 +96,7 @@ class RunContext:
     shared: tuple[Reason, ...]
     """provider, accelerator and retirement reasons (the sizing's own are in ``sizing.reasons``)."""
     services: tuple[str, ...]
+    """The provider services the placement runs on (``rules.placement_services``)."""
     priced: bool
     """Whether the price caps apply: the sizing is meaningful (it fits, maybe too slowly)."""
     per_instance: int
@@ -99,8 +105,18 @@ class RunContext:
     """The job's hours as the provider bills them (None for a service)."""
     billed_p10: float | None
     """The same at the estimate's conservative point (what the total budget is checked at)."""
-    targets: dict[str, tuple[Reason, ...]] = field(default_factory=dict)
-    """``target.unsupported`` by price model, filled as the run's models are met."""
+
+
+def billed_p10(provider: str, sizing: Sizing) -> float | None:
+    """The job's hours at the estimate's conservative point as ``provider`` bills them (None for a
+    service): what the total budget is checked at."""
+    p10 = sizing.hours_p10
+    return billed_hours(provider, p10) if p10 is not None else None
+
+
+def priced(sizing: Sizing) -> bool:
+    """Whether the price caps apply to a sizing: it is meaningful (it fits, maybe too slowly)."""
+    return not sizing.reasons or all(r.rule in _SIZED_RULES for r in sizing.reasons)
 
 
 Rejected = tuple[Row, Sizing, float | None, float | None, tuple[Reason, ...]]
@@ -168,6 +184,14 @@ class Evaluator:
             math.inf if k.max_total_usd is None else k.max_total_usd,
         )
         self._by_provider: dict[str, tuple[Reason, ...]] = {}
+        self._shared: dict[tuple[str, str], tuple[Reason, ...]] = {}
+        self._by_target: dict[tuple[str, bool, str, bool], tuple[Reason, ...]] = {}
+        # without target limits every feature is assumed expressible
+        self.targets_given = pin.targets is not None or bool(pin.unsupported) or bool(pin.require)
+        # The provider services a placement runs on, for a GPU machine and a TPU slice: the
+        # machine's own, plus the managed Kubernetes service when the caller requires a node pool.
+        kubernetes = "kubernetes_node_pool" in pin.require
+        self._services = {tpu: placement_services(tpu=tpu, kubernetes=kubernetes) for tpu in (False, True)}
         self._by_accelerator: dict[str, tuple[Reason, ...]] = {}
 
     def _unsupported(self, provider: str) -> Mapping[str, str] | None:
@@ -176,15 +200,12 @@ class Evaluator:
             return self.pin.unsupported
         return targets.get(provider)
 
-    def _target(self, row: Row, sizing: Sizing) -> tuple[Reason, ...]:
-        pin = self.pin
-        if pin.targets is None and not pin.unsupported and not pin.require:
-            return ()  # no target limits given: every feature is assumed expressible
-        offer = row.offer
+    def _target(self, row: Row, needs_fabric: bool) -> tuple[Reason, ...]:
+        pin, offer = self.pin, row.offer
         features = features_needed(
             accelerator=row.accelerator,
             pricing=offer.pricing,
-            needs_fabric=sizing.needs_fabric,
+            needs_fabric=needs_fabric,
             require=pin.require,
         )
         unsupported = self._unsupported(offer.provider)
@@ -193,7 +214,8 @@ class Evaluator:
             return (Reason(rule="target.unsupported", message=message),)
         return target_rule(features, unsupported, offer.provider)
 
-    def _sizing(self, row: Row) -> Sizing:
+    def sizing(self, row: Row) -> Sizing:
+        """The sizing of the row's instance type (the same for its whole run)."""
         provider, name = row.offer.provider, row.offer.instance_type
         if row.itype is None:
             message = f"instance type {name} of {provider} is not described in the catalog"
@@ -212,35 +234,33 @@ class Evaluator:
         self.regions[(offer.provider, offer.region, services)] = found
         return found
 
-    def services(self, row: Row) -> tuple[str, ...]:
-        """The provider services the row's placement runs on (its machines, plus the managed
-        Kubernetes service when the caller requires a node pool)."""
-        tpu = row.accelerator is not None and row.accelerator.is_tpu
-        return placement_services(tpu=tpu, kubernetes="kubernetes_node_pool" in self.pin.require)
-
     def context(self, run: tuple[Row, ...]) -> RunContext:
         """What every offer of ``run`` (offers sharing provider and instance type) shares."""
         first = run[0]
-        sizing = self._sizing(first)
-        accelerator = first.itype.accelerator if first.itype is not None else ""
-        shared = (
-            self._provider_reasons(first.offer.provider)
-            + self._accelerator_reasons(accelerator)
-            + retired_rule(first.offer.provider, first.offer.instance_type, self.as_of)
-        )
-        hours, p10 = sizing.hours, sizing.hours_p10
+        itype, provider, sizing = first.itype, first.offer.provider, self.sizing(first)
         # A job pays its start-up and the provider's billing increments (the same for every offer of
         # the run but reservations, which pay whole terms: _reserved).
-        provider = first.offer.provider
+        hours = sizing.hours
         return RunContext(
-            sizing=sizing,
-            shared=shared,
-            services=self.services(first),  # one accelerator per run, so one set of services
-            priced=all(r.rule in _SIZED_RULES for r in sizing.reasons),
-            per_instance=first.itype.accelerator_count if first.itype is not None else 0,
-            billed=billed_hours(provider, hours) if hours is not None else None,
-            billed_p10=billed_hours(provider, p10) if p10 is not None else None,
+            sizing,
+            self.shared(first),
+            self._services[first.accelerator is not None and first.accelerator.is_tpu],
+            priced(sizing),
+            itype.accelerator_count if itype is not None else 0,
+            billed_hours(provider, hours) if hours is not None else None,
+            billed_p10(provider, sizing),
         )
+
+    def shared(self, first: Row) -> tuple[Reason, ...]:
+        """The provider, accelerator and retirement reasons of the run ``first`` begins."""
+        provider, itype = first.offer.provider, first.itype
+        key = (provider, itype.accelerator if itype is not None else "")
+        found = self._shared.get(key)
+        if found is None:
+            found = self._shared[key] = self._provider_reasons(provider) + self._accelerator_reasons(key[1])
+        if (provider, first.offer.instance_type) in RETIRED:
+            found += retired_rule(provider, first.offer.instance_type, self.as_of)
+        return found
 
     def _provider_reasons(self, provider: str) -> tuple[Reason, ...]:
         found = self._by_provider.get(provider)
@@ -254,12 +274,17 @@ class Evaluator:
             found = self._by_accelerator[accelerator] = accelerator_rule(accelerator, self.resolved)
         return found
 
-    def target(self, row: Row, ctx: RunContext) -> tuple[Reason, ...]:
-        """``target.unsupported`` of the row's price model in its run (computed once per run and model)."""
-        pricing = row.offer.pricing
-        found = ctx.targets.get(pricing)
+    def target(self, row: Row, *, needs_fabric: bool) -> tuple[Reason, ...]:
+        """``target.unsupported`` of the row, sized with a multi-node fabric or not: what it reads
+        (the provider, a TPU or not, the price model, the fabric) is shared by many runs, so each
+        is worked out once."""
+        if not self.targets_given:
+            return ()
+        tpu = row.accelerator is not None and row.accelerator.is_tpu
+        key = (row.offer.provider, tpu, row.offer.pricing, needs_fabric)
+        found = self._by_target.get(key)
         if found is None:
-            found = ctx.targets[pricing] = self._target(row, ctx.sizing)
+            found = self._by_target[key] = self._target(row, needs_fabric)
         return found
 
     def run(self, run: tuple[Row, ...], feasible: list[Candidate], rejected: list[Rejected]) -> None:
@@ -278,7 +303,13 @@ class Evaluator:
         region = self.regions.get((offer.provider, offer.region, ctx.services))
         if region is None:
             region = self._region(row, ctx.services)
-        reasons = ctx.shared + self.pricing[offer.pricing] + region + self.target(row, ctx) + sizing.reasons
+        reasons = (
+            ctx.shared
+            + self.pricing[offer.pricing]
+            + region
+            + self.target(row, needs_fabric=sizing.needs_fabric)
+            + sizing.reasons
+        )
         if self.max_age is not None:
             reasons += stale_rule(offer.as_of, self.as_of, self.max_age)
         if self.suspects:
@@ -332,7 +363,7 @@ class Evaluator:
             services=ctx.services,
         )
 
-    def candidate(self, row: Row, ctx: RunContext) -> Candidate:
+    def candidate(self, row: Row, ctx: RunContext, position: int) -> Candidate:
         """A priced offer known to break no rule, without accounts: what ``offer`` returns for it
         (its prices only; the grouped evaluation found it has no reason)."""
         price = row.offer.hourly_usd
@@ -349,6 +380,7 @@ class Evaluator:
             commitment=commitment,
             whole_term=whole_term,
             services=ctx.services,
+            position=position,
         )
 
     def pin_rule(self, row: Row) -> str | None:

@@ -20,10 +20,11 @@ from typing import TypeVar, overload
 from ..catalog import HOURS_PER_MONTH
 from ._columns import Column, Columns, Ladder, Span
 from ._decision import Reason
-from ._evaluate import Candidate, Evaluation, Evaluator, Rejected, RunContext
+from ._evaluate import Candidate, Evaluation, Evaluator, Rejected, RunContext, billed_p10, priced
 from ._price_age import stale_rule
 from ._reserved import committed
 from ._rules import placement_services
+from ._sizing import Sizing
 
 __all__ = ["evaluate_grouped"]
 
@@ -73,7 +74,9 @@ class _Grouped:
             self._pinned("pin.region", outside)
         self.inside = inside
         self.rules = _Rules(inside)
-        self.contexts: list[RunContext] = []
+        self.contexts: list[RunContext | None] = [None] * len(columns.spans)
+        self.over = [0, 0, 0]
+        """The offers over each price cap (_CAP_RULES), collected run by run."""
 
     def _pinned(self, rule: str, mask: int) -> None:
         if mask:
@@ -82,40 +85,51 @@ class _Grouped:
     def runs(self) -> None:
         """Each run's sizing, provider, accelerator, retirement and target rules, and its caps."""
         ev, rules = self.ev, self.rules
-        targets = ev.pin.targets is not None or bool(ev.pin.unsupported) or bool(ev.pin.require)
         caps = any(math.isfinite(cap) for cap in ev.caps)
+        fabric = 0  # the runs sized across several instances (a target may lack multi_node)
         for span in self.columns.spans:
-            ctx = ev.context(span.rows)
-            self.contexts.append(ctx)
-            if ctx.shared or ctx.sizing.reasons:
-                rules.reasons(ctx.shared + ctx.sizing.reasons, span.mask)
-            if targets:
-                for _pricing, mask, first in span.by_pricing:
-                    rules.reasons(ev.target(span.rows[first], ctx), mask << span.start)
-            if caps and ctx.priced:
+            first = span.rows[0]
+            sizing, shared = ev.sizing(first), ev.shared(first)
+            if shared or sizing.reasons:
+                rules.reasons(shared + sizing.reasons, span.mask)
+            if sizing.needs_fabric:
+                fabric |= span.mask
+            if caps and priced(sizing):
                 for ladder in span.ladders:
-                    self._caps(ladder, ctx, span.start)
+                    self._caps(ladder, first.offer.provider, sizing, span.start)
+        for rule, mask in zip(_CAP_RULES, self.over, strict=True):
+            rules.add(rule, mask)
+        if ev.targets_given:  # once per (provider, TPU or not, price model, fabric or not)
+            for mask, row in self.columns.machines.values():
+                rules.reasons(ev.target(row, needs_fabric=False), mask & ~fabric)
+                rules.reasons(ev.target(row, needs_fabric=True), mask & fabric)
 
-    def _caps(self, ladder: Ladder, ctx: RunContext, start: int) -> None:
+    def context(self, n: int) -> RunContext:
+        """The context of span ``n``, made when first needed: for its feasible offers, or when one
+        of its rejections is read."""
+        found = self.contexts[n]
+        if found is None:
+            found = self.contexts[n] = self.ev.context(self.columns.spans[n].rows)
+        return found
+
+    def _caps(self, ladder: Ladder, provider: str, sizing: Sizing, start: int) -> None:
         # The same comparisons as Evaluator.offer, on the deployment's hourly price; a ladder's
-        # masks are bits of its run, from ``start``.
+        # masks are bits of its run, from ``start``. Collected per rule, counted once (evaluation).
         cap_hourly, cap_monthly, cap_total = self.ev.caps
-        n = ctx.sizing.instances
+        n, over = sizing.instances, self.over
         if math.isfinite(cap_hourly):
-            over = ladder.over(lambda p: p * n > cap_hourly, _guess(cap_hourly, n))
-            self.rules.add("price.max_hourly", over << start)
+            over[0] |= ladder.over(lambda p: p * n > cap_hourly, _guess(cap_hourly, n)) << start
         if math.isfinite(cap_monthly):
-            over = ladder.over(
-                lambda p: p * n * HOURS_PER_MONTH > cap_monthly, _guess(cap_monthly, n * HOURS_PER_MONTH)
+            month = HOURS_PER_MONTH
+            over[1] |= (
+                ladder.over(lambda p: p * n * month > cap_monthly, _guess(cap_monthly, n * month)) << start
             )
-            self.rules.add("price.max_monthly", over << start)
-        billed = ctx.billed_p10
+        billed = billed_p10(provider, sizing) if math.isfinite(cap_total) else None
         if ladder.term_hours is not None:  # a reservation pays whole terms, whatever its price
             billed = committed(0.0, ladder.term_hours, billed)[2]
-        if math.isfinite(cap_total) and billed is not None:
+        if billed is not None:
             hours = billed
-            over = ladder.over(lambda p: p * n * hours > cap_total, _guess(cap_total, n * hours))
-            self.rules.add("price.max_total", over << start)
+            over[2] |= ladder.over(lambda p: p * n * hours > cap_total, _guess(cap_total, n * hours)) << start
 
     def offers(self) -> None:
         """The rules every offer of a group shares, whatever its run: price model, region, price date,
@@ -196,13 +210,13 @@ class _Grouped:
         inside: list[Candidate] = []
         outside: list[Candidate] = []
         make, pinned = self.ev.candidate, self.inside
-        for span, ctx in zip(self.columns.spans, self.contexts, strict=True):
+        for n, span in enumerate(self.columns.spans):
             own = feasible & span.mask
             if not own:
                 continue
-            start, rows = span.start, span.rows
+            start, rows, ctx = span.start, span.rows, self.context(n)
             for bit in _bits(own >> start):
-                candidate = make(rows[bit], ctx)
+                candidate = make(rows[bit], ctx, start + bit)
                 (inside if pinned >> (start + bit) & 1 else outside).append(candidate)
         return inside, outside
 
@@ -210,9 +224,12 @@ class _Grouped:
         """The rejection of the offer at ``bit``, with all its reasons (``Evaluator.offer``)."""
         n = self.columns.span_of[bit]
         span: Span = self.columns.spans[n]
-        found = self.ev.offer(span.rows[bit - span.start], self.contexts[n])
+        found = self.ev.offer(span.rows[bit - span.start], self.context(n))
         assert not isinstance(found, Candidate), "the grouped evaluation rejected a feasible offer"
         return found
+
+
+_CAP_RULES = ("price.max_hourly", "price.max_monthly", "price.max_total")
 
 
 def _guess(cap: float, factor: float) -> float:

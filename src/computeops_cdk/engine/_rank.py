@@ -26,7 +26,7 @@ from ._scores import (
 from ._sizing import Sizing
 from ._suspect import price_label
 
-__all__ = ["distinct", "rank_key", "score_all"]
+__all__ = ["distinct", "rank", "rank_key", "score_all"]
 
 
 def _unit_cost_of(intent: WorkloadIntent) -> Callable[[Candidate], float]:
@@ -157,27 +157,29 @@ def score_all(
     scorer = _Scorer(feasible, intent, resolved, catalog)
     cheapest = scorer.cheapest
     weights = [intent.preferences.weights.as_dict()[d] for d in SCORE_DIMENSIONS]
-    w_cost, w_perf, w_avail, w_rel, w_comp, w_res = weights
     total = sum(weights)
     sizing, performance = None, 0.0
+    # Many candidates share a price (an instance type in several regions), so a unit cost's scores
+    # and a set of scores' weighted score are rounded once each.
+    costs: dict[float, tuple[float, float]] = {}
+    scores: dict[tuple[float, ...], float] = {}
     for c in feasible:
         if c.sizing is not sizing:  # a new run (or one sized alike)
             sizing = c.sizing
             performance = scorer.performance_of(sizing)
-        availability = scorer.availability_of(c)
-        reliability, compliance, residency = scorer.regional_of(c)
-        cost = round(cost_score(c.unit_cost, cheapest), 4)
-        c.parts = (cost, performance, availability, reliability, compliance, residency)
-        # sum() of the products in SCORE_DIMENSIONS order: the same float as the weighted() formula
-        products = (
-            w_cost * cost,
-            w_perf * performance,
-            w_avail * availability,
-            w_rel * reliability,
-            w_comp * compliance,
-            w_res * residency,
-        )
-        c.score = round(sum(products) / total, 4)
+        unit = c.unit_cost
+        known = costs.get(unit)
+        if known is None:
+            known = costs[unit] = (round(cost_score(unit, cheapest), 4), round(unit, 9))
+        cost, c.ranked_unit_cost = known
+        parts = (cost, performance, scorer.availability_of(c), *scorer.regional_of(c))
+        c.parts = parts
+        score = scores.get(parts)
+        if score is None:
+            # sum() of the products in SCORE_DIMENSIONS order: the same float as weighted()
+            products = tuple(w * v for w, v in zip(weights, parts, strict=True))
+            score = scores[parts] = round(sum(products) / total, 4)
+        c.score = score
 
 
 def _region(catalog: Catalog, provider: str, code: str) -> Region | None:
@@ -198,6 +200,26 @@ def rank_key(c: Candidate) -> tuple[float, float, str, str, str, str, float]:
         price_label(o),
         c.hourly or 0.0,
     )
+
+
+def rank(feasible: list[Candidate]) -> None:
+    """Sort scored candidates into rank order (``rank_key``), best first.
+
+    Candidates of the grouped evaluation carry their offer's canonical position (``_index``: by
+    provider, instance type, region, price model, term, price), which orders exactly as
+    ``rank_key``'s tie-break does (the price labels ``on_demand`` < ``reserved/12`` <
+    ``reserved/36`` < ``spot`` sort as the models and terms do, and a run's hourly prices are its
+    offers' prices x one instance count), so they sort by score, unit cost and position: a shorter
+    key for the ~600 feasible candidates of a decision.
+    """
+    if all(c.position >= 0 and c.row.offer.term_months in _TERMS for c in feasible):
+        feasible.sort(key=lambda c: (-c.score, c.ranked_unit_cost, c.position))
+    else:
+        feasible.sort(key=rank_key)
+
+
+_TERMS = frozenset({None, 12, 36})
+"""Reservation terms whose price labels sort as the canonical order does (the catalog schema's)."""
 
 
 def distinct(ranked: list[Candidate], limit: int) -> list[Candidate]:
