@@ -13,6 +13,7 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +61,10 @@ def _significant(value: float) -> float:
     return round(value, max(UNIT_COST_DIGITS, UNIT_COST_DIGITS - 1 - leading))
 
 
-def _placement(c: Candidate, intent: WorkloadIntent, catalog_as_of: str = "") -> Placement:
+def _placement(
+    c: Candidate, intent: WorkloadIntent, catalog_as_of: str = "", memo: _Memo | None = None
+) -> Placement:
+    """The Decision's record of a scored candidate (``memo``: the decision's attested scopes)."""
     row, s = c.row, c.sizing
     assert row.itype is not None and c.hourly is not None
     unit = "usd_per_million_output_tokens" if intent.workload.type == "inference" else "usd_per_training_step"
@@ -99,7 +103,7 @@ def _placement(c: Candidate, intent: WorkloadIntent, catalog_as_of: str = "") ->
             pipeline_parallel=s.pipeline_parallel,
             micro_batches=s.micro_batches,
         ),
-        attestations=_attested(c),
+        attestations=_attested(c, {} if memo is None else memo),
         scores=dict(zip(SCORE_DIMENSIONS, c.parts, strict=True)),
         score=c.score,
         price_source=row.offer.source,
@@ -113,12 +117,21 @@ def _placement(c: Candidate, intent: WorkloadIntent, catalog_as_of: str = "") ->
     )
 
 
-def _attested(c: Candidate) -> tuple[str, ...]:
+_Memo = dict[tuple[str, str, tuple[str, ...]], tuple[str, ...]]
+
+
+def _attested(c: Candidate, memo: _Memo) -> tuple[str, ...]:
     """Scopes the provider itself attests (provider_claimed) in the candidate's region, for every
-    service the placement runs on (what a hard compliance constraint accepts)."""
+    service the placement runs on (what a hard compliance constraint accepts); ``memo`` keeps them
+    by (provider, region, services) for the other placements of the decision."""
     provider, code = c.row.provider, c.row.offer.region
-    scopes = {a.scope for a in provider.attestations if a.evidence == "provider_claimed"}
-    return tuple(sorted(s for s in scopes if not compliance_rules(provider, code, (s,), c.services)))
+    key = (provider.id, code, c.services)
+    found = memo.get(key)
+    if found is None:
+        scopes = {a.scope for a in provider.attestations if a.evidence == "provider_claimed"}
+        attested = (s for s in scopes if not compliance_rules(provider, code, (s,), c.services))
+        found = memo[key] = tuple(sorted(attested))
+    return found
 
 
 def _caps(intent: WorkloadIntent) -> dict[str, float | None]:
@@ -384,9 +397,10 @@ def _decide(run: Ranked, alternatives: int) -> Decision:
     if not result.feasible:
         raise _infeasible(header)
     best = distinct(result.feasible, alternatives + 1)
-    top = [_placement(c, intent, catalog.as_of) for c in best]
+    memo: _Memo = {}
+    top = [_placement(c, intent, catalog.as_of, memo) for c in best]
     chosen, runner_up = top[0], (top[1] if len(top) > 1 else None)
-    compared = _compared(result.feasible, best, intent, catalog.as_of)
+    compared = _compared(result.feasible, best, top, intent, catalog.as_of, memo)
     draft = header.decision()
     pinned = "".join(f"; {n:,} outside the pin ({rule})" for rule, n in draft.pinned_out.items())
     lines = explanation(
@@ -438,16 +452,25 @@ def _same_machine(a: Candidate, b: Candidate) -> bool:
 
 
 def _compared(
-    ranked: list[Candidate], best: list[Candidate], intent: WorkloadIntent, as_of: str = ""
+    ranked: list[Candidate],
+    best: list[Candidate],
+    top: list[Placement],
+    intent: WorkloadIntent,
+    as_of: str = "",
+    memo: _Memo | None = None,
 ) -> tuple[Placement | None, str]:
     """What the trade-off compares the chosen placement with: the cheapest feasible alternative when
-    the chosen one is not the cheapest, else the best-ranked alternative that is not a duplicate."""
+    the chosen one is not the cheapest, else the best-ranked alternative that is not a duplicate
+    (``top``: the placements of ``best``, already made)."""
     chosen = ranked[0]
     # ranked is in rank order, so the first of the cheapest is the best ranked of them
-    cheapest = min(ranked, key=lambda c: c.ranked_unit_cost)
-    if round(cheapest.unit_cost, 9) < round(chosen.unit_cost, 9):
-        return _placement(cheapest, intent, as_of), "the cheapest feasible alternative"
-    for c in best[1:]:
+    cheapest = min(ranked, key=_RANKED_UNIT_COST)
+    if cheapest.ranked_unit_cost < chosen.ranked_unit_cost:
+        return _placement(cheapest, intent, as_of, memo), "the cheapest feasible alternative"
+    for c, placement in zip(best[1:], top[1:], strict=True):
         if not _same_machine(chosen, c):
-            return _placement(c, intent, as_of), "runner-up"
+            return placement, "runner-up"
     return None, "runner-up"
+
+
+_RANKED_UNIT_COST = attrgetter("ranked_unit_cost")

@@ -215,9 +215,10 @@ class _Grouped:
             if not own:
                 continue
             start, rows, ctx = span.start, span.rows, self.context(n)
+            here = (own & pinned) >> start  # the run's own bits, small ints from here on
             for bit in _bits(own >> start):
                 candidate = make(rows[bit], ctx, start + bit)
-                (inside if pinned >> (start + bit) & 1 else outside).append(candidate)
+                (inside if here >> bit & 1 else outside).append(candidate)
         return inside, outside
 
     def rejected_at(self, bit: int) -> Rejected:

@@ -67,9 +67,13 @@ def margin_lines(chosen: Candidate, feasible: Sequence[Candidate], intent: Workl
             f"{s.central_instances}; the margin costs {extra:.4g} {unit} "
             f"({extra / central * 100:.0f} % more)."
         ]
-    priced = [(cost, c) for c in feasible if (cost := central_unit_cost(c, intent)) is not None]
-    if priced:
-        best_cost, best = min(priced, key=lambda pair: pair[0])
+    cheapest: tuple[float, Candidate] | None = None  # the first of the cheapest, in rank order
+    for c in feasible:
+        cost = central_unit_cost(c, intent)
+        if cost is not None and (cheapest is None or cost < cheapest[0]):
+            cheapest = (cost, c)
+    if cheapest is not None:
+        best_cost, best = cheapest
         o, mine = best.row.offer, chosen.row.offer
         same = (o.provider, o.instance_type, o.pricing) == (mine.provider, mine.instance_type, mine.pricing)
         if same:

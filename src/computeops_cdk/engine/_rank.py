@@ -104,8 +104,10 @@ class _Scorer:
         self.preferred = resolved.preferred_regions
         self.preferred_records = [_region(catalog, p, r) for p, r in self.preferred]
         self.performance: dict[tuple[object, ...], float] = {}
-        self.availability: dict[tuple[object, ...], float] = {}
-        self.regional: dict[tuple[str, str, tuple[str, ...]], tuple[float, float, float]] = {}
+        self.availability: dict[tuple[str, int], dict[tuple[str, str | None], float]] = {}
+        """(provider, block) -> (price model, capacity) -> availability."""
+        self.regional: dict[tuple[str, tuple[str, ...]], dict[str, tuple[float, float, float]]] = {}
+        """(provider, services) -> region -> (reliability, compliance, residency)."""
 
     def performance_of(self, s: Sizing) -> float:
         m, k = _metrics(s, self.training), _conservative(s, self.training)
@@ -118,28 +120,33 @@ class _Scorer:
         o, itype = c.row.offer, c.row.itype
         assert itype is not None
         block = c.sizing.group_instances * itype.accelerator_count
-        key = (o.provider, o.pricing, block, o.capacity)
-        found = self.availability.get(key)
-        if found is None:
-            score = availability_score(o.pricing, block, c.row.provider.kind, o.capacity)
-            found = self.availability[key] = round(score, 4)
-        return found
+        return round(availability_score(o.pricing, block, c.row.provider.kind, o.capacity), 4)
+
+    def availability_in(self, c: Candidate) -> dict[tuple[str, str | None], float]:
+        """(price model, capacity) -> availability, for the candidates of ``c``'s run."""
+        itype = c.row.itype
+        assert itype is not None
+        block = c.sizing.group_instances * itype.accelerator_count
+        return self.availability.setdefault((c.row.offer.provider, block), {})
+
+    def regional_in(self, c: Candidate) -> dict[str, tuple[float, float, float]]:
+        """Region -> (reliability, compliance, residency), for the candidates of ``c``'s run."""
+        return self.regional.setdefault((c.row.offer.provider, c.services), {})
 
     def regional_of(self, c: Candidate) -> tuple[float, float, float]:
         """(reliability, compliance, residency) of the candidate's provider and region."""
         o, row = c.row.offer, c.row
-        key = (o.provider, o.region, c.services)
-        found = self.regional.get(key)
-        if found is None:
-            found = self.regional[key] = (
-                round(reliability_score(row.provider), 4),
-                round(compliance_credit(row.provider, o.region, c.services)[0], 4),
-                round(
-                    residency_score(o.provider, row.region, o.region, self.preferred, self.preferred_records),
-                    4,
-                ),
-            )
-        return found
+        return (
+            round(reliability_score(row.provider), 4),
+            round(compliance_credit(row.provider, o.region, c.services)[0], 4),
+            round(
+                residency_score(o.provider, row.region, o.region, self.preferred, self.preferred_records), 4
+            ),
+        )
+
+
+_NO_RUN = object()
+"""Before the first candidate: no run yet."""
 
 
 def score_all(
@@ -158,21 +165,31 @@ def score_all(
     cheapest = scorer.cheapest
     weights = [intent.preferences.weights.as_dict()[d] for d in SCORE_DIMENSIONS]
     total = sum(weights)
-    sizing, performance = None, 0.0
+    itype: object = _NO_RUN
+    performance, availability, regional = 0.0, {}, {}
     # Many candidates share a price (an instance type in several regions), so a unit cost's scores
     # and a set of scores' weighted score are rounded once each.
     costs: dict[float, tuple[float, float]] = {}
     scores: dict[tuple[float, ...], float] = {}
     for c in feasible:
-        if c.sizing is not sizing:  # a new run (or one sized alike)
-            sizing = c.sizing
-            performance = scorer.performance_of(sizing)
+        row = c.row
+        if row.itype is not itype:  # a new run: one provider, sizing, block and set of services
+            itype = row.itype
+            performance = scorer.performance_of(c.sizing)
+            availability, regional = scorer.availability_in(c), scorer.regional_in(c)
+        o = row.offer
+        available = availability.get((o.pricing, o.capacity))
+        if available is None:
+            available = availability[(o.pricing, o.capacity)] = scorer.availability_of(c)
+        where = regional.get(o.region)
+        if where is None:
+            where = regional[o.region] = scorer.regional_of(c)
         unit = c.unit_cost
         known = costs.get(unit)
         if known is None:
             known = costs[unit] = (round(cost_score(unit, cheapest), 4), round(unit, 9))
         cost, c.ranked_unit_cost = known
-        parts = (cost, performance, scorer.availability_of(c), *scorer.regional_of(c))
+        parts = (cost, performance, available, *where)
         c.parts = parts
         score = scores.get(parts)
         if score is None:
