@@ -18,6 +18,7 @@ from ..catalog import Catalog, Provider
 from ..catalog._types import PriceModel
 from ._decision import Reason
 from ._index import CatalogIndex, Row
+from ._retired import RETIRED
 from ._rules import attestation_applies
 from ._suspect import price_label
 
@@ -36,15 +37,17 @@ class Ladder:
     above: tuple[int, ...]
     """``above[k]``: the offers priced ``prices[k]`` or more, as bits of the run (``Span.rows``)."""
 
-    def over(self, exceeds: Callable[[float], bool], guess: float) -> int:
-        """The offers (bits of the run) whose price ``exceeds``, a test monotone in the price.
-        ``guess`` is about the lowest price that does; it is refined with ``exceeds`` itself, so
-        rounding cannot make this differ from comparing offer by offer."""
+    def over(self, instances: int, hours: float, cap: float) -> int:
+        """The offers (bits of the run) whose deployment exceeds ``cap``: ``price x instances x
+        hours > cap``, multiplied in that order as the per-offer check does (``hours`` 1 for the
+        hourly cap), which is monotone in the price. A bisection finds about the first such price;
+        the exact comparison then settles it, so rounding cannot differ from offer by offer."""
         prices = self.prices
-        k = bisect.bisect_left(prices, guess)
-        while k > 0 and exceeds(prices[k - 1]):
+        factor = instances * hours
+        k = bisect.bisect_left(prices, cap / factor) if factor > 0 else 0
+        while k > 0 and prices[k - 1] * instances * hours > cap:
             k -= 1
-        while k < len(prices) and not exceeds(prices[k]):
+        while k < len(prices) and not prices[k] * instances * hours > cap:
             k += 1
         return self.above[k]
 
@@ -52,7 +55,7 @@ class Ladder:
 class Span:
     """One run of ``CatalogIndex.by_itype`` (offers sharing provider and instance type)."""
 
-    __slots__ = ("_ladders", "by_pricing", "machine", "mask", "rows", "start")
+    __slots__ = ("_ladders", "by_pricing", "machine", "mask", "rows", "shared_key", "sizing_key", "start")
 
     def __init__(self, start: int, rows: tuple[Row, ...]) -> None:
         self.start = start
@@ -71,6 +74,17 @@ class Span:
         self.machine = (rows[0].offer.provider, chip is not None and chip.is_tpu)
         """(provider, a TPU or not): with the price model and the sizing's fabric, what a target
         rule reads (``Evaluator.target``)."""
+        first, itype = rows[0].offer, rows[0].itype
+        self.sizing_key: tuple[str, int, bool] | None = None
+        if itype is not None and chip is not None:
+            self.sizing_key = (chip.id, itype.accelerator_count, itype.multi_node)
+        """What the run's sizing depends on (the Sizer's own key); None when a record is missing."""
+        retired = (first.provider, first.instance_type) in RETIRED
+        self.shared_key = (
+            None if retired else (first.provider, itype.accelerator if itype is not None else "")
+        )
+        """What the run's provider and accelerator rules read; None when the instance type has a
+        retirement notice (its reasons are the run's own)."""
 
     @property
     def ladders(self) -> tuple[Ladder, ...]:

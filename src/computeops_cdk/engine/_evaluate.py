@@ -369,9 +369,10 @@ class Evaluator:
         price = row.offer.hourly_usd
         assert price is not None and self.accounts is None
         hourly, billed, term = price * ctx.sizing.instances, ctx.billed, row.offer.term_hours
-        commitment, whole_term = None, False
-        if term is not None:
-            commitment, whole_term, billed = committed(hourly, term, billed)
+        if term is None:  # the common case, with the fewest arguments (hundreds per decision)
+            total = hourly * billed if billed is not None else None
+            return Candidate(row, ctx.sizing, hourly, total=total, services=ctx.services, position=position)
+        commitment, whole_term, billed = committed(hourly, term, billed)
         return Candidate(
             row=row,
             sizing=ctx.sizing,

@@ -87,16 +87,39 @@ class _Grouped:
         ev, rules = self.ev, self.rules
         caps = any(math.isfinite(cap) for cap in ev.caps)
         fabric = 0  # the runs sized across several instances (a target may lack multi_node)
+        # Runs sized alike (accelerator, count, multi-node) or sharing provider and accelerator
+        # share those results (looked up by the keys the catalog's runs carry), and the runs
+        # rejected by the same ones are counted together.
+        sized: dict[object, tuple[Sizing, bool]] = {}
+        shares: dict[object, tuple[Reason, ...]] = {}
+        rejected: dict[tuple[int, int], tuple[tuple[Reason, ...], list[int], Sizing]] = {}
         for span in self.columns.spans:
             first = span.rows[0]
-            sizing, shared = ev.sizing(first), ev.shared(first)
-            if shared or sizing.reasons:
-                rules.reasons(shared + sizing.reasons, span.mask)
+            known = sized.get(span.sizing_key)
+            if known is None:
+                sizing = ev.sizing(first)
+                known = (sizing, priced(sizing))
+                if span.sizing_key is not None:
+                    sized[span.sizing_key] = known
+            sizing, fits = known
+            shared = shares.get(span.shared_key)
+            if shared is None:
+                shared = ev.shared(first)
+                if span.shared_key is not None:
+                    shares[span.shared_key] = shared
+            if shared or sizing.reasons:  # keyed by identity: the group keeps both objects alive
+                group = rejected.get((id(shared), id(sizing)))
+                if group is None:
+                    rejected[(id(shared), id(sizing))] = (shared + sizing.reasons, [span.mask], sizing)
+                else:
+                    group[1].append(span.mask)
             if sizing.needs_fabric:
                 fabric |= span.mask
-            if caps and priced(sizing):
+            if caps and fits:
                 for ladder in span.ladders:
                     self._caps(ladder, first.offer.provider, sizing, span.start)
+        for reasons, masks, _sizing in rejected.values():
+            rules.reasons(reasons, _union(masks))
         for rule, mask in zip(_CAP_RULES, self.over, strict=True):
             rules.add(rule, mask)
         if ev.targets_given:  # once per (provider, TPU or not, price model, fabric or not)
@@ -117,19 +140,15 @@ class _Grouped:
         # masks are bits of its run, from ``start``. Collected per rule, counted once (evaluation).
         cap_hourly, cap_monthly, cap_total = self.ev.caps
         n, over = sizing.instances, self.over
-        if math.isfinite(cap_hourly):
-            over[0] |= ladder.over(lambda p: p * n > cap_hourly, _guess(cap_hourly, n)) << start
+        if math.isfinite(cap_hourly):  # price x n > cap; x 1 changes no float
+            over[0] |= ladder.over(n, 1, cap_hourly) << start
         if math.isfinite(cap_monthly):
-            month = HOURS_PER_MONTH
-            over[1] |= (
-                ladder.over(lambda p: p * n * month > cap_monthly, _guess(cap_monthly, n * month)) << start
-            )
+            over[1] |= ladder.over(n, HOURS_PER_MONTH, cap_monthly) << start
         billed = billed_p10(provider, sizing) if math.isfinite(cap_total) else None
         if ladder.term_hours is not None:  # a reservation pays whole terms, whatever its price
             billed = committed(0.0, ladder.term_hours, billed)[2]
         if billed is not None:
-            hours = billed
-            over[2] |= ladder.over(lambda p: p * n * hours > cap_total, _guess(cap_total, n * hours)) << start
+            over[2] |= ladder.over(n, billed, cap_total) << start
 
     def offers(self) -> None:
         """The rules every offer of a group shares, whatever its run: price model, region, price date,
@@ -231,11 +250,6 @@ class _Grouped:
 
 
 _CAP_RULES = ("price.max_hourly", "price.max_monthly", "price.max_total")
-
-
-def _guess(cap: float, factor: float) -> float:
-    """About the lowest price over ``cap`` (the ladder refines it with the exact comparison)."""
-    return cap / factor if factor > 0 else 0.0
 
 
 def _union(masks: Iterable[int]) -> int:

@@ -242,11 +242,13 @@ _TERMS = frozenset({None, 12, 36})
 def distinct(ranked: list[Candidate], limit: int) -> list[Candidate]:
     """The best ``limit`` candidates, one per (provider, instance type, price model): the same machine
     in another region is not an alternative worth a row (its best region stands for it)."""
-    seen: set[tuple[str, str, str]] = set()
+    seen: set[tuple[int, str, int | None]] = set()
     out = []
     for c in ranked:
         o = c.row.offer
-        key = (o.provider, o.instance_type, price_label(o))
+        # the catalog's one record of the instance type (alive with the rows) stands for (provider,
+        # instance type); the model and term for the price label, without building it
+        key = (id(c.row.itype), o.pricing, o.term_months)
         if key not in seen:
             seen.add(key)
             out.append(c)
