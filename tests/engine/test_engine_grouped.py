@@ -147,12 +147,11 @@ def test_random_intents_are_evaluated_alike(intent: WorkloadIntent) -> None:
 def test_the_summary_document_makes_only_the_example_rejections() -> None:
     decision = decide(ROOT / "examples" / "support-chat.yaml", catalog=EMBEDDED, pin=placement_pin())
     decision.to_json()
-    rows = decision.rejected._rows  # type: ignore[attr-defined]
-    made = rows._made  # the grouped evaluation's lazy rows
-    assert 0 < len(made) <= len(decision.rejections_by_rule())
+    rows = decision.rejected._rows  # type: ignore[attr-defined]  # the grouped evaluation's lazy rows
+    assert 0 < rows.made() <= len(decision.rejections_by_rule())
     assert len(decision.rejected) > 1_000
     assert len(decision.to_json(rejections="all")) > len(decision.to_json())
-    assert len(made) == len(decision.rejected)
+    assert rows.made() == len(decision.rejected)
 
 
 def test_an_infeasible_decision_reads_every_rejection_for_its_nearest_misses() -> None:

@@ -312,8 +312,14 @@ class Rejections(Sequence[Rejection]):
         return made
 
     def records(self) -> tuple[Rejection, ...]:
-        """Every record (made on the first call)."""
-        return tuple(self.record(i) for i in range(len(self._records)))
+        """Every record (made on the first call, in one pass: an infeasible decision lists all)."""
+        records, of = self._records, Rejection.of
+        if self._rows:
+            for i, row in enumerate(self._rows):
+                if records[i] is None:
+                    offer = row[0].offer
+                    records[i] = of(offer.provider, offer.instance_type, offer.region, offer.pricing, row[4])
+        return tuple(records)  # type: ignore[arg-type]  # every one made above
 
     def __len__(self) -> int:
         return len(self._records)
@@ -330,7 +336,7 @@ class Rejections(Sequence[Rejection]):
         return self.record(range(len(self._records))[index])  # negative indices, IndexError
 
     def __iter__(self) -> Iterator[Rejection]:
-        return (self.record(i) for i in range(len(self._records)))
+        return iter(self.records())
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Rejections):

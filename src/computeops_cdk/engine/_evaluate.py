@@ -105,6 +105,8 @@ class RunContext:
     """The job's hours as the provider bills them (None for a service)."""
     billed_p10: float | None
     """The same at the estimate's conservative point (what the total budget is checked at)."""
+    targets: dict[str, tuple[Reason, ...]] | None = None
+    """``target.unsupported`` by price model, filled as the run's offers are read."""
 
 
 def billed_p10(provider: str, sizing: Sizing) -> float | None:
@@ -199,6 +201,16 @@ class Evaluator:
         if targets is None:
             return self.pin.unsupported
         return targets.get(provider)
+
+    def _run_target(self, row: Row, ctx: RunContext) -> tuple[Reason, ...]:
+        """``target`` for an offer of the run ``ctx`` describes (kept by price model in the run)."""
+        pricing, targets = row.offer.pricing, ctx.targets
+        if targets is None:
+            targets = ctx.targets = {}
+        found = targets.get(pricing)
+        if found is None:
+            found = targets[pricing] = self.target(row, needs_fabric=ctx.sizing.needs_fabric)
+        return found
 
     def _target(self, row: Row, needs_fabric: bool) -> tuple[Reason, ...]:
         pin, offer = self.pin, row.offer
@@ -304,11 +316,7 @@ class Evaluator:
         if region is None:
             region = self._region(row, ctx.services)
         reasons = (
-            ctx.shared
-            + self.pricing[offer.pricing]
-            + region
-            + self.target(row, needs_fabric=sizing.needs_fabric)
-            + sizing.reasons
+            ctx.shared + self.pricing[offer.pricing] + region + self._run_target(row, ctx) + sizing.reasons
         )
         if self.max_age is not None:
             reasons += stale_rule(offer.as_of, self.as_of, self.max_age)

@@ -234,11 +234,33 @@ class _Grouped:
             if not own:
                 continue
             start, rows, ctx = span.start, span.rows, self.context(n)
-            here = (own & pinned) >> start  # the run's own bits, small ints from here on
-            for bit in _bits(own >> start):
-                candidate = make(rows[bit], ctx, start + bit)
-                (inside if here >> bit & 1 else outside).append(candidate)
+            own >>= start  # the run's own bits, small ints from here on
+            here = (pinned >> start) & own
+            if here == own:  # all inside the pin (always, without one)
+                inside += [make(rows[bit], ctx, start + bit) for bit in _bits(own)]
+                continue
+            for bit in _bits(own):
+                (inside if here >> bit & 1 else outside).append(make(rows[bit], ctx, start + bit))
         return inside, outside
+
+    def rejected_all(self, mask: int, made: dict[int, Rejected]) -> list[Rejected]:
+        """The rejections of the offers in ``mask``, in canonical order, run by run (``made``: those
+        already made, by their index in the list)."""
+        out: list[Rejected] = []
+        offer = self.ev.offer
+        for n, span in enumerate(self.columns.spans):
+            own = mask & span.mask
+            if not own:
+                continue
+            rows, ctx = span.rows, self.context(n)
+            for bit in _bits(own >> span.start):
+                found = made.get(len(out))
+                if found is None:
+                    one = offer(rows[bit], ctx)
+                    assert not isinstance(one, Candidate), "the grouped evaluation rejected a feasible offer"
+                    found = one
+                out.append(found)
+        return out
 
     def rejected_at(self, bit: int) -> Rejected:
         """The rejection of the offer at ``bit``, with all its reasons (``Evaluator.offer``)."""
@@ -261,27 +283,29 @@ def _union(masks: Iterable[int]) -> int:
 
 class _RejectedRows(Sequence[Rejected]):
     """``Evaluation.rejected`` of a grouped evaluation: the rejected offers inside the pin in canonical
-    order, each made (once) when read."""
+    order. Each rule's first one (what the summary document reads) is made alone when read; reading
+    any other makes them all, run by run (nearest misses, drift and ``--rejections all`` read all)."""
 
     def __init__(self, grouped: _Grouped, mask: int, examples: dict[str, int]) -> None:
         self._grouped, self._mask = grouped, mask
         self._count = mask.bit_count()
         self._made: dict[int, Rejected] = {}
-        self._positions: list[int] | None = None
-        # the example rows are the ones read most (the summary document): their bits are known
+        self._all: list[Rejected] | None = None
         self._known = {index: self._bit_of_example(rule) for rule, index in examples.items()}
+        """The examples' index -> bit (known from the rule masks without listing the others)."""
 
     def _bit_of_example(self, rule: str) -> int:
         mask = self._grouped.rules.masks[rule] & self._mask
         return (mask & -mask).bit_length() - 1
 
-    def _bit(self, index: int) -> int:
-        known = self._known.get(index)
-        if known is not None:
-            return known
-        if self._positions is None:
-            self._positions = list(_bits(self._mask))
-        return self._positions[index]
+    def made(self) -> int:
+        """How many of the rows have been made so far."""
+        return self._count if self._all is not None else len(self._made)
+
+    def _every(self) -> list[Rejected]:
+        if self._all is None:
+            self._all = self._grouped.rejected_all(self._mask, self._made)
+        return self._all
 
     def __len__(self) -> int:
         return self._count
@@ -293,16 +317,21 @@ class _RejectedRows(Sequence[Rejected]):
     def __getitem__(self, index: slice) -> Sequence[Rejected]: ...
 
     def __getitem__(self, index: int | slice) -> Rejected | Sequence[Rejected]:
+        if self._all is not None:  # a list indexes (and refuses) as the sequence does
+            return self._all[index]
         if isinstance(index, slice):
-            return [self[i] for i in range(self._count)[index]]
+            return self._every()[index]
         index = range(self._count)[index]  # negative indices, IndexError
         made = self._made.get(index)
         if made is None:
-            made = self._made[index] = self._grouped.rejected_at(self._bit(index))
+            bit = self._known.get(index)
+            if bit is None:
+                return self._every()[index]
+            made = self._made[index] = self._grouped.rejected_at(bit)
         return made
 
     def __iter__(self) -> Iterator[Rejected]:
-        return (self[i] for i in range(self._count))
+        return iter(self._every())
 
 
 def evaluate_grouped(ev: Evaluator, columns: Columns) -> Evaluation:

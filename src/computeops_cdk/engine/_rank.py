@@ -8,8 +8,6 @@ type, price model and term): its best region.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from ..catalog import Catalog, Region
 from ..intent import WorkloadIntent
 from ._decision import SCORE_DIMENSIONS
@@ -29,32 +27,28 @@ from ._suspect import price_label
 __all__ = ["distinct", "rank", "rank_key", "score_all"]
 
 
-def _unit_cost_of(intent: WorkloadIntent) -> Callable[[Candidate], float]:
-    """The unit cost of a candidate for ``intent`` (per 1M output tokens or per training step)."""
+def _unit_costs(feasible: list[Candidate], intent: WorkloadIntent) -> None:
+    """Fill each candidate's unit cost for ``intent`` (per 1M output tokens or per training step)."""
     serving, training = intent.workload.serving, intent.workload.training
     if serving is not None:
         # What a million tokens actually served costs: the deployment runs at the required rate, so
         # capacity rounded up to whole instances is paid for but not used.
         per_hour = serving.output_tokens_per_s * 3600
-
-        def served(c: Candidate) -> float:
+        for c in feasible:
             assert c.hourly is not None
-            return c.hourly / per_hour * 1e6
-
-        return served
+            c.unit_cost = c.hourly / per_hour * 1e6
+        return
     assert training is not None
     # What a step really costs: the whole job as billed (start-up and billing increments included)
     # over its steps; without those it is the step time x hourly price.
     steps = training.tokens / training.global_batch_tokens
     batch = training.global_batch_tokens
-
-    def trained(c: Candidate) -> float:
+    for c in feasible:
         assert c.hourly is not None
         if c.total is not None and steps > 0:
-            return c.total / steps
-        return batch / c.sizing.tokens_per_s * c.hourly / 3600
-
-    return trained
+            c.unit_cost = c.total / steps
+        else:
+            c.unit_cost = batch / c.sizing.tokens_per_s * c.hourly / 3600
 
 
 def _metrics(s: Sizing, training: bool) -> tuple[float | None, ...]:
@@ -158,9 +152,7 @@ def score_all(
 ) -> None:
     """Fill unit cost, the six scores and the weighted score of every feasible candidate."""
     del index_regions  # availability reads no region count (see _scores)
-    unit_cost = _unit_cost_of(intent)
-    for c in feasible:
-        c.unit_cost = unit_cost(c)
+    _unit_costs(feasible, intent)
     scorer = _Scorer(feasible, intent, resolved, catalog)
     cheapest = scorer.cheapest
     weights = [intent.preferences.weights.as_dict()[d] for d in SCORE_DIMENSIONS]
