@@ -55,7 +55,18 @@ class Ladder:
 class Span:
     """One run of ``CatalogIndex.by_itype`` (offers sharing provider and instance type)."""
 
-    __slots__ = ("_ladders", "by_pricing", "machine", "mask", "rows", "shared_key", "sizing_key", "start")
+    __slots__ = (
+        "_ladders",
+        "by_pricing",
+        "machine",
+        "mask",
+        "rows",
+        "shared_id",
+        "shared_key",
+        "sizing_id",
+        "sizing_key",
+        "start",
+    )
 
     def __init__(self, start: int, rows: tuple[Row, ...]) -> None:
         self.start = start
@@ -85,6 +96,9 @@ class Span:
         )
         """What the run's provider and accelerator rules read; None when the instance type has a
         retirement notice (its reasons are the run's own)."""
+        self.sizing_id = self.shared_id = -1
+        """The keys as small numbers (``Columns`` numbers them): a decision keeps each result in
+        a list slot, not a dict keyed by tuples whose strings are scattered in memory."""
 
     @property
     def ladders(self) -> tuple[Ladder, ...]:
@@ -93,6 +107,18 @@ class Span:
         if self._ladders is None:
             self._ladders = _ladders(self.rows)
         return self._ladders
+
+
+def _number(spans: list[Span], what: str) -> int:
+    """Number the runs' ``<what>_key`` values (``<what>_id``); returns how many numbers were given."""
+    numbers: dict[object, int] = {}
+    for span in spans:
+        key = getattr(span, f"{what}_key")
+        number = len(numbers) if key is None else numbers.setdefault(key, len(numbers))
+        if key is None:
+            numbers[("own", span.start)] = number
+        setattr(span, f"{what}_id", number)
+    return len(numbers)
 
 
 def _ladders(run: tuple[Row, ...]) -> tuple[Ladder, ...]:
@@ -171,6 +197,8 @@ class Columns:
         self.spans: tuple[Span, ...] = tuple(spans)
         self.span_of: tuple[int, ...] = tuple(span_of)
         """Bit -> the index of its span."""
+        self.sizing_ids, self.shared_ids = _number(spans, "sizing"), _number(spans, "shared")
+        """How many distinct sizing and shared keys the runs have (a run without one has its own)."""
         self.providers: dict[str, Provider] = {
             run[0].offer.provider: run[0].provider for run in index.by_itype
         }

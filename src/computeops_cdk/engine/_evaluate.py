@@ -376,10 +376,12 @@ class Evaluator:
         (its prices only; the grouped evaluation found it has no reason)."""
         price = row.offer.hourly_usd
         assert price is not None and self.accounts is None
-        hourly, billed, term = price * ctx.sizing.instances, ctx.billed, row.offer.term_hours
-        if term is None:  # the common case, with the fewest arguments (hundreds per decision)
+        hourly, billed = price * ctx.sizing.instances, ctx.billed
+        if row.offer.term_months is None:  # the common case, with the fewest arguments (hundreds)
             total = hourly * billed if billed is not None else None
             return Candidate(row, ctx.sizing, hourly, total=total, services=ctx.services, position=position)
+        term = row.offer.term_hours
+        assert term is not None
         commitment, whole_term, billed = committed(hourly, term, billed)
         return Candidate(
             row=row,

@@ -90,39 +90,35 @@ class _Grouped:
         # Runs sized alike (accelerator, count, multi-node) or sharing provider and accelerator
         # share those results (looked up by the keys the catalog's runs carry), and the runs
         # rejected by the same ones are counted together.
-        sized: dict[object, tuple[Sizing, bool]] = {}
-        shares: dict[object, tuple[Reason, ...]] = {}
+        sized: list[tuple[Sizing, bool] | None] = [None] * self.columns.sizing_ids
+        shares: list[tuple[Reason, ...] | None] = [None] * self.columns.shared_ids
         rejected: dict[tuple[int, int], tuple[tuple[Reason, ...], list[int], Sizing]] = {}
+        targets = ev.targets_given
         for span in self.columns.spans:
-            first = span.rows[0]
-            known = sized.get(span.sizing_key)
+            known = sized[span.sizing_id]
             if known is None:
-                sizing = ev.sizing(first)
-                known = (sizing, priced(sizing))
-                if span.sizing_key is not None:
-                    sized[span.sizing_key] = known
+                sizing = ev.sizing(span.rows[0])
+                known = sized[span.sizing_id] = (sizing, priced(sizing))
             sizing, fits = known
-            shared = shares.get(span.shared_key)
+            shared = shares[span.shared_id]
             if shared is None:
-                shared = ev.shared(first)
-                if span.shared_key is not None:
-                    shares[span.shared_key] = shared
+                shared = shares[span.shared_id] = ev.shared(span.rows[0])
             if shared or sizing.reasons:  # keyed by identity: the group keeps both objects alive
                 group = rejected.get((id(shared), id(sizing)))
                 if group is None:
                     rejected[(id(shared), id(sizing))] = (shared + sizing.reasons, [span.mask], sizing)
                 else:
                     group[1].append(span.mask)
-            if sizing.needs_fabric:
+            if targets and sizing.needs_fabric:
                 fabric |= span.mask
             if caps and fits:
                 for ladder in span.ladders:
-                    self._caps(ladder, first.offer.provider, sizing, span.start)
+                    self._caps(ladder, span.machine[0], sizing, span.start)
         for reasons, masks, _sizing in rejected.values():
             rules.reasons(reasons, _union(masks))
         for rule, mask in zip(_CAP_RULES, self.over, strict=True):
             rules.add(rule, mask)
-        if ev.targets_given:  # once per (provider, TPU or not, price model, fabric or not)
+        if targets:  # once per (provider, TPU or not, price model, fabric or not)
             for mask, row in self.columns.machines.values():
                 rules.reasons(ev.target(row, needs_fabric=False), mask & ~fabric)
                 rules.reasons(ev.target(row, needs_fabric=True), mask & fabric)

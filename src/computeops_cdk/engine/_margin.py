@@ -8,7 +8,7 @@ and how the chosen provider bills a job's time (``_billing``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..intent import WorkloadIntent
 from ._billing import billed_hours, billing_of
@@ -19,18 +19,33 @@ __all__ = ["billing_line", "central_unit_cost", "margin_lines"]
 
 def central_unit_cost(c: Candidate, intent: WorkloadIntent) -> float | None:
     """The candidate's unit cost if the central estimate were right (no band, no headroom)."""
-    price, s = c.row.offer.hourly_usd, c.sizing
-    if price is None or s.central_instances is None:
-        return None
-    hourly = price * s.central_instances
+    return _central_of(intent)(c)
+
+
+def _central_of(intent: WorkloadIntent) -> Callable[[Candidate], float | None]:
+    """``central_unit_cost`` for ``intent``, its workload read once (the margin line reads every
+    feasible candidate's)."""
     serving, training = intent.workload.serving, intent.workload.training
     if serving is not None:
-        return hourly / (serving.output_tokens_per_s * 3600) * 1e6
+        per_hour = serving.output_tokens_per_s * 3600
+
+        def served(c: Candidate) -> float | None:
+            price, instances = c.row.offer.hourly_usd, c.sizing.central_instances
+            if price is None or instances is None:
+                return None
+            return price * instances / per_hour * 1e6
+
+        return served
     assert training is not None
-    if s.central_hours is None:
-        return None
     steps = training.tokens / training.global_batch_tokens
-    return hourly * billed_hours(c.row.offer.provider, s.central_hours) / steps
+
+    def trained(c: Candidate) -> float | None:
+        price, s = c.row.offer.hourly_usd, c.sizing
+        if price is None or s.central_instances is None or s.central_hours is None:
+            return None
+        return price * s.central_instances * billed_hours(c.row.offer.provider, s.central_hours) / steps
+
+    return trained
 
 
 def _name(c: Candidate) -> str:
@@ -68,8 +83,9 @@ def margin_lines(chosen: Candidate, feasible: Sequence[Candidate], intent: Workl
             f"({extra / central * 100:.0f} % more)."
         ]
     cheapest: tuple[float, Candidate] | None = None  # the first of the cheapest, in rank order
+    central_of = _central_of(intent)
     for c in feasible:
-        cost = central_unit_cost(c, intent)
+        cost = central_of(c)
         if cost is not None and (cheapest is None or cost < cheapest[0]):
             cheapest = (cost, c)
     if cheapest is not None:
