@@ -8,8 +8,10 @@ type, price model and term): its best region.
 
 from __future__ import annotations
 
+import math
+
 from ..catalog import Catalog, Region
-from ..intent import WorkloadIntent
+from ..intent import Training, WorkloadIntent
 from ._decision import SCORE_DIMENSIONS
 from ._evaluate import Candidate
 from ._resolve import Resolved
@@ -27,28 +29,36 @@ from ._suspect import price_label
 __all__ = ["distinct", "rank", "rank_key", "score_all"]
 
 
-def _unit_costs(feasible: list[Candidate], intent: WorkloadIntent) -> None:
-    """Fill each candidate's unit cost for ``intent`` (per 1M output tokens or per training step)."""
+def _unit_costs(feasible: list[Candidate], intent: WorkloadIntent) -> tuple[float, list[Sizing]]:
+    """Fill each candidate's unit cost for ``intent`` (per 1M output tokens or per training step);
+    returns the cheapest and the distinct sizings, found in the same pass."""
     serving, training = intent.workload.serving, intent.workload.training
-    if serving is not None:
-        # What a million tokens actually served costs: the deployment runs at the required rate, so
-        # capacity rounded up to whole instances is paid for but not used.
-        per_hour = serving.output_tokens_per_s * 3600
-        for c in feasible:
-            assert c.hourly is not None
-            c.unit_cost = c.hourly / per_hour * 1e6
-        return
-    assert training is not None
-    # What a step really costs: the whole job as billed (start-up and billing increments included)
-    # over its steps; without those it is the step time x hourly price.
-    steps = training.tokens / training.global_batch_tokens
-    batch = training.global_batch_tokens
+    cheapest, sizings, seen, last = math.inf, [], set(), None
+    per_hour = serving.output_tokens_per_s * 3600 if serving is not None else 0.0
+    # What a million tokens actually served costs: the deployment runs at the required rate, so
+    # capacity rounded up to whole instances is paid for but not used.
     for c in feasible:
         assert c.hourly is not None
-        if c.total is not None and steps > 0:
-            c.unit_cost = c.total / steps
-        else:
-            c.unit_cost = batch / c.sizing.tokens_per_s * c.hourly / 3600
+        unit = c.hourly / per_hour * 1e6 if serving is not None else _step_cost(c, training)
+        c.unit_cost = unit
+        if unit < cheapest:
+            cheapest = unit
+        if c.sizing is not last:  # the candidates of a run are adjacent and share one sizing
+            last = c.sizing
+            if id(last) not in seen:
+                seen.add(id(last))
+                sizings.append(last)
+    return cheapest, sizings
+
+
+def _step_cost(c: Candidate, training: Training | None) -> float:
+    """What a step really costs: the whole job as billed (start-up and billing increments
+    included) over its steps; without those it is the step time x hourly price."""
+    assert training is not None and c.hourly is not None
+    steps = training.tokens / training.global_batch_tokens
+    if c.total is not None and steps > 0:
+        return c.total / steps
+    return training.global_batch_tokens / c.sizing.tokens_per_s * c.hourly / 3600
 
 
 def _metrics(s: Sizing, training: bool) -> tuple[float | None, ...]:
@@ -81,16 +91,10 @@ class _Scorer:
     """
 
     def __init__(
-        self,
-        feasible: list[Candidate],
-        intent: WorkloadIntent,
-        resolved: Resolved,
-        catalog: Catalog,
+        self, sizings: list[Sizing], intent: WorkloadIntent, resolved: Resolved, catalog: Catalog
     ) -> None:
         self.training = intent.workload.type != "inference"
-        self.cheapest = min(c.unit_cost for c in feasible)
-        sizings = {id(c.sizing): c.sizing for c in feasible}.values()  # the best over each one sizing
-        metrics = [_metrics(s, self.training) for s in sizings]
+        metrics = [_metrics(s, self.training) for s in sizings]  # the best over each one sizing
         self.best = tuple(
             min((v for m in metrics if (v := m[i])), default=None) for i in range(len(metrics[0]))
         )
@@ -152,9 +156,8 @@ def score_all(
 ) -> None:
     """Fill unit cost, the six scores and the weighted score of every feasible candidate."""
     del index_regions  # availability reads no region count (see _scores)
-    _unit_costs(feasible, intent)
-    scorer = _Scorer(feasible, intent, resolved, catalog)
-    cheapest = scorer.cheapest
+    cheapest, sizings = _unit_costs(feasible, intent)
+    scorer = _Scorer(sizings, intent, resolved, catalog)
     weights = [intent.preferences.weights.as_dict()[d] for d in SCORE_DIMENSIONS]
     total = sum(weights)
     itype: object = _NO_RUN
