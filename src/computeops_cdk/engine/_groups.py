@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TypeVar, overload
 
 from ..catalog import HOURS_PER_MONTH
-from ._columns import Column, Columns, Ladder, Span
+from ._columns import Column, Columns, Span
 from ._decision import Reason
 from ._evaluate import Candidate, Evaluation, Evaluator, Rejected, RunContext, billed_p10, priced
 from ._price_age import stale_rule
@@ -77,6 +77,14 @@ class _Grouped:
         self.contexts: list[RunContext | None] = [None] * len(columns.spans)
         self.over = [0, 0, 0]
         """The offers over each price cap (_CAP_RULES), collected run by run."""
+        hourly, monthly, total = ev.caps
+        self.fixed_caps = tuple(
+            (rule, cap, hours)
+            for rule, (cap, hours) in enumerate(((hourly, 1), (monthly, HOURS_PER_MONTH)))
+            if math.isfinite(cap)
+        )
+        """(index in _CAP_RULES, cap, hours) of the caps whose hours are the same for every run."""
+        self.total_cap = total if math.isfinite(total) else None
 
     def _pinned(self, rule: str, mask: int) -> None:
         if mask:
@@ -112,8 +120,7 @@ class _Grouped:
             if targets and sizing.needs_fabric:
                 fabric |= span.mask
             if caps and fits:
-                for ladder in span.ladders:
-                    self._caps(ladder, span.machine[0], sizing, span.start)
+                self._caps(span, sizing)
         for reasons, masks, _sizing in rejected.values():
             rules.reasons(reasons, _union(masks))
         for rule, mask in zip(_CAP_RULES, self.over, strict=True):
@@ -131,20 +138,21 @@ class _Grouped:
             found = self.contexts[n] = self.ev.context(self.columns.spans[n].rows)
         return found
 
-    def _caps(self, ladder: Ladder, provider: str, sizing: Sizing, start: int) -> None:
-        # The same comparisons as Evaluator.offer, on the deployment's hourly price; a ladder's
-        # masks are bits of its run, from ``start``. Collected per rule, counted once (evaluation).
-        cap_hourly, cap_monthly, cap_total = self.ev.caps
-        n, over = sizing.instances, self.over
-        if math.isfinite(cap_hourly):  # price x n > cap; x 1 changes no float
-            over[0] |= ladder.over(n, 1, cap_hourly) << start
-        if math.isfinite(cap_monthly):
-            over[1] |= ladder.over(n, HOURS_PER_MONTH, cap_monthly) << start
-        billed = billed_p10(provider, sizing) if math.isfinite(cap_total) else None
-        if ladder.term_hours is not None:  # a reservation pays whole terms, whatever its price
-            billed = committed(0.0, ladder.term_hours, billed)[2]
-        if billed is not None:
-            over[2] |= ladder.over(n, billed, cap_total) << start
+    def _caps(self, span: Span, sizing: Sizing) -> None:
+        # The same comparisons as Evaluator.offer on the deployment's hourly price: price x
+        # instances x hours > cap, for the hourly (x 1 changes no float), monthly and total caps.
+        # A ladder's masks are bits of its run; they are collected per rule and counted once.
+        n, start, over, total = sizing.instances, span.start, self.over, self.total_cap
+        billed = billed_p10(span.machine[0], sizing) if total is not None else None
+        for ladder in span.ladders:
+            for rule, cap, hours in self.fixed_caps:
+                over[rule] |= ladder.over(n, hours, cap) << start
+            if total is not None:
+                paid = billed
+                if ladder.term_hours is not None:  # a reservation pays whole terms, whatever its price
+                    paid = committed(0.0, ladder.term_hours, billed)[2]
+                if paid is not None:
+                    over[2] |= ladder.over(n, paid, total) << start
 
     def offers(self) -> None:
         """The rules every offer of a group shares, whatever its run: price model, region, price date,
