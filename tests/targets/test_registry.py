@@ -3,7 +3,9 @@ or a lookup."""
 
 from __future__ import annotations
 
+import copy
 import json
+import pickle
 import subprocess
 import sys
 
@@ -53,6 +55,15 @@ def test_a_declaration_cannot_be_changed_at_run_time() -> None:
         UNSUPPORTED["aws"]["spot"] = "no"  # type: ignore[index]
     with pytest.raises(TypeError):
         TARGETS["aws"] = TARGETS["gcp"]  # type: ignore[index]
+
+
+def test_the_pin_and_the_declarations_copy_and_pickle() -> None:
+    # Callers deep-copy or pickle a Pin (a construct's props, a worker pool); the read-only tables it
+    # carries were once MappingProxyType views, which do neither ("cannot pickle 'mappingproxy'").
+    pin = placement_pin(provider="aws", cluster=True)
+    assert copy.deepcopy(pin) == pin
+    assert pickle.loads(pickle.dumps(pin)) == pin
+    assert dict(copy.deepcopy(unsupported_features("aws"))) == dict(UNSUPPORTED["aws"])
 
 
 def test_a_decision_reads_the_declarations_without_importing_a_target_module() -> None:

@@ -15,10 +15,35 @@ the registry has a target for exactly these providers (tests/targets/test_regist
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from types import MappingProxyType
+from collections.abc import Iterator, Mapping
+from typing import TypeVar
 
 __all__ = ["UNSUPPORTED"]
+
+_V = TypeVar("_V")
+
+
+class _ReadOnly(Mapping[str, _V]):
+    """A mapping nobody can change that still copies and pickles (a ``MappingProxyType`` does neither,
+    and callers deep-copy or pickle a ``Pin`` that carries these tables)."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: Mapping[str, _V]) -> None:
+        self._items = dict(items)
+
+    def __getitem__(self, key: str) -> _V:
+        return self._items[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __repr__(self) -> str:
+        return repr(self._items)
+
 
 _DECLARED: dict[str, dict[str, str]] = {
     "aws": {
@@ -78,7 +103,7 @@ _DECLARED: dict[str, dict[str, str]] = {
     },
 }
 
-UNSUPPORTED: Mapping[str, Mapping[str, str]] = MappingProxyType(
-    {provider: MappingProxyType(features) for provider, features in _DECLARED.items()}
+UNSUPPORTED: Mapping[str, Mapping[str, str]] = _ReadOnly(
+    {provider: _ReadOnly(features) for provider, features in _DECLARED.items()}
 )
 """Provider id -> {feature -> why its target cannot express it}, read-only."""
