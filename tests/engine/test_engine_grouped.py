@@ -180,7 +180,8 @@ def test_the_ranking_by_canonical_position_is_the_rank_key_order(example: Path) 
         score_all(feasible, intent, {}, resolve(intent, EMBEDDED, pin), EMBEDDED)
         assert all(c.position >= 0 for c in feasible)
         by_key = sorted(feasible, key=rank_key)
-        rank(feasible)
+        assert grouped.by_position  # the embedded catalog's terms are the schema's
+        rank(feasible, by_position=grouped.by_position)
         assert [id(c) for c in feasible] == [id(c) for c in by_key]
 
 

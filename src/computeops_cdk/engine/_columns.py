@@ -286,6 +286,12 @@ class Columns:
         return found
 
     @property
+    def standard_terms(self) -> bool:
+        """Whether every reservation term is the schema's (12 or 36 months), whose price labels sort
+        as the canonical order does (``_rank.rank``)."""
+        return set(self._column("term", lambda row: row.offer.term_months).values) <= {None, 12, 36}
+
+    @property
     def machines(self) -> dict[tuple[str, bool, PriceModel], tuple[int, Row]]:
         """(provider, a TPU or not, price model) -> its offers and one of them: with a multi-node
         fabric or not, what the target rule reads (``Evaluator.target``)."""

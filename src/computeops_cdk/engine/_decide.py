@@ -386,7 +386,7 @@ def ranked(
         result = evaluate_each(rules, index)
     if result.feasible:
         score_all(result.feasible, intent, index.regions_per_itype, resolved, catalog)
-        rank(result.feasible)
+        rank(result.feasible, by_position=result.by_position)
     header = _Header(intent=intent, catalog=catalog, result=result, pin=pin, accounts=accounts)
     return Ranked(header=header, resolved=resolved)
 

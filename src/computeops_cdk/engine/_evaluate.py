@@ -145,6 +145,9 @@ class Evaluation:
     """Reasons per rule over ``rejected``, sorted by rule, when known without reading them."""
     examples: Mapping[str, int] | None = None
     """Rule -> the index in ``rejected`` of the first rejection carrying it, when known so."""
+    by_position: bool = False
+    """The feasible candidates carry canonical positions that order as ``_rank.rank_key`` does
+    (``_rank.rank``): the grouped evaluation over a catalog whose terms are the schema's."""
     _rejections: Rejections | None = None
 
     def rejections(self) -> Rejections:

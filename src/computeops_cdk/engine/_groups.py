@@ -227,6 +227,7 @@ class _Grouped:
             pinned_out_feasible=outside,
             by_rule=dict(sorted(rules.counts.items())),
             examples=examples,
+            by_position=self.columns.standard_terms,
         )
 
     def _candidates(self, feasible: int) -> tuple[list[Candidate], list[Candidate]]:

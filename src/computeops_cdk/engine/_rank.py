@@ -232,7 +232,7 @@ def rank_key(c: Candidate) -> tuple[float, float, str, str, str, str, float]:
     )
 
 
-def rank(feasible: list[Candidate]) -> None:
+def rank(feasible: list[Candidate], *, by_position: bool | None = None) -> None:
     """Sort scored candidates into rank order (``rank_key``), best first.
 
     Candidates of the grouped evaluation carry their offer's canonical position (``_index``: by
@@ -240,9 +240,12 @@ def rank(feasible: list[Candidate]) -> None:
     ``rank_key``'s tie-break does (the price labels ``on_demand`` < ``reserved/12`` <
     ``reserved/36`` < ``spot`` sort as the models and terms do, and a run's hourly prices are its
     offers' prices x one instance count), so they sort by score, unit cost and position: a shorter
-    key for the ~600 feasible candidates of a decision.
+    key for the ~600 feasible candidates of a decision. ``by_position``: whether they all carry such
+    positions (``Evaluation.by_position``); default: checked candidate by candidate.
     """
-    if all(c.position >= 0 and c.row.offer.term_months in _TERMS for c in feasible):
+    if by_position is None:  # not known: every candidate checked
+        by_position = all(c.position >= 0 and c.row.offer.term_months in _TERMS for c in feasible)
+    if by_position:
         feasible.sort(key=lambda c: (-c.score, c.ranked_unit_cost, c.position))
     else:
         feasible.sort(key=rank_key)
