@@ -10,7 +10,7 @@ reads it (an intent without residency never builds the country table).
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -22,7 +22,7 @@ from ._retired import RETIRED
 from ._rules import attestation_applies
 from ._suspect import price_label
 
-__all__ = ["Columns", "Ladder", "Span", "offer_columns"]
+__all__ = ["Columns", "Ladder", "Span", "assemble", "offer_columns", "set_bits"]
 
 _CACHE_KEY = "engine.columns"
 K = TypeVar("K")
@@ -59,20 +59,20 @@ class Span:
         "_ladders",
         "by_pricing",
         "machine",
-        "mask",
         "rows",
         "shared_id",
         "shared_key",
         "sizing_id",
         "sizing_key",
         "start",
+        "width",
     )
 
     def __init__(self, start: int, rows: tuple[Row, ...]) -> None:
         self.start = start
         """Bit of the run's first offer; the run's own masks (``by_pricing``, ladders) count from it."""
         self.rows = rows
-        self.mask = ((1 << len(rows)) - 1) << start
+        self.width = len(rows)
         at: dict[PriceModel, list[int]] = {}
         for i, row in enumerate(rows):
             at.setdefault(row.offer.pricing, []).append(i)
@@ -101,12 +101,52 @@ class Span:
         a list slot, not a dict keyed by tuples whose strings are scattered in memory."""
 
     @property
+    def mask(self) -> int:
+        """The run's offers as bits of the catalog (made when asked: a catalog-wide int per run, kept,
+        would grow with the square of the runs)."""
+        return ((1 << self.width) - 1) << self.start
+
+    @property
     def ladders(self) -> tuple[Ladder, ...]:
         """The run's priced offers by ascending price, one ladder per reservation term (made when a
         price cap first reads them)."""
         if self._ladders is None:
             self._ladders = _ladders(self.rows)
         return self._ladders
+
+
+def assemble(size: int, pieces: Mapping[int, int]) -> int:
+    """The mask of ``pieces`` (a run's start -> bits of that run) over ``size`` offers.
+
+    A few pieces are shifted into place; many are written into one digit string parsed once, so n
+    runs cost one pass over the catalog: shifting each into a catalog-wide int made time grow with
+    the square of the runs (a catalog of 100k instance types, each its own run)."""
+    if len(pieces) <= _FEW_PIECES:
+        found = 0
+        for start, bits in pieces.items():
+            found |= bits << start
+        return found
+    digits = bytearray(b"0") * size
+    for start, bits in pieces.items():
+        if bits:
+            own = format(bits, "b").encode()[::-1]
+            digits[start : start + len(own)] = own
+    return int(digits[::-1], 2)
+
+
+_FEW_PIECES = 64
+"""Up to this many, shifting costs less than the digit string (whose set-up alone is about 15 us on
+the embedded catalog), and at most this many catalog-wide shifts per mask keep it linear."""
+
+
+def set_bits(mask: int) -> Iterator[int]:
+    """The set bits of ``mask``, lowest first, in one pass over its digits (taking the lowest bit off
+    a catalog-wide int again and again costs the int's size each time)."""
+    digits = format(mask, "b")[::-1]
+    at = digits.find("1")
+    while at >= 0:
+        yield at
+        at = digits.find("1", at + 1)
 
 
 def _number(spans: list[Span], what: str) -> int:
@@ -140,37 +180,41 @@ def _ladders(run: tuple[Row, ...]) -> tuple[Ladder, ...]:
 class Column(Generic[K]):
     """One value per offer (its country, its price model, ...), coded so that the mask of the offers
     holding any of a set of values is made by C loops, not a Python one per offer: each offer's
-    value is coded as bytes (one for up to 256 distinct values, else two), a query translates the
-    code string to '0'/'1' digits and parses them as an int."""
+    value number is coded as byte planes (plane ``j`` holds byte ``j`` of every offer's number: one
+    plane for up to 256 distinct values, two up to 65,536, and so on), and a query translates each
+    plane to '0'/'1' digits and parses them as an int."""
 
-    __slots__ = ("_code", "_digits", "values")
+    __slots__ = ("_code", "_planes", "values")
 
     def __init__(self, keys: list[K]) -> None:
         self.values: tuple[K, ...] = tuple(dict.fromkeys(keys))
         """The distinct values, in the offers' order."""
         self._code = {value: n for n, value in enumerate(self.values)}
-        if len(self.values) > 65536:
-            raise ValueError("a column codes at most 65,536 distinct values")
         codes = list(map(self._code.__getitem__, keys))[::-1]  # the lowest bit is the last digit
-        low = bytes(n & 255 for n in codes) if len(self.values) > 256 else bytes(codes)
-        high = bytes(n >> 8 for n in codes) if len(self.values) > 256 else None
-        self._digits = (low, high)
+        planes = [bytes(n & 255 for n in codes)]
+        while 256 ** len(planes) < len(self.values):
+            shift = 8 * len(planes)
+            planes.append(bytes(n >> shift & 255 for n in codes))
+        self._planes = tuple(planes)
 
     def mask(self, wanted: Iterable[K]) -> int:
         """The offers whose value is one of ``wanted`` (values no offer has are ignored)."""
-        low, high = self._digits
+        low, *high = self._planes
         by_high: dict[int, bytearray] = {}
         for value in wanted:
             n = self._code.get(value)
             if n is not None:
                 by_high.setdefault(n >> 8, bytearray(_ZEROS))[n & 255] = _ONE
-        if high is None:
+        if not high:
             return int(low.translate(by_high[0]), 2) if by_high else 0
         found = 0
         for h, table in by_high.items():
-            only = bytearray(_ZEROS)
-            only[h] = _ONE
-            found |= int(high.translate(only), 2) & int(low.translate(table), 2)
+            match = int(low.translate(table), 2)
+            for j, plane in enumerate(high):  # the value's byte j + 1 must match too
+                only = bytearray(_ZEROS)
+                only[h >> 8 * j & 255] = _ONE
+                match &= int(plane.translate(only), 2)
+            found |= match
         return found
 
     def masks(self) -> dict[K, int]:
@@ -206,6 +250,10 @@ class Columns:
         self._masks: dict[object, int] = {}
         self._suspects: tuple[object, dict[str, int]] | None = None
         self._machines: dict[tuple[str, bool, PriceModel], tuple[int, Row]] | None = None
+
+    def spans_mask(self, spans: Iterable[Span]) -> int:
+        """The offers of ``spans``, as one mask."""
+        return assemble(self.size, {span.start: (1 << span.width) - 1 for span in spans})
 
     def _column(self, name: str, key: Callable[[Row], K]) -> Column[K]:
         found = self._columns.get(name)
@@ -254,7 +302,9 @@ class Columns:
         key = ("provider", provider)
         found = self._masks.get(key)
         if found is None:
-            found = self._masks[key] = sum(s.mask for s in self.spans if s.rows[0].offer.provider == provider)
+            found = self._masks[key] = self.spans_mask(
+                s for s in self.spans if s.rows[0].offer.provider == provider
+            )
         return found
 
     @property
@@ -263,7 +313,9 @@ class Columns:
         found = self._masks.get("tpu")
         if found is None:
             chips = [(span, span.rows[0].accelerator) for span in self.spans]
-            found = self._masks["tpu"] = sum(s.mask for s, chip in chips if chip is not None and chip.is_tpu)
+            found = self._masks["tpu"] = self.spans_mask(
+                s for s, chip in chips if chip is not None and chip.is_tpu
+            )
         return found
 
     def lacking(self, scope: str, machine: tuple[str, ...], tpu: tuple[str, ...]) -> int:
@@ -297,13 +349,13 @@ class Columns:
         fabric or not, what the target rule reads (``Evaluator.target``)."""
         found = self._machines
         if found is None:
-            found = self._machines = {}
+            pieces: dict[tuple[str, bool, PriceModel], tuple[dict[int, int], Row]] = {}
             for span in self.spans:
                 for pricing, mask, at in span.by_pricing:
-                    key = (*span.machine, pricing)
-                    known = found.get(key)
-                    bits = mask << span.start
-                    found[key] = (bits, span.rows[at]) if known is None else (known[0] | bits, known[1])
+                    pieces.setdefault((*span.machine, pricing), ({}, span.rows[at]))[0][span.start] = mask
+            found = self._machines = {
+                key: (assemble(self.size, bits), row) for key, (bits, row) in pieces.items()
+            }
         return found
 
     def suspect(self, suspects: Mapping[tuple[str, str, str, str], Reason]) -> dict[str, int]:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TypeVar, overload
 
 from ..catalog import HOURS_PER_MONTH
-from ._columns import Column, Columns, Span
+from ._columns import Column, Columns, Span, assemble, set_bits
 from ._decision import Reason
 from ._evaluate import Candidate, Evaluation, Evaluator, Rejected, RunContext, billed_p10, priced
 from ._price_age import stale_rule
@@ -29,14 +29,6 @@ from ._sizing import Sizing
 __all__ = ["evaluate_grouped"]
 
 K = TypeVar("K")
-
-
-def _bits(mask: int) -> Iterator[int]:
-    """The set bits of ``mask``, lowest first."""
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
 
 
 class _Rules:
@@ -75,8 +67,8 @@ class _Grouped:
         self.inside = inside
         self.rules = _Rules(inside)
         self.contexts: list[RunContext | None] = [None] * len(columns.spans)
-        self.over = [0, 0, 0]
-        """The offers over each price cap (_CAP_RULES), collected run by run."""
+        self.over: list[dict[int, int]] = [{}, {}, {}]
+        """The offers over each price cap (_CAP_RULES), run by run: a run's start -> bits of the run."""
         hourly, monthly, total = ev.caps
         self.fixed_caps = tuple(
             (rule, cap, hours)
@@ -94,13 +86,13 @@ class _Grouped:
         """Each run's sizing, provider, accelerator, retirement and target rules, and its caps."""
         ev, rules = self.ev, self.rules
         caps = any(math.isfinite(cap) for cap in ev.caps)
-        fabric = 0  # the runs sized across several instances (a target may lack multi_node)
         # Runs sized alike (accelerator, count, multi-node) or sharing provider and accelerator
         # share those results (looked up by the keys the catalog's runs carry), and the runs
         # rejected by the same ones are counted together.
         sized: list[tuple[Sizing, bool] | None] = [None] * self.columns.sizing_ids
         shares: list[tuple[Reason, ...] | None] = [None] * self.columns.shared_ids
-        rejected: dict[tuple[int, int], tuple[tuple[Reason, ...], list[int], Sizing]] = {}
+        rejected: dict[tuple[int, int], tuple[tuple[Reason, ...], list[Span], Sizing]] = {}
+        fabric_runs: list[Span] = []
         targets = ev.targets_given
         for span in self.columns.spans:
             known = sized[span.sizing_id]
@@ -114,18 +106,21 @@ class _Grouped:
             if shared or sizing.reasons:  # keyed by identity: the group keeps both objects alive
                 group = rejected.get((id(shared), id(sizing)))
                 if group is None:
-                    rejected[(id(shared), id(sizing))] = (shared + sizing.reasons, [span.mask], sizing)
+                    rejected[(id(shared), id(sizing))] = (shared + sizing.reasons, [span], sizing)
                 else:
-                    group[1].append(span.mask)
-            if targets and sizing.needs_fabric:
-                fabric |= span.mask
+                    group[1].append(span)
+            if targets and sizing.needs_fabric:  # sized across several instances: multi_node
+                fabric_runs.append(span)
             if caps and fits:
                 self._caps(span, sizing)
-        for reasons, masks, _sizing in rejected.values():
-            rules.reasons(reasons, _union(masks))
-        for rule, mask in zip(_CAP_RULES, self.over, strict=True):
-            rules.add(rule, mask)
-        if targets:  # once per (provider, TPU or not, price model, fabric or not)
+        for reasons, spans, _sizing in rejected.values():
+            rules.reasons(reasons, self.columns.spans_mask(spans))
+        for rule, pieces in zip(_CAP_RULES, self.over, strict=True):
+            rules.add(rule, assemble(self.columns.size, pieces))
+        if targets:
+            fabric = self.columns.spans_mask(
+                fabric_runs
+            )  # once per (provider, TPU or not, price model, fabric or not)
             for mask, row in self.columns.machines.values():
                 rules.reasons(ev.target(row, needs_fabric=False), mask & ~fabric)
                 rules.reasons(ev.target(row, needs_fabric=True), mask & fabric)
@@ -146,13 +141,13 @@ class _Grouped:
         billed = billed_p10(span.machine[0], sizing) if total is not None else None
         for ladder in span.ladders:
             for rule, cap, hours in self.fixed_caps:
-                over[rule] |= ladder.over(n, hours, cap) << start
+                over[rule][start] = over[rule].get(start, 0) | ladder.over(n, hours, cap)
             if total is not None:
                 paid = billed
                 if ladder.term_hours is not None:  # a reservation pays whole terms, whatever its price
                     paid = committed(0.0, ladder.term_hours, billed)[2]
                 if paid is not None:
-                    over[2] |= ladder.over(n, paid, total) << start
+                    over[2][start] = over[2].get(start, 0) | ladder.over(n, paid, total)
 
     def offers(self) -> None:
         """The rules every offer of a group shares, whatever its run: price model, region, price date,
@@ -233,38 +228,31 @@ class _Grouped:
     def _candidates(self, feasible: int) -> tuple[list[Candidate], list[Candidate]]:
         inside: list[Candidate] = []
         outside: list[Candidate] = []
-        make, pinned = self.ev.candidate, self.inside
-        for n, span in enumerate(self.columns.spans):
-            own = feasible & span.mask
-            if not own:
-                continue
-            start, rows, ctx = span.start, span.rows, self.context(n)
-            own >>= start  # the run's own bits, small ints from here on
-            here = (pinned >> start) & own
-            if here == own:  # all inside the pin (always, without one)
-                inside += [make(rows[bit], ctx, start + bit) for bit in _bits(own)]
-                continue
-            for bit in _bits(own):
-                (inside if here >> bit & 1 else outside).append(make(rows[bit], ctx, start + bit))
+        make, pinned, spans, span_of = (
+            self.ev.candidate,
+            self.inside,
+            self.columns.spans,
+            self.columns.span_of,
+        )
+        for bit in set_bits(feasible):  # canonical order: runs are contiguous, in order
+            n = span_of[bit]
+            candidate = make(spans[n].rows[bit - spans[n].start], self.context(n), bit)
+            (inside if pinned >> bit & 1 else outside).append(candidate)
         return inside, outside
 
     def rejected_all(self, mask: int, made: dict[int, Rejected]) -> list[Rejected]:
         """The rejections of the offers in ``mask``, in canonical order, run by run (``made``: those
         already made, by their index in the list)."""
         out: list[Rejected] = []
-        offer = self.ev.offer
-        for n, span in enumerate(self.columns.spans):
-            own = mask & span.mask
-            if not own:
-                continue
-            rows, ctx = span.rows, self.context(n)
-            for bit in _bits(own >> span.start):
-                found = made.get(len(out))
-                if found is None:
-                    one = offer(rows[bit], ctx)
-                    assert not isinstance(one, Candidate), "the grouped evaluation rejected a feasible offer"
-                    found = one
-                out.append(found)
+        offer, spans, span_of = self.ev.offer, self.columns.spans, self.columns.span_of
+        for bit in set_bits(mask):
+            found = made.get(len(out))
+            if found is None:
+                n = span_of[bit]
+                one = offer(spans[n].rows[bit - spans[n].start], self.context(n))
+                assert not isinstance(one, Candidate), "the grouped evaluation rejected a feasible offer"
+                found = one
+            out.append(found)
         return out
 
     def rejected_at(self, bit: int) -> Rejected:
