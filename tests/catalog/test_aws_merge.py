@@ -381,8 +381,27 @@ def test_a_key_one_feed_lists_more_often_is_one_row_at_its_lowest_price_and_repo
     assert [p.status for p in pieces] == ["updated", "updated"]
     assert merged == [{**row, "Price": "55.04", "SpotPrice": "30"}]
     assert uneven_note(pieces) == (
-        "1 keys the feeds list unequally often collapsed into one row each, the lowest price kept "
+        "1 key the feeds list unequally often collapsed into one row, the lowest price kept "
         "(e.g. p5.48xlarge us-east-1: 1 by on_demand (aws-bulk), 2 by spot (gpuhunt))"
+    )
+
+
+def test_the_collapse_note_counts_its_keys_in_words() -> None:
+    """Two collapsed keys are "2 keys ... one row each" (the note once said "1 keys")."""
+    rows = [
+        {"InstanceType": kind, "Region": "us-east-1", "Price": "", "SpotPrice": ""}
+        for kind in ("p5.48xlarge", "p4d.24xlarge")
+    ]
+    bulk = Piece(models=("on_demand",), label="aws-bulk", new=[{**r, "Price": "55.04"} for r in rows], old=[])
+    spot = Piece(
+        models=("spot",),
+        label="gpuhunt",
+        new=[{**r, "SpotPrice": price} for r in rows for price in ("30", "70")],
+        old=[],
+    )
+    pieces, _ = resolve("aws", [bulk, spot], ["InstanceType", "Region", "Price", "SpotPrice"], accepted=False)
+    assert uneven_note(pieces).startswith(
+        "2 keys the feeds list unequally often collapsed into one row each, the lowest price kept (e.g. "
     )
 
 

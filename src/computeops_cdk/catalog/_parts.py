@@ -124,9 +124,10 @@ def uneven_note(pieces: Sequence[Piece]) -> str:
             f"{n} by {'+'.join(p.models)} ({p.label})" for p, n in zip(pieces, uneven[key], strict=True) if n
         )
         examples.append(f"{' '.join(key[1:2] + key[4:6]).strip()}: {listed}")
+    many = len(uneven) > 1
     return (
-        f"{len(uneven)} keys the feeds list unequally often collapsed into one row each, the lowest "
-        f"price kept (e.g. {'; '.join(examples)})"
+        f"{len(uneven)} {'keys' if many else 'key'} the feeds list unequally often collapsed into one "
+        f"row{' each' if many else ''}, the lowest price kept (e.g. {'; '.join(examples)})"
     )
 
 
