@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from computeops_cdk.catalog import Catalog, load_catalog
@@ -34,6 +36,17 @@ def catalog() -> Catalog:
 def test_find_accelerator_by_id_or_alias(catalog: Catalog, name: str, expected: str) -> None:
     found = catalog.find_accelerator(name)
     assert found is not None and found.id == expected
+
+
+def test_a_copy_with_other_accelerators_looks_up_its_own(catalog: Catalog) -> None:
+    """A ``dataclasses.replace`` copy has its own lookup tables (it shared the original's, so an
+    accelerator the copy no longer has was still found)."""
+    assert catalog.find_accelerator("H100-SXM") is not None  # builds the original's table
+    kept = tuple(a for a in catalog.accelerators if a.id != "H100-SXM")
+    copy = dataclasses.replace(catalog, accelerators=kept)
+    found = copy.find_accelerator("H100-SXM")
+    assert found is None or found.id != "H100-SXM"
+    assert catalog.find_accelerator("H100-SXM") is not None
 
 
 def test_unknown_accelerator_is_none_and_names_feed_did_you_mean(catalog: Catalog) -> None:

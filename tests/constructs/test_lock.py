@@ -50,7 +50,7 @@ def _with_price(catalog: Catalog, key: tuple[str, str, str, str], factor: float 
                 continue
             o = replace(o, hourly_usd=round((o.hourly_usd or 0) * factor, 4))
         offers.append(o)
-    return replace(catalog, offers=tuple(offers), sha256="f" * 64, version="test.changed", _index={})
+    return replace(catalog, offers=tuple(offers), sha256="f" * 64, version="test.changed")
 
 
 @pytest.fixture(scope="module")

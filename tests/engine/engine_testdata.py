@@ -137,7 +137,7 @@ def make_catalog(*, offers: tuple[Offer, ...] = OFFERS, **changes: Any) -> Catal
         instance_types=ITYPES,
         offers=offers,
     )
-    return replace(base, _index={}, **changes)
+    return replace(base, **changes)
 
 
 def inference(**constraints: Any) -> WorkloadIntent:

@@ -31,7 +31,7 @@ def _with_capacity(catalog: object, provider: str, level: str | None) -> object:
         dataclasses.replace(o, capacity=level) if o.provider == provider else o
         for o in catalog.offers  # type: ignore[attr-defined]
     )
-    return dataclasses.replace(catalog, offers=offers, _index={})  # type: ignore[type-var]
+    return dataclasses.replace(catalog, offers=offers)
 
 
 def test_out_of_stock_offers_score_lower_availability_in_a_decision() -> None:

@@ -251,6 +251,17 @@ def test_a_copied_catalog_does_not_reuse_the_index() -> None:
     assert decision.chosen is not None and decision.chosen.hourly_usd < 1 and decision.considered == 1
 
 
+def test_a_copy_with_other_providers_is_decided_on_its_own_records() -> None:
+    """``dataclasses.replace`` with other providers: the copy's decision reads the copy's providers
+    (the copy shared the cache, so the removed provider was still chosen from the old index)."""
+    catalog = make_catalog()
+    first = decide(inference(), catalog=catalog).chosen
+    assert first is not None
+    others = replace(catalog, providers=tuple(p for p in catalog.providers if p.id != first.provider))
+    again = decide(inference(), catalog=others).chosen
+    assert again is not None and again.provider != first.provider
+
+
 @pytest.mark.parametrize(
     "constraints",
     [

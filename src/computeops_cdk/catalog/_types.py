@@ -261,7 +261,9 @@ class Catalog:
     accelerators: tuple[Accelerator, ...]
     instance_types: tuple[InstanceType, ...]
     offers: tuple[Offer, ...]
-    _index: dict[str, object] = field(default_factory=dict, repr=False, compare=False)
+    # Not an init field: ``dataclasses.replace`` gives a copy its own empty cache. As an init field the
+    # copy shared it, so a copy with other providers or accelerators was decided on the old records.
+    _index: dict[str, object] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def provider(self, provider_id: str) -> Provider:
         """The provider with this id; KeyError when unknown."""

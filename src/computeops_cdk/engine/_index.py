@@ -33,8 +33,8 @@ class CatalogIndex:
     """Offers in canonical order plus the lookups the filters and scores need."""
 
     source: tuple[Offer, ...]
-    """The catalog's own offers tuple: a copy of the catalog (``dataclasses.replace``) shares the
-    cache dict, so the index checks it was built from these very offers."""
+    """The catalog's own offers tuple, checked before the cached index is used (a second guard: a copy
+    made with ``dataclasses.replace`` starts with an empty cache of its own)."""
     rows: tuple[Row, ...]
     by_itype: tuple[tuple[Row, ...], ...]
     """``rows`` split into runs sharing (provider, instance type), in the same canonical order."""
