@@ -326,3 +326,23 @@ def test_the_deployed_tpu_engine_has_held_out_rows_quoted_in_the_note() -> None:
     speeds = [1 / _evaluated()[r["id"]]["ratio"] for r in rows]
     assert "tpu-inference itself (Llama 3.3 70B on TPU v6e-8, a 2025-11 build) measured " in TPU_STACK_NOTE
     assert f"{min(speeds):.2f}-{max(speeds):.2f}x of this estimate" in TPU_STACK_NOTE
+
+
+def test_the_v13_tpu_serving_rows_stay_excluded_as_pre_registered() -> None:
+    # v13: a further search found two vLLM-on-TPU measurements from before tpu-inference; the
+    # pre-registration put both in "excluded" before they were evaluated (a February-2025 example the
+    # recipe later withdrew; a one-wave run over a Vertex endpoint), so they never enter the
+    # statistics, the measured ranges or the bands, whatever they read (4.28x and 1.91x)
+    rows = {r["id"]: r for r in ROWS if r["id"].startswith("HO-TPUV-")}
+    assert set(rows) == {"HO-TPUV-8-sharegpt", "HO-TPUV-8-vertex-50"}
+    assert all(r["split"] == "excluded" and "pre-registered excluded" in r["note"] for r in rows.values())
+    assert (
+        "tpu-recipes" in rows["HO-TPUV-8-sharegpt"]["source"]
+        and "@ed1b224" in rows["HO-TPUV-8-sharegpt"]["source"]
+    )
+    assert "@1594cb5" in rows["HO-TPUV-8-vertex-50"]["source"]
+    results = accuracy.evaluate()
+    assert not {r["id"] for r in results if r["split"] == "heldout"} & set(rows)
+    with_them = accuracy.summary(results, "heldout")
+    without = accuracy.summary([r for r in results if r["id"] not in rows], "heldout")
+    assert with_them == without
