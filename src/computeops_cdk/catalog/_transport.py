@@ -129,7 +129,8 @@ class HttpxTransport:
     def _fetch(self, request: Request, deadline: float) -> Iterator[bytes]:
         headers = dict(request.headers)
         headers.setdefault("Accept-Encoding", "gzip, deflate")
-        with httpx.Client(timeout=self.timeout_s, follow_redirects=True) as client:
+        hooks = {"request": [_secrets_stay_home(request)]}
+        with httpx.Client(timeout=self.timeout_s, follow_redirects=True, event_hooks=hooks) as client:
             for attempt in range(self.retries + 1):
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
@@ -204,6 +205,22 @@ class HttpxTransport:
     @staticmethod
     def _error(request: Request, detail: str) -> FeedFetchError:
         return FeedFetchError(redact(f"could not fetch {request.shown_url()} ({detail})", request.secrets))
+
+
+def _secrets_stay_home(request: Request) -> Callable[[httpx.Request], None]:
+    """A request hook dropping every header that carries a secret once a redirect leaves the
+    request's origin (scheme, host, port): httpx drops only ``Authorization`` there, so a key in any
+    other header (GCP's ``X-goog-api-key``) reached whatever host the redirect named."""
+    home = httpx.URL(request.url)
+    origin = (home.scheme, home.host, home.port)
+    carrying = [name for name, value in request.headers if any(s and s in value for s in request.secrets)]
+
+    def hook(outgoing: httpx.Request) -> None:
+        if (outgoing.url.scheme, outgoing.url.host, outgoing.url.port) != origin:
+            for name in carrying:
+                outgoing.headers.pop(name, None)
+
+    return hook
 
 
 def _retry_after(value: str | None, *, default: float) -> float:
