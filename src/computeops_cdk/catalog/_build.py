@@ -29,6 +29,7 @@ __all__ = [
     "build_catalog",
     "canonical_json",
     "canonical_order",
+    "check_output_target",
     "content_sha256",
     "write_catalog",
 ]
@@ -172,12 +173,25 @@ def write_texts_atomic(files: Mapping[Path, str]) -> None:
             Path(tmp).unlink(missing_ok=True)
 
 
-def _stage(target: Path, text: str) -> str:
+def check_output_target(target: Path) -> None:
+    """Refuse an output path that names a directory, or anything but a regular file: the rename
+    into place replaced a FIFO, a device or a link to one with the catalog (``--output /dev/stdout``
+    run as root, as in a CI container, replaced the /dev entry itself)."""
     if target.is_dir():
         raise CatalogError(
             f"cannot write {str(target)!r}: it is a directory. Nothing was changed. To fix: give a file "
             f"path, e.g. {str(target / 'catalog.json')!r}."
         )
+    if target.exists() and not target.is_file():
+        raise CatalogError(
+            f"cannot write {str(target)!r}: it is not a regular file (a FIFO, device or socket, which "
+            "writing the catalog would replace). Nothing was changed. To fix: give a file path, e.g. "
+            "catalog.json, and redirect from there."
+        )
+
+
+def _stage(target: Path, text: str) -> str:
+    check_output_target(target)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CatalogError, CatalogRefreshError
-from ._build import DEFAULT_SOURCE, build_catalog, canonical_json
+from ._build import DEFAULT_SOURCE, build_catalog, canonical_json, check_output_target
 from ._refresh_adapters import DEFAULT_URLS, known_urls
 from ._refresh_fetch import RefreshContext, fetch_part
 from ._refresh_options import accepted_providers, choose_providers, feed_overrides, require_market
@@ -323,11 +323,7 @@ def _write_csv(path: Path, rows: list[Row], *, columns: Iterable[str] | None = N
 
 
 def _stage_output(target: Path, text: str) -> Path:
-    if target.is_dir():
-        raise CatalogError(
-            f"cannot write {str(target)!r}: it is a directory. Nothing was changed. To fix: give a file "
-            f"path, e.g. {str(target / 'catalog.json')!r}."
-        )
+    check_output_target(target)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
