@@ -200,7 +200,10 @@ def run(args: argparse.Namespace) -> int:
         from ._plot import plot_decision
 
         # Every distinct feasible (provider, instance type, pricing), not just the --top listed.
-        everything = decide(intent, catalog=catalog, pin=pin, alternatives=_ALL_FEASIBLE)
+        # The same accounts as the decision printed: the chosen one marked is the one printed.
+        everything = decide(
+            intent, catalog=catalog, pin=pin, alternatives=_ALL_FEASIBLE, accounts=args.accounts
+        )
         plot_decision(everything, args.plot)
         print(f"wrote {args.plot}", file=sys.stderr)
     return EXIT_OK

@@ -12,8 +12,11 @@ here and only when ``--plot`` is given; the Agg backend draws without a display.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import tempfile
 from collections.abc import Sequence
+from typing import Any, NoReturn
 
 from ..engine import Decision, Placement
 from ..errors import MissingExtraError, TargetError
@@ -24,13 +27,19 @@ SUFFIXES = (".png", ".svg")
 
 
 def check_plot_path(path: str) -> None:
-    """Refuse a suffix other than .png/.svg and a missing extra before any work is done."""
+    """Refuse a suffix other than .png/.svg, a place the file cannot be written (a missing folder, a
+    directory or a device by that name) and a missing extra before any work is done."""
     suffix = os.path.splitext(path)[1].lower()
     if suffix not in SUFFIXES:
         raise TargetError(
             f"--plot {path!r}: the file name must end in .png or .svg (got {suffix or 'no suffix'}). "
             "To fix: e.g. --plot trade-off.svg"
         )
+    folder = os.path.dirname(path) or "."
+    if not os.path.isdir(folder):
+        _unwritable(path, f"the folder {folder!r} does not exist")
+    if os.path.exists(path) and not os.path.isfile(path):
+        _unwritable(path, "it exists and is not a regular file")
     try:
         import matplotlib  # noqa: F401
     except ImportError:
@@ -39,6 +48,13 @@ def check_plot_path(path: str) -> None:
             "To fix: pip install 'computeops-cdk[plot]'",
             extra="plot",
         ) from None
+
+
+def _unwritable(path: str, why: str) -> NoReturn:
+    raise TargetError(
+        f"--plot {path!r}: cannot write the picture: {why}. Nothing was written. "
+        "To fix: give a file path in an existing folder you can write, e.g. --plot trade-off.svg"
+    )
 
 
 def speed_of(p: Placement) -> float | None:
@@ -102,6 +118,26 @@ def plot_decision(decision: Decision, path: str) -> None:
         # metadata pinned so that the same decision gives the same file (no creation date inside).
         suffix = os.path.splitext(path)[1].lower()
         metadata = {"Date": None} if suffix == ".svg" else {"Software": None}
-        figure.savefig(path, metadata=metadata)
+        _save_atomically(figure, path, suffix, metadata)
     finally:
         plt.close(figure)
+
+
+def _save_atomically(figure: Any, path: str, suffix: str, metadata: dict[str, None]) -> None:
+    """Draw into a temporary sibling, then rename it over ``path``: a failure (a full disk, a folder
+    removed meanwhile) leaves any previous picture whole and is an error naming the file, not a
+    traceback."""
+    folder = os.path.dirname(path) or "."
+    try:
+        handle, staged = tempfile.mkstemp(prefix=".plot.", suffix=suffix, dir=folder)
+        try:
+            with os.fdopen(handle, "wb") as out:
+                figure.savefig(out, format=suffix[1:], metadata=metadata)
+            os.chmod(staged, 0o644)  # mkstemp makes 0600; a picture is for sharing
+            os.replace(staged, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(staged)
+            raise
+    except OSError as err:
+        _unwritable(path, err.strerror or str(err))
