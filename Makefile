@@ -52,10 +52,11 @@ typecheck: $(PY_STAMP)
 unit: $(PY_STAMP) $(NODE_STAMP) tools
 	$(PY) -m pytest -q
 
-bench: $(PY_STAMP) $(NODE_STAMP)  ## speed and memory benchmarks (decide, synth, terraform provider, refresh)
+bench: $(PY_STAMP) $(NODE_STAMP)  ## speed and memory benchmarks (decide, start-up, catalog load, synth, terraform provider, refresh)
 	$(PY) benchmarks/bench_decide.py
 	$(PY) benchmarks/bench_refresh.py --write benchmarks/REFRESH.md
 	$(PY) benchmarks/bench_startup.py
+	$(PY) benchmarks/bench_catalog.py --phases
 	$(PY) benchmarks/bench_synth.py
 	$(PY) benchmarks/bench_terraform.py --write benchmarks/TERRAFORM.md
 

@@ -31,6 +31,7 @@ __all__ = [
     "canonical_order",
     "check_output_target",
     "content_sha256",
+    "ordered_sha256",
     "write_catalog",
 ]
 
@@ -79,14 +80,20 @@ def canonical_json(doc: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _compact(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+_compact = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode
+"""One record as canonical JSON: what ``json.dumps`` with these options returns, without making an
+encoder per call (a 100k-offer catalog's digest encodes 200k records: about 20 % of its time)."""
 
 
 def content_sha256(doc: dict[str, Any]) -> str:
     """Digest of the canonical JSON of ``doc`` without its ``sha256`` field, records in canonical
     order: the same records in another order have the same digest (and load as the same catalog)."""
-    body = {k: v for k, v in canonical_order(doc).items() if k != "sha256"}
+    return ordered_sha256(canonical_order(doc))
+
+
+def ordered_sha256(ordered: dict[str, Any]) -> str:
+    """``content_sha256`` of a document whose records are already in canonical order."""
+    body = {k: v for k, v in ordered.items() if k != "sha256"}
     return hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
 
 

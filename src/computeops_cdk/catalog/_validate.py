@@ -1,4 +1,4 @@
-"""Checks a catalog document: JSON Schema, referential integrity and content digest.
+"""Checks a catalog document: strings, JSON Schema, referential integrity and content digest.
 
 Every failure is a CatalogError whose message starts with the JSON path of the offending value,
 e.g. ``$.offers[12].hourly_usd: -3 is less than the minimum of 0``.
@@ -7,13 +7,11 @@ e.g. ``$.offers[12].hourly_usd: -3 is less than the minimum of 0``.
 from __future__ import annotations
 
 import datetime
-import json
 import re
-from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from ..errors import CatalogError
+from ._schema_check import SCHEMA_PATH, catalog_schema, compiled_accepts, first_schema_error
 from ._types import accelerator_key
 
 __all__ = [
@@ -25,9 +23,6 @@ __all__ = [
     "validate_document",
     "validate_schema",
 ]
-
-SCHEMA_PATH = Path(__file__).parent / "data" / "catalog.schema.json"
-"""The packaged copy of schemas/catalog.schema.json (a test keeps the two identical)."""
 
 _FIX = "To fix: rebuild it with `computeops catalog build` or restore the file."
 
@@ -47,35 +42,30 @@ these strings reach Terraform (region codes, instance types), so ``${``, quotes 
 never get through. Sources, notes and names are bounded one-line text."""
 
 _MAX_SHOWN = 80
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_NOT_TEXT = re.compile("[\x00-\x1f\x7f\ud800-\udfff]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def validate_document(doc: Any) -> None:
-    """Schema, then strings, then integrity, then digest; raises CatalogError on the first problem."""
-    validate_schema(doc)
-    check_strings(doc)
+def validate_document(doc: Any) -> dict[str, Any]:
+    """Strings, then schema, then integrity, then digest; raises CatalogError on the first problem.
+
+    Returns ``doc`` with its records in canonical order (the order its digest is computed in).
+    A document the compiled schema validator accepts holds valid strings (``compiled_accepts``);
+    else strings are checked first: with no control character left, the schema's patterns read the
+    same in Python's regex dialect as in the compiled validator's (Python's ``$`` also matches
+    before a final newline), so the reference is asked about a few records only.
+    """
+    if not compiled_accepts(doc):
+        check_strings(doc)
+        validate_schema(doc)
     check_integrity(doc)
-    check_sha256(doc)
-
-
-@lru_cache(maxsize=1)
-def _schema() -> dict[str, Any]:
-    schema: dict[str, Any] = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
-    return schema
-
-
-@lru_cache(maxsize=1)
-def _validator() -> Any:
-    import jsonschema  # imported lazily: only builds and user-supplied catalogs are schema-checked
-
-    return jsonschema.Draft202012Validator(_schema())
+    return check_sha256(doc)
 
 
 def validate_schema(doc: Any) -> None:
     """Raise CatalogError naming the JSON path of the first schema violation (document order)."""
-    errors = sorted(_validator().iter_errors(doc), key=lambda e: _order(e.absolute_path))
-    if errors:
-        first = errors[0]
+    first = first_schema_error(doc)
+    if first is not None:
         raise CatalogError(f"{_schema_message(first)}. {_FIX}", path=first.json_path)
 
 
@@ -83,7 +73,11 @@ def _schema_message(error: Any) -> str:
     """The schema error in words, the offending value cut (a pasted blob must not flood the terminal)."""
     if error.validator == "pattern":
         kind = next(
-            (name for name, d in _schema()["$defs"].items() if d.get("pattern") == error.validator_value),
+            (
+                name
+                for name, d in catalog_schema()["$defs"].items()
+                if d.get("pattern") == error.validator_value
+            ),
             None,
         )
         if kind in IDENTIFIERS:
@@ -100,12 +94,20 @@ def _shown(value: Any) -> str:
 
 def check_strings(doc: Any) -> None:
     """No string anywhere holds a control character (the schema's patterns let a final newline
-    through in Python's regex dialect; this closes that gap for every field)."""
-    stack: list[tuple[str, Any]] = [("$", doc)]
+    through in Python's regex dialect; this closes that gap for every field) or a lone surrogate
+    (a ``\\ud800`` escape without its pair: not text, and no UTF-8 can carry it)."""
+    if not _any_string_matches(doc, _NOT_TEXT):
+        return
+    stack: list[tuple[str, Any]] = [("$", doc)]  # the first offender's path, in document order
     while stack:
         where, value = stack.pop()
         if isinstance(value, str):
-            if _CONTROL.search(value):
+            if _SURROGATE.search(value):
+                _fail(
+                    where,
+                    f"{_shown(value)} holds a lone surrogate (a \\ud800-\\udfff escape without its pair)",
+                )
+            if _NOT_TEXT.search(value):
                 _fail(where, f"{_shown(value)} holds a control character (NUL, newline, ...)")
         elif isinstance(value, dict):
             stack.extend((f"{where}.{k}", v) for k, v in reversed(value.items()))
@@ -113,9 +115,25 @@ def check_strings(doc: Any) -> None:
             stack.extend((f"{where}[{i}]", v) for i, v in reversed(list(enumerate(value))))
 
 
-def _order(path: Any) -> list[tuple[int, str]]:
-    # Sort list indexes numerically and keys alphabetically, so the reported error is stable.
-    return [(0, f"{p:012d}") if isinstance(p, int) else (1, str(p)) for p in path]
+def _any_string_matches(doc: Any, pattern: re.Pattern[str]) -> bool:
+    """Whether any string value in ``doc`` matches, without making a path per value (a 100k-offer
+    catalog has about 2 M strings: making their paths was most of this check's 2.9x json.loads).
+    Anything but plain JSON types (a subclass, from a caller) counts as a match: the exact walk decides."""
+    if type(doc) is not dict and type(doc) is not list:
+        return True
+    search, stack = pattern.search, [doc]
+    while stack:
+        container = stack.pop()
+        for value in container.values() if type(container) is dict else container:
+            kind = type(value)
+            if kind is str:
+                if search(value):
+                    return True
+            elif kind is dict or kind is list:
+                stack.append(value)
+            elif isinstance(value, str | dict | list):
+                return True
+    return False
 
 
 def check_integrity(doc: dict[str, Any]) -> None:
@@ -227,13 +245,16 @@ def _unique(doc: dict[str, Any], section: str, key: Any) -> set[Any]:
     return seen
 
 
-def check_sha256(doc: dict[str, Any]) -> None:
-    """The recorded digest matches the content (catches hand edits and truncation)."""
-    from ._build import content_sha256
+def check_sha256(doc: dict[str, Any]) -> dict[str, Any]:
+    """The recorded digest matches the content (catches hand edits and truncation); returns ``doc``
+    with its records in canonical order, as the digest reads them."""
+    from ._build import canonical_order, ordered_sha256
 
-    actual = content_sha256(doc)
+    ordered = canonical_order(doc)
+    actual = ordered_sha256(ordered)
     if doc["sha256"] != actual:
         _fail("$.sha256", f"{doc['sha256']!r} does not match the content digest {actual!r}")
+    return ordered
 
 
 def _fail(path: str, message: str) -> None:

@@ -1,0 +1,125 @@
+"""The JSON Schema step of catalog validation: a compiled validator decides, the reference explains.
+
+schemas/catalog.schema.json (packaged as catalog/data/catalog.schema.json) is the one statement of the
+rules. ``jsonschema`` in pure Python (the reference: its messages are the ones users and tests read)
+took about 30 s for a catalog of 100k instance types and 100k offers, 1.3 M ``$ref`` look-ups, so a
+document is first checked by ``jsonschema_rs``, the same schema compiled in Rust (0.4x ``json.loads``
+of the text; benchmarks/CATALOG.md). A document it accepts is one the reference accepts (tested over
+mutated catalogs, tests/catalog/test_catalog_schema_check.py). One it refuses, or cannot read, is
+handed to the reference unit by unit (the document without its record lists, then the records the
+compiled validator refuses, in order), so the first error is the reference's, with its JSON path, in
+the time of a few records.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache, lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import jsonschema
+    import jsonschema.protocols
+    import jsonschema_rs
+
+__all__ = ["SCHEMA_PATH", "catalog_schema", "compiled_accepts", "first_schema_error", "json_order"]
+
+SCHEMA_PATH = Path(__file__).parent / "data" / "catalog.schema.json"
+"""The packaged copy of schemas/catalog.schema.json (a test keeps the two identical)."""
+
+
+@lru_cache(maxsize=1)
+def catalog_schema() -> dict[str, Any]:
+    """The catalog schema, read once (callers must not change it)."""
+    schema: dict[str, Any] = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    return schema
+
+
+def compiled_accepts(doc: Any) -> bool:
+    """Whether the compiled validator accepts ``doc``. Then the reference accepts it too, and no string
+    in it holds a control character or a lone surrogate: every string the schema admits is an enum
+    value or matches an anchored pattern without them (``$`` ends the text in the schema's regex
+    dialect, ECMA-262), and a lone surrogate cannot be read. Both are tested over every field."""
+    return _accepts(_compiled()["#"], doc)
+
+
+def first_schema_error(doc: Any) -> jsonschema.ValidationError | None:
+    """The reference's first schema violation of ``doc`` in document order, or None when valid.
+
+    "First" is the order of ``json_order`` over the error's absolute path, ties in the reference's
+    own order: the error that ``sorted(iter_errors(doc))[0]`` over the whole document reports.
+    """
+    if compiled_accepts(doc):
+        return None
+    errors = list(_reference(None).iter_errors(doc))
+    if isinstance(doc, dict):
+        for section in _record_lists():
+            records = doc.get(section)
+            if isinstance(records, list):
+                errors += _first_refused_record(section, records)
+    return min(errors, key=lambda e: json_order(e.absolute_path), default=None)
+
+
+def json_order(path: Any) -> list[tuple[int, str]]:
+    """Sort key of a JSON path: list indexes numerically, keys alphabetically (stable reports)."""
+    return [(0, f"{p:012d}") if isinstance(p, int) else (1, str(p)) for p in path]
+
+
+def _first_refused_record(section: str, records: list[Any]) -> list[jsonschema.ValidationError]:
+    """The reference's errors of the first record the reference refuses, paths made absolute.
+
+    Only records the compiled validator refuses are asked (it refuses all the reference refuses);
+    an error in a later record sorts after every error of an earlier one, so one record is enough.
+    """
+    compiled, reference = _compiled()[f"#/properties/{section}/items"], _reference(section)
+    for i, record in enumerate(records):
+        if _accepts(compiled, record):
+            continue
+        found = list(reference.iter_errors(record))
+        if found:
+            for error in found:
+                error.relative_path.extendleft((i, section))  # -> [section, i, ...]
+            return found
+    return []
+
+
+def _accepts(validator: jsonschema_rs.Validator, instance: Any) -> bool:
+    try:
+        return validator.is_valid(instance)
+    except Exception:  # what it cannot read (a lone surrogate, a key not a string) the reference judges
+        return False
+
+
+@lru_cache(maxsize=1)
+def _record_lists() -> tuple[str, ...]:
+    """The top-level properties that are lists of records (providers, regions, ..., offers)."""
+    return tuple(name for name, prop in catalog_schema()["properties"].items() if "items" in prop)
+
+
+@lru_cache(maxsize=1)
+def _compiled() -> jsonschema_rs.ValidatorMap:
+    import jsonschema_rs  # imported on use: only builds and user catalogs are schema-checked
+
+    # offline: no $ref may reach the network or the file system (the schema has none to fetch).
+    return jsonschema_rs.validator_map_for(catalog_schema(), offline=True)
+
+
+@cache
+def _reference(section: str | None) -> jsonschema.protocols.Validator:
+    """The reference for one record of ``section``, or (None) for the document without its records.
+
+    Both resolve ``$ref`` against the whole schema (``evolve`` keeps the root's resolver).
+    """
+    import jsonschema  # imported on use, as above
+
+    schema = catalog_schema()
+    root = jsonschema.Draft202012Validator(schema)
+    if section is not None:
+        return root.evolve(schema=schema["properties"][section]["items"])
+    lists = set(_record_lists())
+    properties = {
+        name: {k: v for k, v in prop.items() if k != "items"} if name in lists else prop
+        for name, prop in schema["properties"].items()
+    }
+    return root.evolve(schema={**schema, "properties": properties})
