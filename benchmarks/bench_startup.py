@@ -17,7 +17,9 @@ busy moment of this shared machine hits both sides alike; the figures are median
 The process rows also give the ratio of the processes' CPU times (user + system): on a busy shared
 machine a process of ~300 ms is preempted far more than a ~30 ms baseline, so its wall ratio rises
 with the load while the CPU ratio stays put. ``--profile`` times the cold decide's phases (``--cpu``:
-in CPU time).
+in CPU time). ``--against SRC`` (another tree's ``src`` directory, e.g. a checkout of main) runs the
+cold decide, or with ``--profile`` its phases, of both trees in turn in one run: before and after
+side by side.
 
 Issue 10 measured 0.66 s for ``--version``, 12x for the cold decide and 1.05x for the warm one.
 The package is measured as installed: compiled to .pyc first (``compileall``) and run with
@@ -47,12 +49,19 @@ def _exe() -> str:
     return str(Path(sys.executable).parent / "computeops")
 
 
-def _process(command: Sequence[str]) -> Callable[[], None]:
+def _env(src: Path | None = None) -> dict[str, str]:
     # An installed wheel has its .pyc files (pip compiles at install); a development tree gets them at
     # the warm-up run, unless PYTHONDONTWRITEBYTECODE (set in some shells and CI images) stops that and
     # every measured run would compile the package from source (about 80 ms more for `decide`).
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONHASHSEED"] = "0"
+    if src is not None:  # --against: each side runs its own tree's package
+        env["PYTHONPATH"] = str(src)
+    return env
+
+
+def _process(command: Sequence[str], src: Path | None = None) -> Callable[[], None]:
+    env = _env(src)
 
     def run() -> None:
         subprocess.run(command, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
@@ -87,16 +96,24 @@ def processes_side_by_side(
     """``side_by_side`` for two process runners, also giving the median CPU seconds (user + system) of
     the processes each one starts: on a shared machine the wall times of a ~30 ms baseline move with
     every other job, their CPU times much less (the wall ratio stays the one the target is about)."""
-    a(), b()  # page cache, .pyc files
-    wall: tuple[list[float], list[float]] = ([], [])
-    cpu: tuple[list[float], list[float]] = ([], [])
+    (wall_a, cpu_a), (wall_b, cpu_b) = interleaved((a, b), repeat)
+    return wall_a, wall_b, cpu_a, cpu_b
+
+
+def interleaved(runners: Sequence[Callable[[], object]], repeat: int) -> list[tuple[float, float]]:
+    """(median wall seconds, median CPU seconds of the processes started) of each runner, the runners
+    taking turns ``repeat`` times (after one warm-up run each)."""
+    for fn in runners:
+        fn()  # page cache, .pyc files
+    wall: list[list[float]] = [[] for _ in runners]
+    cpu: list[list[float]] = [[] for _ in runners]
     for _ in range(repeat):
-        for side, fn in enumerate((a, b)):
+        for side, fn in enumerate(runners):
             before = _child_cpu()
             wall[side].append(_seconds(fn))
             cpu[side].append(_child_cpu() - before)
     median = statistics.median
-    return median(wall[0]), median(wall[1]), median(cpu[0]), median(cpu[1])
+    return [(median(w), median(c)) for w, c in zip(wall, cpu, strict=True)]
 
 
 def _catalog_path() -> str:
@@ -142,6 +159,35 @@ def processes(repeat: int) -> list[Row]:
     measured = processes_side_by_side(floor, load_json, repeat)
     rows.append(("floor: pydantic + one model", "python + json.load(catalog)", *measured))
     return rows
+
+
+def _compiled(src: Path) -> None:
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(src / "computeops_cdk")],
+        check=False,
+        stdout=subprocess.DEVNULL,
+    )
+
+
+def cold_against(repeat: int, against: Path) -> list[Row]:
+    """The cold decide of this tree and of the tree at ``against`` (its ``src`` directory), both
+    against the same baseline, the three taking turns: before and after in one run."""
+    ours = ROOT / "src"
+    for src in (ours, against):
+        _compiled(src)
+    load_json = _process(
+        [sys.executable, "-c", f"import json\nwith open({_catalog_path()!r}, 'rb') as f: json.load(f)"]
+    )
+    command = [_exe(), "decide", str(EXAMPLE), "--format", "json"]
+    (ours_wall, ours_cpu), (theirs_wall, theirs_cpu), (base_wall, base_cpu) = interleaved(
+        (_process(command, ours), _process(command, against), load_json), repeat
+    )
+    against_row = f"cold decide ({against})"
+    baseline = "python + json.load(catalog)"
+    return [
+        (against_row, baseline, theirs_wall, base_wall, theirs_cpu, base_cpu),
+        ("cold decide (this tree)", baseline, ours_wall, base_wall, ours_cpu, base_cpu),
+    ]
 
 
 def warm(repeat: int) -> list[Row]:
@@ -248,34 +294,43 @@ _PYDANTIC_PHASES = (
 check the intent some other way; the intent's own YAML parse is under 1 ms of the validated phase."""
 
 
-def profile(repeat: int, *, cpu: bool = False) -> str:
-    """Median milliseconds of each cold-decide phase over ``repeat`` fresh interpreters (``cpu``: the
-    interpreter's CPU time, ``time.process_time``, instead of the wall clock)."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    code = _PHASES.replace("time.perf_counter()", "time.process_time()") if cpu else _PHASES
-    runs = [
-        [
-            float(x)
-            for x in subprocess.run(
-                [sys.executable, "-c", code, str(EXAMPLE)],
-                capture_output=True,
-                text=True,
-                check=True,
-                env=env,
-            ).stdout.split()
-        ]
-        for _ in range(repeat)
-    ]
-    medians = [statistics.median(column) for column in zip(*runs, strict=True)]
-    lines = [f"| phase of a cold decide | {'CPU ' if cpu else ''}ms (median) |", "|---|---|"]
-    lines += [f"| {name} | {ms:.1f} |" for name, ms in zip(PHASE_NAMES, medians, strict=True)]
-    total = sum(medians[:-1])
-    pydantic = sum(medians[PHASE_NAMES.index(name)] for name in _PYDANTIC_PHASES)
-    lines.append(f"| total before the second decide | {total:.1f} |")
-    lines.append(
-        f"| of which pydantic (its import, the intent classes built, the intent validated) | {pydantic:.1f} |"
+def _phases(code: str, src: Path | None) -> list[float]:
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(EXAMPLE)], capture_output=True, text=True, check=True, env=_env(src)
     )
-    lines.append(f"| total without those three phases | {total - pydantic:.1f} |")
+    return [float(x) for x in done.stdout.split()]
+
+
+def profile(repeat: int, *, cpu: bool = False, against: Path | None = None) -> str:
+    """Median milliseconds of each cold-decide phase over ``repeat`` fresh interpreters (``cpu``: the
+    interpreter's CPU time, ``time.process_time``, instead of the wall clock). With ``against`` (a
+    tree's ``src`` directory) that tree's phases too, the two trees taking turns."""
+    code = _PHASES.replace("time.perf_counter()", "time.process_time()") if cpu else _PHASES
+    trees: list[Path | None] = [None] if against is None else [against, ROOT / "src"]
+    for src in trees:
+        if src is not None:
+            _compiled(src)
+    runs: list[list[list[float]]] = [[] for _ in trees]
+    for _ in range(repeat):
+        for n, src in enumerate(trees):
+            runs[n].append(_phases(code, src))
+    columns = [[statistics.median(column) for column in zip(*tree, strict=True)] for tree in runs]
+    heads = "ms (median)" if against is None else f"{against} | this tree"
+    lines = [f"| phase of a cold decide | {'CPU ' if cpu else ''}{heads} |", "|---" * (1 + len(trees)) + "|"]
+
+    def row(name: str, values: Sequence[float]) -> str:
+        return f"| {name} | " + " | ".join(f"{ms:.1f}" for ms in values) + " |"
+
+    lines += [row(name, values) for name, *values in zip(PHASE_NAMES, *columns, strict=True)]
+    totals = [sum(medians[:-1]) for medians in columns]
+    pydantic = [sum(medians[PHASE_NAMES.index(name)] for name in _PYDANTIC_PHASES) for medians in columns]
+    lines.append(row("total before the second decide", totals))
+    lines.append(
+        row("of which pydantic (its import, the intent classes built, the intent validated)", pydantic)
+    )
+    lines.append(
+        row("total without those three phases", [t - p for t, p in zip(totals, pydantic, strict=True)])
+    )
     return "\n".join(lines)
 
 
@@ -288,11 +343,22 @@ def main() -> int:
         "--cpu", action="store_true", help="with --profile: CPU time per phase, steadier on a busy machine"
     )
     parser.add_argument("--warm-only", action="store_true", help="measure only the warm decision rows")
+    parser.add_argument(
+        "--against",
+        metavar="SRC",
+        type=Path,
+        help="another tree's src directory (e.g. a checkout of main): only the cold decide (or, with "
+        "--profile, its phases) of both trees, taking turns in one run",
+    )
     args = parser.parse_args()
+    against = None if args.against is None else args.against.resolve()
     if args.profile:
-        print(profile(args.repeat, cpu=args.cpu))
+        print(profile(args.repeat, cpu=args.cpu, against=against))
         return 0
-    rows: list[Row] = [*([] if args.warm_only else processes(args.repeat)), *warm(args.repeat)]
+    if against is not None:
+        rows: list[Row] = cold_against(args.repeat, against)
+    else:
+        rows = [*([] if args.warm_only else processes(args.repeat)), *warm(args.repeat)]
     lines = ["| measured | against | ms | baseline ms | ratio | CPU ratio | target |", "|---" * 7 + "|"]
     for what, against, ours, base, ours_cpu, base_cpu in rows:
         ratio, target = ours / base, TARGETS.get(what)
