@@ -20,6 +20,7 @@ weight.
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 from typing import Any, Literal, TypeVar, get_args
 
 from ..errors import EstimateError
@@ -130,13 +131,12 @@ def uncertainty(accelerator_id: str, kind: Literal["inference", "training"]) -> 
     )
 
 
-def _label_validation(
-    estimate: _Estimate, accelerator: Any, kind: Literal["inference", "training"]
-) -> _Estimate:
-    """Say so when no published measurement of this kind on this accelerator backs the estimate,
-    and quote the measured range where the held-out rows on it miss the issue's target; attach
-    the estimate's uncertainty band."""
-    acc = str(getattr(accelerator, "id", ""))
+@lru_cache(maxsize=1024)
+def _validation(acc: str, kind: Literal["inference", "training"]) -> tuple[Uncertainty, tuple[str, ...]]:
+    """The uncertainty band of an estimate of ``kind`` on ``acc`` and its validation notes: they say so
+    when no published measurement of this kind on this accelerator backs the estimate, and quote the
+    measured range where the held-out rows on it miss the issue's target. The same for every estimate
+    there (a cold decide labels ~260 estimates on ~50 accelerators)."""
     band = uncertainty(acc, kind)
     validated = VALIDATED_TRAINING if kind == "training" else VALIDATED_INFERENCE
     notes: list[str] = []
@@ -154,9 +154,39 @@ def _label_validation(
             "estimates (held-out rows, benchmarks/ACCURACY.md)"
             + (": read this estimate as an upper bound" if high < 1 else "")
         )
+    return band, tuple(notes)
+
+
+def _label_validation(
+    estimate: _Estimate, accelerator: Any, kind: Literal["inference", "training"]
+) -> _Estimate:
+    """``estimate`` with its band and validation notes (``_validation``) attached."""
+    band, notes = _validation(str(getattr(accelerator, "id", "")), kind)
     if not notes:
         return replace(estimate, uncertainty=band)
-    return replace(estimate, uncertainty=band, assumptions=(*estimate.assumptions, *notes))
+    return replace(estimate, uncertainty=band, assumptions=estimate.assumptions + notes)
+
+
+_HARDWARE: dict[int, tuple[object, Hardware]] = {}
+"""id(accelerator) -> (that accelerator, its Hardware), for records of a frozen dataclass (a catalog's
+Accelerator): their fields cannot change, and the entry holds the record, so no other object takes
+its id while it is kept. A cold decide reduces its ~50 accelerators ~270 times (about 7 us each)."""
+_HARDWARE_KEPT = 256
+
+
+def _hardware(accelerator: Any) -> Hardware:
+    """``hardware_of``, kept per accelerator record (anything else, duck-typed, is reduced each time)."""
+    params = type(accelerator).__dict__.get("__dataclass_params__")
+    if params is None or not params.frozen:
+        return hardware_of(accelerator)
+    found = _HARDWARE.get(id(accelerator))
+    if found is not None and found[0] is accelerator:
+        return found[1]
+    hw = hardware_of(accelerator)
+    if len(_HARDWARE) >= _HARDWARE_KEPT:
+        _HARDWARE.clear()
+    _HARDWARE[id(accelerator)] = (accelerator, hw)
+    return hw
 
 
 def _gpus_per_node(gpus_per_node: int | None, count: int, hw: Hardware) -> int:
@@ -226,8 +256,10 @@ def estimate_inference(
             raise EstimateError(f"{label} must be a positive number of milliseconds, got {slo!r}")
     if tensor_parallel is not None and (_positive("tensor_parallel", tensor_parallel) > count):
         raise EstimateError(f"tensor_parallel ({tensor_parallel}) cannot exceed count ({count})")
-    hw = hardware_of(accelerator)
-    estimate = estimate_inference_hw(
+    hw = _hardware(accelerator)
+    # made labelled (no copy with the labels added, as a training estimate gets in _label_validation)
+    band, validation = _validation(str(getattr(accelerator, "id", "")), "inference")
+    return estimate_inference_hw(
         model,
         hw,
         _precision(precision),
@@ -239,8 +271,9 @@ def estimate_inference(
         None if tpot_ms is None else float(tpot_ms),
         _gpus_per_node(gpus_per_node, count, hw),
         tensor_parallel,
+        band,
+        validation,
     )
-    return _label_validation(estimate, accelerator, "inference")
 
 
 def estimate_training(
@@ -282,7 +315,7 @@ def estimate_training(
         )
     if method not in ("full", "lora"):
         raise EstimateError(f"method must be 'full' or 'lora', got {method!r}")
-    hw = hardware_of(accelerator)
+    hw = _hardware(accelerator)
     estimate = estimate_training_hw(
         model,
         hw,

@@ -24,23 +24,30 @@ The model, per replica of ``t`` tensor-parallel accelerators serving ``B`` reque
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from . import _calibration as cal
 from ._hardware import Hardware, achieved_tflops, bytes_per_param, resolve_precision
-from ._types import Bound, InferenceEstimate, ModelSpec, Precision
+from ._types import Bound, InferenceEstimate, ModelSpec, Precision, Uncertainty
 
 __all__ = ["estimate_inference_hw"]
 
 
-# _Replica, _Point and _Coeffs are scratch records of one estimate, never seen outside this module
-# (the result is the frozen InferenceEstimate). They are not frozen: a cold decide's first sizing
-# builds about 2,000 of them (14,000 over the example intents), and a frozen dataclass sets every
-# field through object.__setattr__, which made the model's first pass about 12 % slower.
+# _Replica, _Point and _Coeffs are scratch records of the estimates, never seen outside this module
+# (the result is the frozen InferenceEstimate) and never changed once made. They are not frozen: a
+# cold decide's first sizing builds about 2,000 of them (14,000 over the example intents), and a
+# frozen dataclass sets every field through object.__setattr__, which made the model's first pass
+# about 12 % slower.
 @dataclass(slots=True)
 class _Replica:
-    """Everything about one TP group that does not depend on the batch."""
+    """Everything about one TP group that does not depend on the batch.
+
+    A replica is shared by every estimate of its shape (``_shared_replica``): a cold decide's ~260
+    estimates ask for ~1,000 replicas of ~180 shapes (the same accelerator at 1, 2, 4 and 8 per
+    instance, each at the intent's latency targets and at the band's tighter ones). What is worked
+    out from it for given prompt and completion lengths is kept with it (the ``_memo`` fields, left
+    out of comparisons and the repr): the same inputs, so the same floats."""
 
     t: int
     free_kv_gb: float
@@ -58,6 +65,15 @@ class _Replica:
     lat: float
     link_bps: float
     moe_factor: float  # MOE_DECODE_FACTOR for MoE models, 1 for dense ones
+    coeffs_memo: dict[tuple[int, int], _Coeffs] = field(default_factory=dict, compare=False, repr=False)
+    """(input, output tokens) -> the batch-independent terms of a step (``_coeffs``)."""
+    points_memo: dict[tuple[int, int, int], _Point] = field(default_factory=dict, compare=False, repr=False)
+    """(batch, input, output tokens) -> ``_point``, for the batches every estimate asks first (the
+    one filling memory, batch 1, a given concurrency's)."""
+    meeting_memo: dict[tuple[int, int, float | None, float | None], _Point | None] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+    """(input, output tokens, ttft_ms, tpot_ms) -> ``_largest_meeting``."""
 
 
 TPU_STACK_NOTE = (
@@ -79,7 +95,8 @@ def _kv_bytes(precision: Precision) -> float:
     return {"fp8": 1.0, "fp4": 1.0, "fp32": 4.0}.get(precision, 2.0)
 
 
-def _replica(m: ModelSpec, hw: Hardware, prec: Precision, t: int, ctx: float, gpn: int) -> _Replica:
+def _replica(m: ModelSpec, hw: Hardware, prec: Precision, t: int, ctx: float, cross: bool) -> _Replica:
+    """The TP group of ``t`` accelerators; ``cross``: it spans nodes (t > accelerators per node)."""
     bpp = bytes_per_param(prec)
     weights = m.params_b * 1e9 * bpp
     if m.is_moe and m.experts and m.experts_per_token:
@@ -97,7 +114,6 @@ def _replica(m: ModelSpec, hw: Hardware, prec: Precision, t: int, ctx: float, gp
     kv_ctx = m.kv_context(ctx)
     max_batch = min(cal.MAX_BATCH, math.floor(free / (kv_gb_tok * kv_ctx))) if free > 0 else 0
     peak, _ = hw.peak_tflops(prec)
-    cross = t > gpn
     if cross:
         lat, link, eff = cal.ALLREDUCE_LATENCY_S["network"], cal.FABRIC_GBPS_PER_GPU, cal.LINK_EFF
     else:
@@ -122,6 +138,10 @@ def _replica(m: ModelSpec, hw: Hardware, prec: Precision, t: int, ctx: float, gp
         link_bps=link * 1e9 * eff,
         moe_factor=cal.MOE_DECODE_FACTOR if frac else 1.0,
     )
+
+
+_shared_replica = lru_cache(maxsize=2048)(_replica)
+"""``_replica``, one per shape: what the estimates share (their lru_cache is on whole estimates)."""
 
 
 @dataclass(slots=True)
@@ -163,6 +183,13 @@ class _Coeffs:
 
 
 def _coeffs(m: ModelSpec, r: _Replica, inp: int, out: int) -> _Coeffs:
+    found = r.coeffs_memo.get((inp, out))
+    if found is None:
+        found = r.coeffs_memo[(inp, out)] = _coeffs_of(m, r, inp, out)
+    return found
+
+
+def _coeffs_of(m: ModelSpec, r: _Replica, inp: int, out: int) -> _Coeffs:
     q_dim = m.heads * m.head_dim
     dense_flops = 2 * m.active_params_b * 1e9
     ctx_avg = inp + out / 2
@@ -203,6 +230,15 @@ def _point(m: ModelSpec, r: _Replica, batch: int, inp: int, out: int, c: _Coeffs
     return _Point(batch=batch, ttft_s=ttft, tpot_s=tpot, tokens_per_s=tokens_per_s, bound=bound)
 
 
+def _point_kept(m: ModelSpec, r: _Replica, batch: int, inp: int, out: int) -> _Point:
+    """``_point``, kept with the replica (for the batches many estimates of it ask)."""
+    key = (batch, inp, out)
+    found = r.points_memo.get(key)
+    if found is None:
+        found = r.points_memo[key] = _point(m, r, batch, inp, out)
+    return found
+
+
 def _dense_limit(r: _Replica, c: _Coeffs, inp: int, out: int, ttft: float | None, tpot: float | None) -> int:
     """Largest batch meeting the targets for a dense model, solved from the linear terms.
 
@@ -237,15 +273,26 @@ def _tp_candidates(m: ModelSpec, count: int) -> list[int]:
 def _largest_meeting(
     m: ModelSpec, r: _Replica, inp: int, out: int, ttft: float | None, tpot: float | None
 ) -> _Point | None:
+    """The largest batch's point meeting the targets (None if batch 1 misses), kept with the replica."""
+    key = (inp, out, ttft, tpot)
+    if key in r.meeting_memo:
+        return r.meeting_memo[key]
+    found = r.meeting_memo[key] = _search_meeting(m, r, inp, out, ttft, tpot)
+    return found
+
+
+def _search_meeting(
+    m: ModelSpec, r: _Replica, inp: int, out: int, ttft: float | None, tpot: float | None
+) -> _Point | None:
     c = _coeffs(m, r, inp, out)
 
     def ok(p: _Point) -> bool:
         return (ttft is None or p.ttft_s * 1e3 <= ttft) and (tpot is None or p.tpot_s * 1e3 <= tpot)
 
-    top = _point(m, r, r.max_batch, inp, out, c)
+    top = _point_kept(m, r, r.max_batch, inp, out)
     if ok(top):  # the SLOs do not bind: the memory limit does
         return top
-    if not ok(_point(m, r, 1, inp, out, c)):
+    if not ok(_point_kept(m, r, 1, inp, out)):
         return None
     lo, hi = 1, r.max_batch - 1
     if r.route_frac == 0.0:  # dense: the linear solution, checked (rounding) on both sides
@@ -295,21 +342,21 @@ def _operate(
     busy = replicas
     if concurrency is not None:
         busy = min(replicas, concurrency)
-        p = _point(m, r, min(r.max_batch, math.ceil(concurrency / busy)), inp, out)
+        p = _point_kept(m, r, min(r.max_batch, math.ceil(concurrency / busy)), inp, out)
         if slo:
             slo_met = _meets(p, ttft_ms, tpot_ms)
     elif slo:
         if best is not None and best.key[0] == 1.0:
             # a replica's throughput only grows with its batch: skip TP degrees whose
             # memory-limited maximum cannot beat an SLO-meeting candidate already found
-            ceiling = replicas * _point(m, r, r.max_batch, inp, out).tokens_per_s
+            ceiling = replicas * _point_kept(m, r, r.max_batch, inp, out).tokens_per_s
             if ceiling <= best.key[1]:
                 return None
         found = _largest_meeting(m, r, inp, out, ttft_ms, tpot_ms)
         slo_met = found is not None
-        p = found if found is not None else _point(m, r, 1, inp, out)
+        p = found if found is not None else _point_kept(m, r, 1, inp, out)
     else:
-        p = _point(m, r, r.max_batch, inp, out)
+        p = _point_kept(m, r, r.max_batch, inp, out)
     total = busy * p.tokens_per_s
     key = (1.0 if slo_met is not False else 0.0, total, -p.tpot_s, -float(r.t))
     return _Choice(key=key, replica=r, point=p, replicas=replicas, total=total, slo_met=slo_met)
@@ -328,8 +375,11 @@ def estimate_inference_hw(
     tpot_ms: float | None,
     gpn: int,
     tp_pin: int | None = None,
+    band: Uncertainty | None = None,
+    validation: tuple[str, ...] = (),
 ) -> InferenceEstimate:
-    """The estimate for validated inputs (cached: the engine asks the same questions repeatedly)."""
+    """The estimate for validated inputs (cached: the engine asks the same questions repeatedly),
+    with its uncertainty ``band`` and the ``validation`` notes ending its assumptions."""
     prec, notes = resolve_precision(hw, precision, training=False)
     if prec in ("int8", "int4"):
         notes.append(f"{prec} weight-only quantization: weights stored at {prec}, math in 16-bit")
@@ -343,7 +393,7 @@ def estimate_inference_hw(
     for t in degrees:
         if t > gpn and fits_in_node:
             break  # tensor parallelism stays inside a node whenever the model fits there
-        r = _replica(m, hw, prec, t, ctx, gpn)
+        r = _shared_replica(m, hw, prec, t, ctx, t > gpn)
         if r.max_batch < 1:
             continue
         fits_in_node = fits_in_node or t <= gpn
@@ -351,7 +401,7 @@ def estimate_inference_hw(
         if choice is not None and (best is None or choice.key > best.key):
             best = choice
     if best is None:
-        return _no_fit(m, hw, prec, precision, degrees, ctx, gpn, notes)
+        return _no_fit(m, hw, prec, precision, degrees, ctx, gpn, notes, band, validation)
     r, p, replicas = best.replica, best.point, best.replicas
     mem = r.static_gb + p.batch * m.kv_context(ctx) * r.kv_gb_per_token
     notes += _notes(
@@ -370,13 +420,14 @@ def estimate_inference_hw(
         concurrency=p.batch,
         precision=prec,
         model_version=cal.MODEL_VERSION,
-        assumptions=tuple(notes),
+        assumptions=(*notes, *validation),
         slo_met=best.slo_met,
         memory_needed_gb=r.t * (r.static_gb + m.kv_context(ctx) * r.kv_gb_per_token),
         memory_available_gb_per_accelerator=hw.memory_gb,
         memory_usable_gb_per_accelerator=hw.memory_gb * cal.MEMORY_UTILIZATION,
         requested_precision=precision if prec != precision else None,
         weights_gb_per_accelerator=r.weights_gb,
+        uncertainty=band,
     )
 
 
@@ -445,8 +496,11 @@ def _no_fit(
     ctx: float,
     gpn: int,
     notes: list[str],
+    band: Uncertainty | None,
+    validation: tuple[str, ...],
 ) -> InferenceEstimate:
-    r = _replica(m, hw, prec, (cands or [1])[-1], ctx, gpn)
+    t = (cands or [1])[-1]
+    r = _shared_replica(m, hw, prec, t, ctx, t > gpn)
     per_acc = r.static_gb + m.kv_context(ctx) * r.kv_gb_per_token
     notes.append(
         f"does not fit: needs {per_acc:.1f} GB per accelerator at tensor parallel {r.t} "
@@ -465,10 +519,11 @@ def _no_fit(
         concurrency=0,
         precision=prec,
         model_version=cal.MODEL_VERSION,
-        assumptions=tuple(notes),
+        assumptions=(*notes, *validation),
         memory_needed_gb=per_acc * r.t,
         memory_available_gb_per_accelerator=hw.memory_gb,
         memory_usable_gb_per_accelerator=hw.memory_gb * cal.MEMORY_UTILIZATION,
         requested_precision=asked if prec != asked else None,
         weights_gb_per_accelerator=r.weights_gb,
+        uncertainty=band,
     )
