@@ -19,13 +19,15 @@ from computeops_cdk.engine import _drift
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "support-chat.yaml"
 
 # Modules a decision over the embedded catalog has no use for: the ten target modules (the pin reads
-# targets/_unsupported), drift and locks, the table renderer, schema validation, HTTP, the bindings.
+# targets/_unsupported), drift and locks, the accounts (none given), the table renderer,
+# schema validation, HTTP, the bindings.
 _OFF_PATH = (
     "computeops_cdk.targets.aws",
     "computeops_cdk.targets.gcp",
     "computeops_cdk.targets.vast",
     "computeops_cdk.targets._boot",
     "computeops_cdk.engine._drift",
+    "computeops_cdk.accounts",  # no accounts given: engine._accounts.team_accounts
     "rich",
     "jsonschema",
     "httpx",
@@ -93,3 +95,12 @@ def test_the_console_script_skips_the_shutdown_collection_and_callers_keep_their
     assert outputs[0] == outputs[1]
     assert json.loads(outputs[0])["decision"]["provider"]
     assert passes[0] * 3 < passes[1]
+
+
+def test_the_engine_reads_the_variable_the_accounts_module_names() -> None:
+    # engine._accounts checks $COMPUTEOPS_ACCOUNTS itself so that a decision without accounts does
+    # not import the accounts module; both must name the same variable.
+    from computeops_cdk import accounts
+    from computeops_cdk.engine import _accounts
+
+    assert _accounts._ACCOUNTS_ENV == accounts.ACCOUNTS_ENV

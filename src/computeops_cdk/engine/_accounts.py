@@ -10,10 +10,31 @@ margin up to its size, as SkyPilot counts reservations. The decision shows list 
 
 from __future__ import annotations
 
-from ..accounts import Accounts
+import os
+from typing import TYPE_CHECKING
+
 from ._decision import Placement, Reason
 
-__all__ = ["account_price", "account_rules", "accounts_line"]
+if TYPE_CHECKING:
+    from ..accounts import Accounts
+
+__all__ = ["account_price", "account_rules", "accounts_line", "team_accounts"]
+
+_ACCOUNTS_ENV = "COMPUTEOPS_ACCOUNTS"
+"""``accounts.ACCOUNTS_ENV`` (a test keeps the two equal), read here so that a decision without
+accounts does not import the accounts module (its records and patterns: about 2.5 ms of a cold
+decide, benchmarks/STARTUP.md)."""
+
+
+def team_accounts(accounts: Accounts | str | os.PathLike[str] | None) -> Accounts | None:
+    """``decide``'s accounts argument: an ``Accounts`` as given, else ``load_accounts`` of the path
+    (or of ``$COMPUTEOPS_ACCOUNTS``); None, without importing the accounts module, when neither is
+    given."""
+    if accounts is None and not os.environ.get(_ACCOUNTS_ENV):
+        return None
+    from ..accounts import Accounts, load_accounts
+
+    return accounts if isinstance(accounts, Accounts) else load_accounts(accounts)
 
 
 def account_rules(accounts: Accounts, provider: str, region: str, accelerators: int) -> tuple[Reason, ...]:

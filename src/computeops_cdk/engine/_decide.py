@@ -15,13 +15,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from operator import attrgetter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..accounts import Accounts, load_accounts
 from ..catalog import HOURS_PER_MONTH, Catalog, load_catalog
 from ..errors import CatalogError, IntentError, NoFeasiblePlacementError, described, shown
 from ..intent import WorkloadIntent
-from ._accounts import accounts_line
+from ._accounts import accounts_line, team_accounts
 from ._columns import offer_columns
 from ._decision import SCORE_DIMENSIONS, Decision, EstimateSummary, Placement, UnitCost
 from ._evaluate import Candidate, Evaluation, evaluate_each, evaluator
@@ -38,6 +37,9 @@ from ._rules import compliance_rules
 from ._scores import compliance_credit
 from ._sizing import Calibration, sizer_for
 from ._suspect import suspect_prices
+
+if TYPE_CHECKING:
+    from ..accounts import Accounts
 
 __all__ = ["DEFAULT_ALTERNATIVES", "Ranked", "as_catalog", "as_intent", "decide", "ranked"]
 
@@ -295,7 +297,7 @@ def decide(
             path="pin",
         )
     with _collector_paused():
-        team = accounts if isinstance(accounts, Accounts) else load_accounts(accounts)
+        team = team_accounts(accounts)  # the accounts module is imported only when there are accounts
         run = ranked(
             as_intent(intent), as_catalog(catalog), pin if pin is not None else Pin(), calibrations, team
         )

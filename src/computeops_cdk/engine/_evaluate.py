@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ..accounts import Accounts
 from ..catalog import HOURS_PER_MONTH, PRICE_MODELS
 from ..intent import WorkloadIntent
 from ._accounts import account_price, account_rules
@@ -36,6 +36,9 @@ from ._rules import (
 )
 from ._sizing import Sizer, Sizing
 from ._suspect import offer_key
+
+if TYPE_CHECKING:
+    from ..accounts import Accounts
 
 __all__ = [
     "Candidate",
