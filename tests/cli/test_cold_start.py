@@ -19,8 +19,8 @@ from computeops_cdk.engine import _drift
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "support-chat.yaml"
 
 # Modules a decision over the embedded catalog has no use for: the ten target modules (the pin reads
-# targets/_unsupported), drift and locks, the accounts (none given), the table renderer,
-# schema validation, HTTP, the bindings.
+# targets/_unsupported), drift and locks, the accounts (none given) and the training model (a serving
+# intent), the table renderer, schema validation, HTTP, the bindings.
 _OFF_PATH = (
     "computeops_cdk.targets.aws",
     "computeops_cdk.targets.gcp",
@@ -28,6 +28,7 @@ _OFF_PATH = (
     "computeops_cdk.targets._boot",
     "computeops_cdk.engine._drift",
     "computeops_cdk.accounts",  # no accounts given: engine._accounts.team_accounts
+    "computeops_cdk.perf._training",  # a serving intent
     "rich",
     "jsonschema",
     "httpx",

@@ -35,7 +35,6 @@ from ._calibration import (
 from ._hardware import Hardware, hardware_of
 from ._inference import estimate_inference_hw
 from ._registry import model_from_params, model_names, resolve_model
-from ._training import estimate_training_hw
 from ._types import (
     Bound,
     Evidence,
@@ -315,6 +314,9 @@ def estimate_training(
         )
     if method not in ("full", "lora"):
         raise EstimateError(f"method must be 'full' or 'lora', got {method!r}")
+    # The training model is imported on first use: a serving decision never reads it (about 1.5 ms).
+    from ._training import estimate_training_hw
+
     hw = _hardware(accelerator)
     estimate = estimate_training_hw(
         model,
