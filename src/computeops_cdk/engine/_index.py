@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from itertools import groupby
 
 from ..catalog import Accelerator, Catalog, InstanceType, Offer, Provider, Region
 
@@ -58,29 +59,34 @@ def _sort_key(offer: Offer) -> tuple[str, str, str, str, int, float, str, str]:
 
 def _build(catalog: Catalog) -> CatalogIndex:
     providers = {p.id: p for p in catalog.providers}
-    regions = {(r.provider, r.code): r for r in catalog.regions}
+    regions: dict[str, dict[str, Region]] = defaultdict(dict)
+    for r in catalog.regions:
+        regions[r.provider][r.code] = r
     itypes = {(t.provider, t.name): t for t in catalog.instance_types}
     accelerators = {a.id: a for a in catalog.accelerators}
-    rows = []
-    itype_regions: dict[tuple[str, str], set[str]] = defaultdict(set)
-    for offer in sorted(catalog.offers, key=_sort_key):
-        provider = providers.get(offer.provider)
+    rows: list[Row] = []
+    runs: list[tuple[Row, ...]] = []
+    counts: dict[tuple[str, str], int] = {}
+    # The sort key starts with (provider, instance type): each run's offers are contiguous, so what
+    # the run shares (provider, instance type, accelerator records) is looked up once per run.
+    for key, offers in groupby(sorted(catalog.offers, key=_sort_key), key=_run_key):
+        provider = providers.get(key[0])
         if provider is None:  # a catalog that validated never has one; skip rather than guess
             continue
-        itype = itypes.get((offer.provider, offer.instance_type))
+        itype = itypes.get(key)
         chip = accelerators.get(itype.accelerator) if itype is not None else None
-        rows.append(Row(offer, provider, regions.get((offer.provider, offer.region)), itype, chip))
-        itype_regions[(offer.provider, offer.instance_type)].add(offer.region)
-    counts = {key: len(codes) for key, codes in itype_regions.items()}
-    runs: dict[tuple[str, str], list[Row]] = {}
-    for row in rows:  # dicts keep insertion order, and rows are sorted by (provider, instance type) first
-        runs.setdefault((row.offer.provider, row.offer.instance_type), []).append(row)
+        places = regions.get(key[0], {})
+        run = tuple(Row(offer, provider, places.get(offer.region), itype, chip) for offer in offers)
+        rows.extend(run)
+        runs.append(run)
+        counts[key] = len({row.offer.region for row in run})
     return CatalogIndex(
-        source=catalog.offers,
-        rows=tuple(rows),
-        by_itype=tuple(tuple(run) for run in runs.values()),
-        regions_per_itype=counts,
+        source=catalog.offers, rows=tuple(rows), by_itype=tuple(runs), regions_per_itype=counts
     )
+
+
+def _run_key(offer: Offer) -> tuple[str, str]:
+    return offer.provider, offer.instance_type
 
 
 def catalog_index(catalog: Catalog) -> CatalogIndex:
