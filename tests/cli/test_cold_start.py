@@ -29,6 +29,7 @@ _OFF_PATH = (
     "computeops_cdk.engine._drift",
     "computeops_cdk.accounts",  # no accounts given: engine._accounts.team_accounts
     "computeops_cdk.perf._training",  # a serving intent
+    "statistics",  # engine._suspect's median is its own
     "rich",
     "jsonschema",
     "httpx",
