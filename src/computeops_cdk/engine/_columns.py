@@ -10,6 +10,7 @@ reads it (an intent without residency never builds the country table).
 from __future__ import annotations
 
 import bisect
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -20,11 +21,16 @@ from ._decision import Reason
 from ._index import CatalogIndex, Row
 from ._retired import RETIRED
 from ._rules import attestation_applies
+from ._sizing import Sizer, Sizing
 from ._suspect import price_label
 
-__all__ = ["Columns", "Ladder", "Span", "assemble", "offer_columns", "set_bits"]
+__all__ = ["Columns", "Ladder", "Sized", "Span", "assemble", "offer_columns", "set_bits"]
 
 _CACHE_KEY = "engine.columns"
+
+Sized = tuple[Sizing, bool, tuple[str, ...]]
+"""A sizing group's sizing, whether price caps apply to it (``_evaluate.priced``) and the names
+of its rules."""
 K = TypeVar("K")
 
 
@@ -59,9 +65,8 @@ class Span:
         "_ladders",
         "by_pricing",
         "machine",
+        "retired",
         "rows",
-        "shared_id",
-        "shared_key",
         "sizing_id",
         "sizing_key",
         "start",
@@ -90,15 +95,11 @@ class Span:
         if itype is not None and chip is not None:
             self.sizing_key = (chip.id, itype.accelerator_count, itype.multi_node)
         """What the run's sizing depends on (the Sizer's own key); None when a record is missing."""
-        retired = (first.provider, first.instance_type) in RETIRED
-        self.shared_key = (
-            None if retired else (first.provider, itype.accelerator if itype is not None else "")
-        )
-        """What the run's provider and accelerator rules read; None when the instance type has a
-        retirement notice (its reasons are the run's own)."""
-        self.sizing_id = self.shared_id = -1
-        """The keys as small numbers (``Columns`` numbers them): a decision keeps each result in
-        a list slot, not a dict keyed by tuples whose strings are scattered in memory."""
+        self.retired = (first.provider, first.instance_type) in RETIRED
+        """Whether the instance type has a retirement notice (``_retired.RETIRED``)."""
+        self.sizing_id = -1
+        """The sizing key as a small number (``Columns`` numbers them): a decision keeps each result
+        in a list slot, not a dict keyed by tuples whose strings are scattered in memory."""
 
     @property
     def mask(self) -> int:
@@ -149,16 +150,20 @@ def set_bits(mask: int) -> Iterator[int]:
         at = digits.find("1", at + 1)
 
 
-def _number(spans: list[Span], what: str) -> int:
-    """Number the runs' ``<what>_key`` values (``<what>_id``); returns how many numbers were given."""
+def _by_sizing(spans: list[Span]) -> tuple[tuple[Span, ...], ...]:
+    """Number the runs' sizing keys (``Span.sizing_id``, in order of first appearance; a run
+    without a key has its own) and group the runs by them, each group in canonical order. Only
+    references to the runs: a catalog-wide mask per group would cost memory with the square of the
+    runs where each has its own key (a catalog of 100k undescribed instance types)."""
     numbers: dict[object, int] = {}
+    groups: list[list[Span]] = []
     for span in spans:
-        key = getattr(span, f"{what}_key")
-        number = len(numbers) if key is None else numbers.setdefault(key, len(numbers))
-        if key is None:
-            numbers[("own", span.start)] = number
-        setattr(span, f"{what}_id", number)
-    return len(numbers)
+        key = span.sizing_key if span.sizing_key is not None else ("own", span.start)
+        span.sizing_id = numbers.setdefault(key, len(numbers))
+        if span.sizing_id == len(groups):
+            groups.append([])
+        groups[span.sizing_id].append(span)
+    return tuple(tuple(group) for group in groups)
 
 
 def _ladders(run: tuple[Row, ...]) -> tuple[Ladder, ...]:
@@ -241,8 +246,12 @@ class Columns:
         self.spans: tuple[Span, ...] = tuple(spans)
         self.span_of: tuple[int, ...] = tuple(span_of)
         """Bit -> the index of its span."""
-        self.sizing_ids, self.shared_ids = _number(spans, "sizing"), _number(spans, "shared")
-        """How many distinct sizing and shared keys the runs have (a run without one has its own)."""
+        self.sizing_groups = _by_sizing(spans)
+        """The runs by sizing key (``Span.sizing_id``; a run without one has its own): a sizing is
+        asked once for all of them."""
+        self.retired = tuple(span for span in spans if span.retired)
+        """The runs of instance types with a retirement notice."""
+        self._sized: weakref.WeakKeyDictionary[Sizer, list[Sized | None]] = weakref.WeakKeyDictionary()
         self.providers: dict[str, Provider] = {
             run[0].offer.provider: run[0].provider for run in index.by_itype
         }
@@ -250,6 +259,15 @@ class Columns:
         self._masks: dict[object, int] = {}
         self._suspects: tuple[object, dict[str, int]] | None = None
         self._machines: dict[tuple[str, bool, PriceModel], tuple[int, Row]] | None = None
+
+    def sized(self, sizer: Sizer) -> list[Sized | None]:
+        """Slots for each sizing group's ``Sized``, by ``sizer``: a sizer is kept for its workload
+        (``_sizing.sizer_for``) and its sizings never change, so a decision fills the slots and the
+        next one about the same workload reads them (no key hashed per group)."""
+        found = self._sized.get(sizer)
+        if found is None:
+            found = self._sized[sizer] = [None] * len(self.sizing_groups)
+        return found
 
     def spans_mask(self, spans: Iterable[Span]) -> int:
         """The offers of ``spans``, as one mask."""
@@ -265,6 +283,11 @@ class Columns:
     def region_code(self) -> Column[str]:
         """Region code (any provider): what a region pin selects."""
         return self._column("region_code", lambda row: row.offer.region)
+
+    @property
+    def accelerator(self) -> Column[str]:
+        """The instance type's accelerator name ('' for an undescribed instance type)."""
+        return self._column("accelerator", lambda row: row.itype.accelerator if row.itype is not None else "")
 
     @property
     def pricing(self) -> Column[PriceModel]:

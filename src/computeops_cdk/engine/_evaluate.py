@@ -275,18 +275,18 @@ class Evaluator:
         key = (provider, itype.accelerator if itype is not None else "")
         found = self._shared.get(key)
         if found is None:
-            found = self._shared[key] = self._provider_reasons(provider) + self._accelerator_reasons(key[1])
+            found = self._shared[key] = self.provider_reasons(provider) + self.accelerator_reasons(key[1])
         if (provider, first.offer.instance_type) in RETIRED:
             found += retired_rule(provider, first.offer.instance_type, self.as_of)
         return found
 
-    def _provider_reasons(self, provider: str) -> tuple[Reason, ...]:
+    def provider_reasons(self, provider: str) -> tuple[Reason, ...]:
         found = self._by_provider.get(provider)
         if found is None:
             found = self._by_provider[provider] = provider_rule(provider, self.constraints)
         return found
 
-    def _accelerator_reasons(self, accelerator: str) -> tuple[Reason, ...]:
+    def accelerator_reasons(self, accelerator: str) -> tuple[Reason, ...]:
         found = self._by_accelerator.get(accelerator)
         if found is None:
             found = self._by_accelerator[accelerator] = accelerator_rule(accelerator, self.resolved)

@@ -23,6 +23,7 @@ from ._decision import Reason
 from ._evaluate import Candidate, Evaluation, Evaluator, Rejected, RunContext, billed_p10, priced
 from ._price_age import stale_rule
 from ._reserved import committed
+from ._retired import retired_rule
 from ._rules import placement_services
 from ._sizing import Sizing
 
@@ -84,46 +85,67 @@ class _Grouped:
 
     def runs(self) -> None:
         """Each run's sizing, provider, accelerator, retirement and target rules, and its caps."""
-        ev, rules = self.ev, self.rules
+        ev, rules, columns = self.ev, self.rules, self.columns
         caps = any(math.isfinite(cap) for cap in ev.caps)
-        # Runs sized alike (accelerator, count, multi-node) or sharing provider and accelerator
-        # share those results (looked up by the keys the catalog's runs carry), and the runs
-        # rejected by the same ones are counted together.
-        sized: list[tuple[Sizing, bool] | None] = [None] * self.columns.sizing_ids
-        shares: list[tuple[Reason, ...] | None] = [None] * self.columns.shared_ids
-        rejected: dict[tuple[int, int], tuple[tuple[Reason, ...], list[Span], Sizing]] = {}
+        # A sizing is asked once for each group of runs sharing its key (the catalog's groups) and
+        # the runs rejected by the same rules are one mask. Only the rules' names make a mask or a
+        # count (their messages are made when a rejection is read).
+        rejected: dict[tuple[str, ...], list[Span]] = {}
         fabric_runs: list[Span] = []
-        targets = ev.targets_given
-        for span in self.columns.spans:
-            known = sized[span.sizing_id]
+        fitting: list[tuple[tuple[Span, ...], Sizing]] = []
+        slots = columns.sized(ev.sizer)
+        for n, spans in enumerate(columns.sizing_groups):
+            known = slots[n]
             if known is None:
-                sizing = ev.sizing(span.rows[0])
-                known = sized[span.sizing_id] = (sizing, priced(sizing))
-            sizing, fits = known
-            shared = shares[span.shared_id]
-            if shared is None:
-                shared = shares[span.shared_id] = ev.shared(span.rows[0])
-            if shared or sizing.reasons:  # keyed by identity: the group keeps both objects alive
-                group = rejected.get((id(shared), id(sizing)))
-                if group is None:
-                    rejected[(id(shared), id(sizing))] = (shared + sizing.reasons, [span], sizing)
-                else:
-                    group[1].append(span)
-            if targets and sizing.needs_fabric:  # sized across several instances: multi_node
-                fabric_runs.append(span)
+                sizing = ev.sizing(spans[0].rows[0])
+                known = slots[n] = (sizing, priced(sizing), _names(sizing.reasons))
+            sizing, fits, names = known
+            if names:
+                rejected.setdefault(names, []).extend(spans)
+            if sizing.needs_fabric:  # sized across several instances: multi_node
+                fabric_runs.extend(spans)
             if caps and fits:
+                fitting.append((spans, sizing))
+        for names, runs in rejected.items():
+            self._add(names, columns.spans_mask(runs))
+        self._shared()
+        for spans, sizing in fitting:
+            for span in spans:
                 self._caps(span, sizing)
-        for reasons, spans, _sizing in rejected.values():
-            rules.reasons(reasons, self.columns.spans_mask(spans))
         for rule, pieces in zip(_CAP_RULES, self.over, strict=True):
-            rules.add(rule, assemble(self.columns.size, pieces))
-        if targets:
-            fabric = self.columns.spans_mask(
-                fabric_runs
-            )  # once per (provider, TPU or not, price model, fabric or not)
-            for mask, row in self.columns.machines.values():
+            rules.add(rule, assemble(columns.size, pieces))
+        if ev.targets_given:
+            fabric = columns.spans_mask(fabric_runs)
+            for mask, row in columns.machines.values():  # once per (provider, TPU or not, price model)
                 rules.reasons(ev.target(row, needs_fabric=False), mask & ~fabric)
                 rules.reasons(ev.target(row, needs_fabric=True), mask & fabric)
+
+    def _shared(self) -> None:
+        """``Evaluator.shared``'s rules (provider, accelerator, retirement), each part asked once per
+        provider, accelerator name and retired instance type: a rule given by two parts counts
+        twice, as offer by offer."""
+        ev, columns = self.ev, self.columns
+        by_provider: dict[tuple[str, ...], int] = {}
+        for provider in columns.providers:
+            names = _names(ev.provider_reasons(provider))
+            if names:
+                by_provider[names] = by_provider.get(names, 0) | columns.provider(provider)
+        for names, mask in by_provider.items():
+            self._add(names, mask)
+        by_chip: dict[tuple[str, ...], list[str]] = {}
+        for accelerator in columns.accelerator.values:
+            names = _names(ev.accelerator_reasons(accelerator))
+            if names:
+                by_chip.setdefault(names, []).append(accelerator)
+        for names, chips in by_chip.items():
+            self._add(names, columns.accelerator.mask(chips))
+        for span in columns.retired:
+            first = span.rows[0].offer
+            self._add(_names(retired_rule(first.provider, first.instance_type, ev.as_of)), span.mask)
+
+    def _add(self, names: tuple[str, ...], mask: int) -> None:
+        for name in names:
+            self.rules.add(name, mask)
 
     def context(self, n: int) -> RunContext:
         """The context of span ``n``, made when first needed: for its feasible offers, or when one
@@ -265,6 +287,10 @@ class _Grouped:
 
 
 _CAP_RULES = ("price.max_hourly", "price.max_monthly", "price.max_total")
+
+
+def _names(reasons: tuple[Reason, ...]) -> tuple[str, ...]:
+    return tuple(r.rule for r in reasons)
 
 
 def _union(masks: Iterable[int]) -> int:
