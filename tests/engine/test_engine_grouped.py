@@ -9,6 +9,7 @@ and the rules only some intents use (price age, suspect prices, compliance in a 
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from engine_testdata import inference, intent_of, make_catalog, training
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reserved_testdata import RESERVED_CHAT, with_reserved
-from test_engine_properties import intents
+from test_engine_properties import REGIONS, intents
 
 from computeops_cdk.catalog import Catalog, load_catalog
 from computeops_cdk.catalog._build import build_catalog
@@ -244,3 +245,62 @@ def test_a_run_keeps_only_bits_of_its_own_offers() -> None:
                 assert value.bit_length() <= max(span.width, 64), (name, span.start)
         for _model, mask, _first in span.by_pricing:
             assert mask.bit_length() <= span.width
+
+
+def _scores(feasible: list[Candidate]) -> list[tuple[object, ...]]:
+    return [(c.position, c.unit_cost, c.ranked_unit_cost, c.parts, c.score) for c in feasible]
+
+
+def _assert_scored_alike(intent: WorkloadIntent, catalog: Catalog, pin: Pin) -> None:
+    """score_all by score class (the catalog's columns given) fills every candidate as scoring each
+    candidate on its own does, and the ranking that follows is the same."""
+    resolved = resolve(intent, catalog, pin)
+    by_class, one_by_one = _both(intent, catalog, pin)[0], _both(intent, catalog, pin)[0]
+    columns = offer_columns(catalog, catalog_index(catalog))
+    for result, kept in ((by_class, columns), (one_by_one, None)):
+        if result.feasible:
+            score_all(result.feasible, intent, {}, resolved, catalog, kept)
+            rank(result.feasible, by_position=result.by_position)
+    assert _scores(by_class.feasible) == _scores(one_by_one.feasible)
+
+
+@pytest.mark.parametrize("pin", list(PINS), ids=list(PINS))
+@pytest.mark.parametrize("example", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_the_examples_are_scored_alike_by_class_and_one_by_one(example: Path, pin: str) -> None:
+    _assert_scored_alike(WorkloadIntent.from_file(example), EMBEDDED, PINS[pin])
+
+
+def test_reserved_offers_are_scored_alike_by_class(tmp_path: Path) -> None:
+    catalog = catalog_from_document(build_catalog(with_reserved(tmp_path)))
+    _assert_scored_alike(WorkloadIntent.from_dict(RESERVED_CHAT), catalog, Pin())
+    job = training(
+        deadline_hours=100.0, constraints={"pricing": ["reserved", "on_demand"], "max_total_usd": 900.0}
+    )
+    _assert_scored_alike(job, catalog, Pin())
+
+
+def test_offers_in_places_of_other_compliance_scores_are_not_scored_alike() -> None:
+    # gcp's regions hold different attestations: one class per compliance score of the place, so a
+    # place's own score is never taken from another region's offer at the same price
+    intent = inference(providers={"allow": ["gcp", "aws"]})
+    for pin in (Pin(), placement_pin(cluster=True)):
+        _assert_scored_alike(intent, EMBEDDED, pin)
+        grouped = _both(intent, EMBEDDED, pin)[0]
+        columns = offer_columns(EMBEDDED, catalog_index(EMBEDDED))
+        score_all(grouped.feasible, intent, {}, resolve(intent, EMBEDDED, pin), EMBEDDED, columns)
+        compliance = {(c.row.offer.provider, c.row.offer.region, c.parts[4]) for c in grouped.feasible}
+        assert len({score for _p, _r, score in compliance}) > 1
+
+
+PLACES = sorted(f"{provider}:{code}" for provider, code in REGIONS)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(intent=intents(), regions=st.lists(st.sampled_from(PLACES), max_size=2))
+def test_random_intents_are_scored_alike_by_class(intent: WorkloadIntent, regions: list[str]) -> None:
+    if regions:  # preferred regions: the residency score reads the place (scored one by one)
+        data = json.loads(intent.canonical_json())
+        data.setdefault("preferences", {})["regions"] = sorted(set(regions))
+        intent = WorkloadIntent.from_dict(data)
+    for pin in (Pin(), Pin(provider="aws"), placement_pin(cluster=True)):
+        _assert_scored_alike(intent, make_catalog(), pin)

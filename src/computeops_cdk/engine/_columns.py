@@ -256,6 +256,8 @@ class Columns:
             run[0].offer.provider: run[0].provider for run in index.by_itype
         }
         self._columns: dict[str, Column[Any]] = {}
+        self.kept: dict[object, object] = {}
+        """What the scoring keeps with the catalog (``_rank``: the offers' score classes)."""
         self._masks: dict[object, int] = {}
         self._suspects: tuple[object, dict[str, int]] | None = None
         self._machines: dict[tuple[str, bool, PriceModel], tuple[int, Row]] | None = None
@@ -263,7 +265,9 @@ class Columns:
     def sized(self, sizer: Sizer) -> list[Sized | None]:
         """Slots for each sizing group's ``Sized``, by ``sizer``: a sizer is kept for its workload
         (``_sizing.sizer_for``) and its sizings never change, so a decision fills the slots and the
-        next one about the same workload reads them (no key hashed per group)."""
+        next one about the same workload reads them (no key hashed per group). Only groups with a
+        sizing key are kept: an undescribed instance type's reasons name it, and a catalog of many
+        would keep as many records per workload."""
         found = self._sized.get(sizer)
         if found is None:
             found = self._sized[sizer] = [None] * len(self.sizing_groups)

@@ -382,12 +382,10 @@ def ranked(
     sizer = sizer_for(intent.workload, intent.preferences.capacity_headroom, tuple(calibrations))
     rules = evaluator(intent, resolved, pin, sizer, suspect_prices(catalog), catalog.as_of, accounts)
     # by group of offers (_groups); a team's accounts price and limit offer by offer
-    if accounts is None:
-        result = evaluate_grouped(rules, offer_columns(catalog, index))
-    else:
-        result = evaluate_each(rules, index)
+    columns = offer_columns(catalog, index) if accounts is None else None
+    result = evaluate_grouped(rules, columns) if columns is not None else evaluate_each(rules, index)
     if result.feasible:
-        score_all(result.feasible, intent, index.regions_per_itype, resolved, catalog)
+        score_all(result.feasible, intent, index.regions_per_itype, resolved, catalog, columns)
         rank(result.feasible, by_position=result.by_position)
     header = _Header(intent=intent, catalog=catalog, result=result, pin=pin, accounts=accounts)
     return Ranked(header=header, resolved=resolved)

@@ -383,9 +383,28 @@ class Evaluator:
         price = row.offer.hourly_usd
         assert price is not None and self.accounts is None
         hourly, billed = price * ctx.sizing.instances, ctx.billed
-        if row.offer.term_months is None:  # the common case, with the fewest arguments (hundreds)
+        if row.offer.term_months is None:  # the common case (hundreds)
             total = hourly * billed if billed is not None else None
-            return Candidate(row, ctx.sizing, hourly, total=total, services=ctx.services, position=position)
+            # every field in order (row, sizing, hourly, unit_cost, ranked_unit_cost, total, reasons,
+            # parts, score, list_hourly, terms, commitment, whole_term, services, position): a
+            # dataclass is made in half the time from positional arguments
+            return Candidate(
+                row,
+                ctx.sizing,
+                hourly,
+                0.0,
+                0.0,
+                total,
+                (),
+                (),
+                0.0,
+                None,
+                "",
+                None,
+                False,
+                ctx.services,
+                position,
+            )
         term = row.offer.term_hours
         assert term is not None
         commitment, whole_term, billed = committed(hourly, term, billed)

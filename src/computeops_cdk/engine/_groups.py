@@ -98,7 +98,9 @@ class _Grouped:
             known = slots[n]
             if known is None:
                 sizing = ev.sizing(spans[0].rows[0])
-                known = slots[n] = (sizing, priced(sizing), _names(sizing.reasons))
+                known = (sizing, priced(sizing), _names(sizing.reasons))
+                if spans[0].sizing_key is not None:  # the sizer keeps that Sizing anyway
+                    slots[n] = known
             sizing, fits, names = known
             if names:
                 rejected.setdefault(names, []).extend(spans)
@@ -248,19 +250,22 @@ class _Grouped:
         )
 
     def _candidates(self, feasible: int) -> tuple[list[Candidate], list[Candidate]]:
-        inside: list[Candidate] = []
-        outside: list[Candidate] = []
-        make, pinned, spans, span_of = (
-            self.ev.candidate,
-            self.inside,
-            self.columns.spans,
-            self.columns.span_of,
-        )
-        for bit in set_bits(feasible):  # canonical order: runs are contiguous, in order
+        """The feasible candidates inside the pin and outside it, each list in canonical order."""
+        return self._made(feasible & self.inside), self._made(feasible & ~self.inside)
+
+    def _made(self, mask: int) -> list[Candidate]:
+        out: list[Candidate] = []
+        if not mask:  # (an empty catalog has no run)
+            return out
+        make, spans, span_of = self.ev.candidate, self.columns.spans, self.columns.span_of
+        last, span, ctx = -1, self.columns.spans[0], None
+        for bit in set_bits(mask):  # canonical order: runs are contiguous, in order
             n = span_of[bit]
-            candidate = make(spans[n].rows[bit - spans[n].start], self.context(n), bit)
-            (inside if pinned >> bit & 1 else outside).append(candidate)
-        return inside, outside
+            if n != last:
+                last, span, ctx = n, spans[n], self.context(n)
+            assert ctx is not None
+            out.append(make(span.rows[bit - span.start], ctx, bit))
+        return out
 
     def rejected_all(self, mask: int, made: dict[int, Rejected]) -> list[Rejected]:
         """The rejections of the offers in ``mask``, in canonical order, run by run (``made``: those

@@ -12,6 +12,7 @@ import math
 
 from ..catalog import Catalog, Provider, Region
 from ..intent import Training, WorkloadIntent
+from ._columns import Columns
 from ._decision import SCORE_DIMENSIONS
 from ._evaluate import Candidate
 from ._resolve import Resolved
@@ -158,9 +159,30 @@ def score_all(
     index_regions: dict[tuple[str, str], int],
     resolved: Resolved,
     catalog: Catalog,
+    columns: Columns | None = None,
 ) -> None:
-    """Fill unit cost, the six scores and the weighted score of every feasible candidate."""
+    """Fill unit cost, the six scores and the weighted score of every feasible candidate.
+
+    ``columns``: the catalog's columns, when every candidate carries its canonical position (the
+    grouped evaluation): the candidates alike in everything a score reads are then scored once
+    (``_score_classes``). Default: each candidate scored on its own.
+    """
     del index_regions  # availability reads no region count (see _scores)
+    alike = _alike(feasible, columns) if columns is not None and not resolved.preferred_regions else None
+    scored = feasible if alike is None else [group[0] for group in alike]
+    _score(scored, intent, resolved, catalog)
+    for group in alike or ():
+        first = group[0]
+        for c in group[1:]:
+            c.unit_cost, c.ranked_unit_cost, c.parts, c.score = (
+                first.unit_cost,
+                first.ranked_unit_cost,
+                first.parts,
+                first.score,
+            )
+
+
+def _score(feasible: list[Candidate], intent: WorkloadIntent, resolved: Resolved, catalog: Catalog) -> None:
     cheapest, sizings = _unit_costs(feasible, intent)
     scorer = _Scorer(sizings, intent, resolved, catalog)
     weights = [intent.preferences.weights.as_dict()[d] for d in SCORE_DIMENSIONS]
@@ -197,6 +219,80 @@ def score_all(
             products = tuple(w * v for w, v in zip(weights, parts, strict=True))
             score = scores[parts] = round(sum(products) / total, 4)
         c.score = score
+
+
+def _alike(feasible: list[Candidate], columns: Columns) -> list[list[Candidate]]:
+    """The candidates in groups alike in everything a score reads, each group in canonical order and
+    the groups in the order of their first candidate (so the best figures, the cheapest unit cost
+    and the distinct sizings are found as over all of them). Only without preferred regions: the
+    residency score then reads no place (it is 1.0 for every candidate)."""
+    groups: dict[int, list[Candidate]] = {}
+    itype: object = _NO_RUN
+    classes = _Classes.EMPTY
+    for c in feasible:
+        if c.row.itype is not itype:  # a run shares its placement services
+            itype = c.row.itype
+            classes = _Classes.kept(columns, c.services)
+        k = classes.of[c.position]
+        if k < 0:
+            k = classes.fill(c.position)
+        group = groups.get(k)
+        if group is None:
+            groups[k] = [c]
+        else:
+            group.append(c)
+    return list(groups.values())
+
+
+class _Classes:
+    """Offer (its canonical position) -> its score class, for placements on one set of services.
+
+    Two offers of one run (one instance type of one provider: the same sizing, block and provider)
+    share a class when they have the same price model, term, price and capacity signal and their
+    places the same compliance score: every score then reads the same values (cost: the price x the
+    run's instances and billed hours; performance: the sizing; availability: the model, block, kind
+    and capacity; reliability: the provider; compliance: the place; residency: see ``_alike``).
+    Kept with the catalog's columns, one run filled when first scored.
+    """
+
+    EMPTY: _Classes
+
+    def __init__(
+        self, columns: Columns | None, services: tuple[str, ...], keys: dict[tuple[object, ...], int]
+    ) -> None:
+        self.columns, self.services = columns, services
+        self.of = [-1] * (columns.size if columns is not None else 0)
+        self._keys = keys
+        """Class key -> number, shared by the classes of every set of services of the catalog: a
+        decision's runs on other services (a TPU slice's) are numbered apart."""
+
+    @staticmethod
+    def kept(columns: Columns, services: tuple[str, ...]) -> _Classes:
+        """The classes for ``services`` kept with ``columns`` (made empty on first use)."""
+        found = columns.kept.get(("score classes", services))
+        if not isinstance(found, _Classes):
+            keys = columns.kept.setdefault("score class keys", {})
+            assert isinstance(keys, dict)
+            found = columns.kept[("score classes", services)] = _Classes(columns, services, keys)
+        return found
+
+    def fill(self, position: int) -> int:
+        """Number the classes of the run holding ``position``; returns that offer's class."""
+        assert self.columns is not None
+        span = self.columns.spans[self.columns.span_of[position]]
+        compliance: dict[str, float] = {}
+        for i, row in enumerate(span.rows):
+            o = row.offer
+            place = compliance.get(o.region)
+            if place is None:
+                credit = compliance_credit(row.provider, o.region, self.services)[0]
+                place = compliance[o.region] = round(credit, 4)
+            key = (self.services, span.start, o.pricing, o.term_months, o.hourly_usd, o.capacity, place)
+            self.of[span.start + i] = self._keys.setdefault(key, len(self._keys))
+        return self.of[position]
+
+
+_Classes.EMPTY = _Classes(None, (), {})
 
 
 _STATIC_KEY = "engine.static_scores"
