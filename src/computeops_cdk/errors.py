@@ -227,11 +227,23 @@ class NoFeasiblePlacementError(ComputeOpsError):
         document: dict[str, Any] | Callable[[], dict[str, Any] | None] | None = None,
         decision: Any = None,
     ) -> None:
-        self.rejections = list(rejections)
+        self._rejections = rejections
         self.decision = decision
         self.nearest_misses = list(nearest_misses)
         self._document = document
         super().__init__(message)
+
+    @property
+    def rejections(self) -> list[Any]:
+        """The rejections as a list, made on first access: the engine's records are made when read,
+        and a caller reading only the message or the nearest misses should not make thousands."""
+        if not isinstance(self._rejections, list):
+            self._rejections = list(self._rejections)
+        return self._rejections
+
+    @rejections.setter
+    def rejections(self, value: Sequence[Any]) -> None:
+        self._rejections = list(value)
 
     @property
     def document(self) -> dict[str, Any] | None:

@@ -26,9 +26,11 @@ from computeops_cdk.catalog._build import build_catalog
 from computeops_cdk.catalog._load import catalog_from_document
 from computeops_cdk.engine import Pin, decide
 from computeops_cdk.engine._columns import Column, assemble, offer_columns, set_bits
+from computeops_cdk.engine._decide import _caps
 from computeops_cdk.engine._evaluate import Candidate, Evaluation, evaluate_each, evaluator
 from computeops_cdk.engine._groups import evaluate_grouped
 from computeops_cdk.engine._index import catalog_index
+from computeops_cdk.engine._misses import UNRELAXABLE, nearest_misses
 from computeops_cdk.engine._rank import rank, rank_key, score_all
 from computeops_cdk.engine._resolve import resolve
 from computeops_cdk.engine._sizing import sizer_for
@@ -304,3 +306,46 @@ def test_random_intents_are_scored_alike_by_class(intent: WorkloadIntent, region
         intent = WorkloadIntent.from_dict(data)
     for pin in (Pin(), Pin(provider="aws"), placement_pin(cluster=True)):
         _assert_scored_alike(intent, make_catalog(), pin)
+
+
+def _assert_misses_alike(intent: WorkloadIntent, catalog: Catalog, pin: Pin) -> None:
+    """The nearest misses over the relaxable rejections the masks find are those over every
+    rejection, and whether every rejection carries target.unsupported is known alike."""
+    grouped, each = _both(intent, catalog, pin)
+    caps = _caps(intent)
+    assert nearest_misses(grouped.without(UNRELAXABLE), caps) == nearest_misses(each.rejected, caps)
+    assert grouped.without(UNRELAXABLE) == each.without(UNRELAXABLE)
+    for rule in ("target.unsupported", "memory.fit", "pricing.model"):
+        assert grouped.all_carry(rule) == each.all_carry(rule)
+
+
+@pytest.mark.parametrize("pin", list(PINS), ids=list(PINS))
+@pytest.mark.parametrize("example", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_the_examples_nearest_misses_are_found_alike_from_the_masks(example: Path, pin: str) -> None:
+    _assert_misses_alike(WorkloadIntent.from_file(example), EMBEDDED, PINS[pin])
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(intent=intents())
+def test_random_intents_nearest_misses_are_found_alike_from_the_masks(intent: WorkloadIntent) -> None:
+    for pin in (Pin(), Pin(provider="aws"), placement_pin(cluster=True)):
+        _assert_misses_alike(intent, make_catalog(), pin)
+
+
+def test_every_rejection_carrying_the_target_rule_is_known_from_the_masks() -> None:
+    # a TPU-only intent pinned to a cluster on a provider whose target has no TPU node pool: every
+    # candidate is target.unsupported, and the fix says so
+    intent = inference(accelerators={"allow": ["H100"]})
+    grouped, each = _both(intent, EMBEDDED, placement_pin(provider="vast", cluster=True))
+    assert grouped.all_carry("target.unsupported") == each.all_carry("target.unsupported")
+    assert not grouped.all_carry("price.unknown")
+
+
+def test_an_infeasible_decision_makes_only_the_rejections_a_relaxation_could_admit() -> None:
+    with pytest.raises(NoFeasiblePlacementError) as caught:
+        decide(ROOT / "examples" / "infeasible-budget.yaml", catalog=EMBEDDED)
+    decision = caught.value.decision
+    assert decision is not None and caught.value.nearest_misses
+    rows = decision.rejected._rows  # type: ignore[attr-defined]  # the grouped evaluation's lazy rows
+    assert rows.made() < len(rows)  # not every record: only the relaxable ones were read
+    assert len(rows.without(UNRELAXABLE)) < len(rows) // 4

@@ -28,7 +28,7 @@ from ._explain import explanation, trade_off
 from ._groups import evaluate_grouped
 from ._index import catalog_index
 from ._margin import billing_line, margin_lines
-from ._misses import nearest_misses, unsupported_fix
+from ._misses import UNRELAXABLE, nearest_misses, unsupported_fix
 from ._pin import Pin
 from ._price_age import age_days
 from ._rank import distinct, rank, score_all
@@ -198,7 +198,8 @@ class _Header:
 
 def _infeasible(header: _Header) -> NoFeasiblePlacementError:
     result = header.result
-    misses = nearest_misses(result.rejected, _caps(header.intent))
+    # only the offers whose every rule can be relaxed are read (the rest are never a miss)
+    misses = nearest_misses(result.without(UNRELAXABLE), _caps(header.intent))
     admissible = [c for c in result.pinned_out_feasible if _choosable_unpinned(c, header.pin)]
     if admissible:
         best = min(admissible, key=lambda c: (c.unit_cost, c.hourly or 0.0))
@@ -219,7 +220,7 @@ def _infeasible(header: _Header) -> NoFeasiblePlacementError:
         lines = [f"no feasible placement for intent {header.intent.name!r}: there is no offer {where}"]
     if misses:
         lines.append("nearest misses:\n" + "\n".join(f"  - {m}" for m in misses))
-    lines.append(_fix(draft, header.pin))
+    lines.append(_fix(draft, header.pin, result.all_carry("target.unsupported")))
     # replace(), not a second header.decision(): the rejections are the same thousands of records.
     final = replace(draft, explanation=tuple(lines), nearest_misses=tuple(misses))
     document = final.to_dict  # built when someone reads err.document (the CLI's --format json)
@@ -238,10 +239,12 @@ def _choosable_unpinned(candidate: Candidate, pin: Pin) -> bool:
     return features is not None and "repeatable_plan" not in features
 
 
-def _fix(draft: Decision, pin: Pin) -> str:
+def _fix(draft: Decision, pin: Pin, unsupported: bool) -> str:
+    """``unsupported``: whether every rejection carries ``target.unsupported`` (known from the
+    evaluation without making the records: only then are they read)."""
     if draft.rejected:
         # When no target can express any candidate, relaxing the intent's constraints cannot help.
-        return unsupported_fix(draft.rejected, pin) or (
+        return (unsupported and unsupported_fix(draft.rejected, pin)) or (
             "To fix: relax one of the constraints above, or widen providers, regions or accelerators."
         )
     if draft.pinned_out:  # offers exist, none where the pin points

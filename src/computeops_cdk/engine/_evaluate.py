@@ -7,6 +7,7 @@ dictionary lookup per group per offer plus the offer's own price checks.
 
 from __future__ import annotations
 
+import abc
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -44,6 +45,7 @@ __all__ = [
     "Candidate",
     "Evaluation",
     "Evaluator",
+    "Masked",
     "Rejected",
     "RunContext",
     "as_candidate",
@@ -135,6 +137,18 @@ def as_candidate(rejected: Rejected) -> Candidate:
     return Candidate(row=row, sizing=sizing, hourly=hourly, total=total, reasons=reasons)
 
 
+class Masked(Sequence[Rejected]):
+    """Rejected offers that know, without making them, which carry a rule (``_groups``)."""
+
+    @abc.abstractmethod
+    def without(self, rules: frozenset[str]) -> list[Rejected]:
+        """The rejected offers carrying none of ``rules``, in canonical order."""
+
+    @abc.abstractmethod
+    def carrying(self, rule: str) -> int:
+        """How many rejected offers carry ``rule``."""
+
+
 @dataclass(slots=True)
 class Evaluation:
     """What ``evaluate`` found: feasible candidates, rejected offers, and what the pin left out."""
@@ -152,6 +166,23 @@ class Evaluation:
     """The feasible candidates carry canonical positions that order as ``_rank.rank_key`` does
     (``_rank.rank``): the grouped evaluation over a catalog whose terms are the schema's."""
     _rejections: Rejections | None = None
+
+    def without(self, rules: frozenset[str]) -> Sequence[Rejected]:
+        """The rejected offers carrying none of ``rules``, in canonical order: a grouped evaluation
+        finds them from its masks and makes only theirs (the nearest misses read only the offers
+        whose every rule can be relaxed: 470 of 4,205 for the infeasible example)."""
+        rows = self.rejected
+        if isinstance(rows, Masked):
+            return rows.without(rules)
+        return [row for row in rows if not any(r.rule in rules for r in row[4])]
+
+    def all_carry(self, rule: str) -> bool:
+        """Whether every rejected offer carries ``rule`` (False when none is rejected), known from a
+        grouped evaluation's masks without making the records."""
+        rows = self.rejected
+        if isinstance(rows, Masked):
+            return bool(rows) and rows.carrying(rule) == len(rows)
+        return bool(rows) and all(any(r.rule == rule for r in row[4]) for row in rows)
 
     def rejections(self) -> Rejections:
         """The rejected offers as the Decision's records (canonical order; each made when read)."""

@@ -20,7 +20,7 @@ from typing import TypeVar, overload
 from ..catalog import HOURS_PER_MONTH
 from ._columns import Column, Columns, Span, assemble, set_bits
 from ._decision import Reason
-from ._evaluate import Candidate, Evaluation, Evaluator, Rejected, RunContext, billed_p10, priced
+from ._evaluate import Candidate, Evaluation, Evaluator, Masked, Rejected, RunContext, billed_p10, priced
 from ._price_age import stale_rule
 from ._reserved import committed
 from ._retired import retired_rule
@@ -305,7 +305,7 @@ def _union(masks: Iterable[int]) -> int:
     return found
 
 
-class _RejectedRows(Sequence[Rejected]):
+class _RejectedRows(Masked):
     """``Evaluation.rejected`` of a grouped evaluation: the rejected offers inside the pin in canonical
     order. Each rule's first one (what the summary document reads) is made alone when read; reading
     any other makes them all, run by run (nearest misses, drift and ``--rejections all`` read all)."""
@@ -321,6 +321,18 @@ class _RejectedRows(Sequence[Rejected]):
     def _bit_of_example(self, rule: str) -> int:
         mask = self._grouped.rules.masks[rule] & self._mask
         return (mask & -mask).bit_length() - 1
+
+    def without(self, rules: frozenset[str]) -> list[Rejected]:
+        """The rejections carrying none of ``rules``, in canonical order, only theirs made."""
+        masks, mask = self._grouped.rules.masks, self._mask
+        for rule in rules:
+            mask &= ~masks.get(rule, 0)
+        if mask == self._mask:
+            return list(self)
+        return self._grouped.rejected_all(mask, {})
+
+    def carrying(self, rule: str) -> int:
+        return (self._grouped.rules.masks.get(rule, 0) & self._mask).bit_count()
 
     def made(self) -> int:
         """How many of the rows have been made so far."""

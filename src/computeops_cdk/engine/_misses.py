@@ -24,7 +24,7 @@ from ._decision import Rejection
 from ._evaluate import Candidate, Rejected, as_candidate
 from ._pin import Pin
 
-__all__ = ["MAX_MISSES", "nearest_misses", "unsupported_fix"]
+__all__ = ["MAX_MISSES", "UNRELAXABLE", "nearest_misses", "unsupported_fix"]
 
 MAX_MISSES = 5
 
@@ -47,6 +47,9 @@ _FIXED = frozenset(
         "offer.retired",
     }
 )
+
+UNRELAXABLE = _FIXED
+"""Rules no relaxation of the intent can lift: a rejection carrying one is never a nearest miss."""
 
 
 def _up(value: float) -> str:
