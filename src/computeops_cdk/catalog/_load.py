@@ -18,7 +18,6 @@ from typing import Any
 from .._files import MIB, UnreadableFile, read_regular_file, shown_path
 from ..errors import CatalogError
 from ._types import Accelerator, Attestation, Catalog, InstanceType, Offer, Provider, Region, ServiceScope
-from ._validate import validate_document
 
 __all__ = [
     "CATALOG_ENV",
@@ -61,6 +60,8 @@ def load_catalog(path: str | os.PathLike[str] | None = None, *, validate: bool |
         )
     doc = read_document(Path(path))
     if validate is None or validate:
+        from ._validate import validate_document  # on use: the embedded catalog's load never needs it
+
         # Same records in another order are the same catalog: same digest, same answers.
         doc = validate_document(doc)  # the records in canonical order
     return catalog_from_document(doc)
@@ -70,6 +71,8 @@ def load_catalog(path: str | os.PathLike[str] | None = None, *, validate: bool |
 def _embedded(validate: bool) -> Catalog:
     doc = read_document(EMBEDDED_CATALOG, strict=bool(validate))
     if validate:
+        from ._validate import validate_document
+
         validate_document(doc)
     return catalog_from_document(doc)
 
