@@ -311,19 +311,35 @@ def _phases(code: str, src: Path | None) -> list[float]:
     return [float(x) for x in done.stdout.split()]
 
 
+def _cpu_ms_of(command: Sequence[str], src: Path | None) -> float:
+    before = _child_cpu()
+    subprocess.run(command, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=_env(src))
+    return (_child_cpu() - before) * 1000
+
+
 def profile(repeat: int, *, cpu: bool = False, against: Path | None = None) -> str:
     """Median milliseconds of each cold-decide phase over ``repeat`` fresh interpreters (``cpu``: the
     interpreter's CPU time, ``time.process_time``, instead of the wall clock). With ``against`` (a
-    tree's ``src`` directory) that tree's phases too, the two trees taking turns."""
+    tree's ``src`` directory) that tree's phases too, the two trees taking turns. With ``cpu``, each
+    turn also runs the whole ``computeops decide`` process of each tree and the baseline (Python and
+    ``json.load`` of the catalog), so the phases can be read against both, in the same conditions."""
     code = _PHASES.replace("time.perf_counter()", "time.process_time()") if cpu else _PHASES
     trees: list[Path | None] = [None] if against is None else [against, ROOT / "src"]
     for src in trees:
         if src is not None:
             _compiled(src)
+    decide = [_exe(), "decide", str(EXAMPLE), "--format", "json"]
+    baseline = [sys.executable, "-c", f"import json\nwith open({_catalog_path()!r}, 'rb') as f: json.load(f)"]
     runs: list[list[list[float]]] = [[] for _ in trees]
+    processes: list[list[float]] = [[] for _ in trees]
+    baselines: list[float] = []
     for _ in range(repeat):
         for n, src in enumerate(trees):
             runs[n].append(_phases(code, src))
+            if cpu:
+                processes[n].append(_cpu_ms_of(decide, src))
+        if cpu:
+            baselines.append(_cpu_ms_of(baseline, None))
     columns = [[statistics.median(column) for column in zip(*tree, strict=True)] for tree in runs]
     heads = "ms (median)" if against is None else f"{against} | this tree"
     lines = [f"| phase of a cold decide | {'CPU ' if cpu else ''}{heads} |", "|---" * (1 + len(trees)) + "|"]
@@ -341,6 +357,26 @@ def profile(repeat: int, *, cpu: bool = False, against: Path | None = None) -> s
     lines.append(
         row("total without those three phases", [t - p for t, p in zip(totals, pydantic, strict=True)])
     )
+    if cpu:
+        whole = [statistics.median(tree) for tree in processes]
+        base = statistics.median(baselines)
+        lines.append(row("the whole `computeops decide` process (CPU, same turns)", whole))
+        lines.append(
+            row(
+                "outside the phases: interpreter start, console script, exit",
+                [w - t for w, t in zip(whole, totals, strict=True)],
+            )
+        )
+        lines.append(
+            row("baseline: Python + json.load of the catalog (CPU, same turns)", [base] * len(trees))
+        )
+        lines.append(
+            "| CPU ratio of the process / without pydantic's phases | "
+            + " | ".join(
+                f"{w / base:.2f}x / {(w - p) / base:.2f}x" for w, p in zip(whole, pydantic, strict=True)
+            )
+            + " |"
+        )
     return "\n".join(lines)
 
 
