@@ -21,7 +21,7 @@ written canonically (about 54.5 MiB, under the 64 MiB cap). It is valid, so ever
   installed): why the compiled validator was chosen (benchmarks/CATALOG.md).
 
 Target: ``load_catalog`` of the 100k catalog <= 10x ``json.loads`` of its text (median of the rounds;
-measured 7-9x). Before this change it was about 80-100x (35 s on an idle machine), 95 % of it in
+measured 8.1x and 9.2x). Before this change it was about 80-100x (35 s on an idle machine), 95 % of it in
 ``jsonschema``.
 """
 
