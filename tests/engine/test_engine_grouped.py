@@ -349,3 +349,23 @@ def test_an_infeasible_decision_makes_only_the_rejections_a_relaxation_could_adm
     rows = decision.rejected._rows  # type: ignore[attr-defined]  # the grouped evaluation's lazy rows
     assert rows.made() < len(rows)  # not every record: only the relaxable ones were read
     assert len(rows.without(UNRELAXABLE)) < len(rows) // 4
+
+
+def test_a_workloads_sizings_are_kept_with_the_columns_and_reused_alike() -> None:
+    # Two intents of one workload (one sizer) with other constraints: the second decision reads the
+    # first one's sizing masks, and both are evaluated as offer by offer; another headroom is another
+    # sizer with its own.
+    catalog = make_catalog()
+    columns = offer_columns(catalog, catalog_index(catalog))
+    first, second = inference(pricing=["on_demand", "spot"]), inference(max_hourly_usd=3.0)
+    sizer = sizer_for(first.workload, first.preferences.capacity_headroom)
+    assert sizer is sizer_for(second.workload, second.preferences.capacity_headroom)
+    _assert_same(first, catalog, Pin())
+    kept = columns.sized(sizer, lambda: pytest.fail("the sizings were not kept"))
+    _assert_same(second, catalog, placement_pin(cluster=True))
+    assert columns.sized(sizer, lambda: pytest.fail("the sizings were not kept")) is kept
+    other = sizer_for(first.workload, 0.5)
+    assert other is not sizer
+    made = []
+    columns.sized(other, lambda: made.append(1) or kept)
+    assert made == [1]

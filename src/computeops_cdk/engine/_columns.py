@@ -28,9 +28,20 @@ __all__ = ["Columns", "Ladder", "Sized", "Span", "assemble", "offer_columns", "s
 
 _CACHE_KEY = "engine.columns"
 
-Sized = tuple[Sizing, bool, tuple[str, ...]]
-"""A sizing group's sizing, whether price caps apply to it (``_evaluate.priced``) and the names
-of its rules."""
+
+@dataclass(frozen=True, slots=True)
+class Sized:
+    """What one sizer (one workload) makes of a catalog's runs: the same for every decision about
+    that workload, so it is worked out once and kept with the columns (``Columns.sized``)."""
+
+    rejected: tuple[tuple[tuple[str, ...], int], ...]
+    """(the names of a sizing's rules, the offers of every run sized with them)."""
+    fabric: int
+    """The offers of the runs sized across several instances (a multi-node fabric)."""
+    fitting: tuple[tuple[tuple[Span, ...], Sizing], ...]
+    """The groups of runs whose sizing is meaningful (the price caps apply), with it."""
+
+
 K = TypeVar("K")
 
 
@@ -251,7 +262,7 @@ class Columns:
         asked once for all of them."""
         self.retired = tuple(span for span in spans if span.retired)
         """The runs of instance types with a retirement notice."""
-        self._sized: weakref.WeakKeyDictionary[Sizer, list[Sized | None]] = weakref.WeakKeyDictionary()
+        self._sized: weakref.WeakKeyDictionary[Sizer, Sized] = weakref.WeakKeyDictionary()
         self.providers: dict[str, Provider] = {
             run[0].offer.provider: run[0].provider for run in index.by_itype
         }
@@ -262,15 +273,14 @@ class Columns:
         self._suspects: tuple[object, dict[str, int]] | None = None
         self._machines: dict[tuple[str, bool, PriceModel], tuple[int, Row]] | None = None
 
-    def sized(self, sizer: Sizer) -> list[Sized | None]:
-        """Slots for each sizing group's ``Sized``, by ``sizer``: a sizer is kept for its workload
-        (``_sizing.sizer_for``) and its sizings never change, so a decision fills the slots and the
-        next one about the same workload reads them (no key hashed per group). Only groups with a
-        sizing key are kept: an undescribed instance type's reasons name it, and a catalog of many
-        would keep as many records per workload."""
+    def sized(self, sizer: Sizer, make: Callable[[], Sized]) -> Sized:
+        """``make()``'s result for ``sizer``, made on first use: a sizer is kept for its workload
+        (``_sizing.sizer_for``) and never changes its sizings, so the next decision about the same
+        workload reads the masks instead of asking every group of runs again. It holds a few masks
+        and the sizings the sizer keeps anyway (not an undescribed instance type's own)."""
         found = self._sized.get(sizer)
         if found is None:
-            found = self._sized[sizer] = [None] * len(self.sizing_groups)
+            found = self._sized[sizer] = make()
         return found
 
     def spans_mask(self, spans: Iterable[Span]) -> int:

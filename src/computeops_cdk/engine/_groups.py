@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TypeVar, overload
 
 from ..catalog import HOURS_PER_MONTH
-from ._columns import Column, Columns, Span, assemble, set_bits
+from ._columns import Column, Columns, Sized, Span, assemble, set_bits
 from ._decision import Reason
 from ._evaluate import Candidate, Evaluation, Evaluator, Masked, Rejected, RunContext, billed_p10, priced
 from ._price_age import stale_rule
@@ -86,41 +86,41 @@ class _Grouped:
     def runs(self) -> None:
         """Each run's sizing, provider, accelerator, retirement and target rules, and its caps."""
         ev, rules, columns = self.ev, self.rules, self.columns
-        caps = any(math.isfinite(cap) for cap in ev.caps)
-        # A sizing is asked once for each group of runs sharing its key (the catalog's groups) and
-        # the runs rejected by the same rules are one mask. Only the rules' names make a mask or a
-        # count (their messages are made when a rejection is read).
+        sized = columns.sized(ev.sizer, self._sizings)
+        for names, mask in sized.rejected:
+            self._add(names, mask)
+        self._shared()
+        if any(math.isfinite(cap) for cap in ev.caps):
+            for spans, sizing in sized.fitting:
+                for span in spans:
+                    self._caps(span, sizing)
+            for rule, pieces in zip(_CAP_RULES, self.over, strict=True):
+                rules.add(rule, assemble(columns.size, pieces))
+        if ev.targets_given:
+            fabric = sized.fabric
+            for mask, row in columns.machines.values():  # once per (provider, TPU or not, price model)
+                rules.reasons(ev.target(row, needs_fabric=False), mask & ~fabric)
+                rules.reasons(ev.target(row, needs_fabric=True), mask & fabric)
+
+    def _sizings(self) -> Sized:
+        """The sizing of each group of runs sharing a sizing key (the catalog's groups), asked once:
+        the runs rejected by the same rules are one mask (only the rules' names make a mask or a
+        count; their messages are made when a rejection is read)."""
+        ev, columns = self.ev, self.columns
         rejected: dict[tuple[str, ...], list[Span]] = {}
         fabric_runs: list[Span] = []
         fitting: list[tuple[tuple[Span, ...], Sizing]] = []
-        slots = columns.sized(ev.sizer)
-        for n, spans in enumerate(columns.sizing_groups):
-            known = slots[n]
-            if known is None:
-                sizing = ev.sizing(spans[0].rows[0])
-                known = (sizing, priced(sizing), _names(sizing.reasons))
-                if spans[0].sizing_key is not None:  # the sizer keeps that Sizing anyway
-                    slots[n] = known
-            sizing, fits, names = known
+        for spans in columns.sizing_groups:
+            sizing = ev.sizing(spans[0].rows[0])
+            names = _names(sizing.reasons)
             if names:
                 rejected.setdefault(names, []).extend(spans)
             if sizing.needs_fabric:  # sized across several instances: multi_node
                 fabric_runs.extend(spans)
-            if caps and fits:
+            if priced(sizing):
                 fitting.append((spans, sizing))
-        for names, runs in rejected.items():
-            self._add(names, columns.spans_mask(runs))
-        self._shared()
-        for spans, sizing in fitting:
-            for span in spans:
-                self._caps(span, sizing)
-        for rule, pieces in zip(_CAP_RULES, self.over, strict=True):
-            rules.add(rule, assemble(columns.size, pieces))
-        if ev.targets_given:
-            fabric = columns.spans_mask(fabric_runs)
-            for mask, row in columns.machines.values():  # once per (provider, TPU or not, price model)
-                rules.reasons(ev.target(row, needs_fabric=False), mask & ~fabric)
-                rules.reasons(ev.target(row, needs_fabric=True), mask & fabric)
+        masks = tuple((names, columns.spans_mask(runs)) for names, runs in rejected.items())
+        return Sized(masks, columns.spans_mask(fabric_runs), tuple(fitting))
 
     def _shared(self) -> None:
         """``Evaluator.shared``'s rules (provider, accelerator, retirement), each part asked once per
