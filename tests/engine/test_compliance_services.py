@@ -5,6 +5,7 @@ service) inside the authorisation, not only the region."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import pytest
 from engine_testdata import PROVIDERS, inference, intent_of, make_catalog
@@ -14,6 +15,7 @@ from computeops_cdk.engine import Pin, decide
 from computeops_cdk.engine._rules import attestation_applies, compliance_rules, placement_services
 from computeops_cdk.engine._scores import compliance_credit
 from computeops_cdk.errors import NoFeasiblePlacementError
+from computeops_cdk.intent import WorkloadIntent
 
 
 def _scope(service: str, status: str, name: str = "") -> ServiceScope:
@@ -127,34 +129,64 @@ def test_embedded_aws_fedramp_moderate_covers_ec2_and_eks_on_a_kubernetes_placem
     assert "fedramp_moderate" in decision.chosen.attestations
 
 
-def test_embedded_gcp_fedramp_high_satisfies_nothing_while_its_service_scope_is_not_found() -> None:
-    # regions are scoped (us-central1, us-east1, us-east4), but no stored Google page was found to
-    # name Compute Engine, GKE or Cloud TPU in the FedRAMP High boundary: not assumed in scope
-    intent = intent_of(
+def _gcp_fedramp_high(accelerators: list[str] | None = None) -> WorkloadIntent:
+    constraints: dict[str, Any] = {"providers": {"allow": ["gcp"]}, "compliance": ["fedramp_high"]}
+    if accelerators:
+        constraints["accelerators"] = {"allow": accelerators}
+    return intent_of(
         {
             "type": "inference",
             "model": {"name": "llama-3.1-8b", "precision": "bf16"},
             "serving": {"output_tokens_per_s": 100},
         },
-        {"providers": {"allow": ["gcp"]}, "compliance": ["fedramp_high"]},
+        constraints,
     )
+
+
+def test_embedded_gcp_fedramp_high_admits_compute_engine_and_gke_in_its_regions() -> None:
+    # issue 11: the FedRAMP Marketplace record of Google's P-ATO (FR1805751477) names Compute Engine
+    # and Google Kubernetes Engine among the services authorised at High; the regions stay the
+    # Assured Workloads locations of the FedRAMP High data boundary (us-central1, us-east1, us-east4)
+    for pin in (Pin(), Pin(require=("kubernetes_node_pool",))):
+        decision = decide(_gcp_fedramp_high(), pin=pin)
+        assert decision.chosen.provider == "gcp"
+        assert decision.chosen.region in ("us-central1", "us-east1", "us-east4")
+        assert "fedramp_high" in decision.chosen.attestations
+        assert not decision.chosen.instance_type.startswith("tpu")
+
+
+def test_embedded_gcp_fedramp_high_never_admits_a_tpu_slice_or_a_region_outside_its_boundary() -> None:
+    # the same record names Cloud TPU in neither its High nor its Moderate list: not_in_scope, and the
+    # rejection says so and where it was read; us-east5 is outside the data boundary's locations
     with pytest.raises(NoFeasiblePlacementError) as caught:
-        decide(intent)
+        decide(_gcp_fedramp_high(["TPU-v6e"]))
     by_region = {
         (rej.region, r.message)
         for rej in caught.value.rejections
         for r in rej.reasons
         if r.rule == "compliance.fedramp_high"
     }
+    central = {m for region, m in by_region if region == "us-central1"}
+    assert any(
+        m.startswith("gcp's fedramp_high authorisation does not cover Cloud TPU, which the placement runs on")
+        and "2026-12-01" in m
+        for m in central
+    ), central
     assert (
         "us-east5",
         "gcp attests fedramp_high only in us-central1, us-east1, us-east4, not in us-east5",
     ) in by_region
-    central = {m for region, m in by_region if region == "us-central1"}
-    assert any(
-        m.startswith("gcp's fedramp_high authorisation is not known to cover Compute Engine") for m in central
-    )
-    assert any("Cloud TPU" in m for m in central)
+
+
+def test_embedded_oci_fedramp_high_covers_compute_and_oke_in_its_government_realm_only() -> None:
+    # the Marketplace record FR1900048743 authorises Compute and Container Engine for Kubernetes at
+    # High; the realm's two regions have no prices in the catalog, so no decision changes
+    oci = load_catalog().provider("oci")
+    for services in (("vm",), ("vm", "kubernetes")):
+        assert compliance_rules(oci, "us-langley-1", ("fedramp_high",), services) == ()
+        assert compliance_rules(oci, "us-luke-1", ("fedramp_high",), services) == ()
+    (reason,) = compliance_rules(oci, "us-ashburn-1", ("fedramp_high",), ("vm",))
+    assert reason.message == "oci attests fedramp_high only in us-langley-1, us-luke-1, not in us-ashburn-1"
 
 
 def test_every_provider_claimed_fedramp_record_states_its_service_scope_with_source_and_date() -> None:
@@ -171,8 +203,8 @@ def test_every_provider_claimed_fedramp_record_states_its_service_scope_with_sou
         ("aws", "fedramp_high"): {"vm": "in_scope", "kubernetes": "in_scope"},
         ("aws", "fedramp_moderate"): {"vm": "in_scope", "kubernetes": "in_scope"},
         ("azure", "fedramp_high"): {"vm": "in_scope", "kubernetes": "in_scope"},
-        ("gcp", "fedramp_high"): {"vm": "not_found", "kubernetes": "not_found", "tpu": "not_found"},
-        ("oci", "fedramp_high"): {"vm": "not_found", "kubernetes": "not_found"},
+        ("gcp", "fedramp_high"): {"vm": "in_scope", "kubernetes": "in_scope", "tpu": "not_in_scope"},
+        ("oci", "fedramp_high"): {"vm": "in_scope", "kubernetes": "in_scope"},
     }
 
 
@@ -190,15 +222,18 @@ def test_the_score_does_not_credit_an_authorisation_that_does_not_cover_the_serv
     assert compliance_credit(aws, "us-east-1", ("vm",))[0] == 0.0  # the region rule as before
 
 
-def test_embedded_gcp_fedramp_high_earns_no_score_where_the_filter_rejects_it() -> None:
+def test_embedded_gcp_fedramp_high_is_scored_exactly_where_the_filter_accepts_it() -> None:
+    # the soft score credits the authorisation for Compute Engine and GKE placements in its regions
+    # and for nothing on Cloud TPU or outside them, as the filter does
     gcp = load_catalog().provider("gcp")
     fedramp = [a for a in gcp.attestations if a.scope == "fedramp_high"]
     without = replace(gcp, attestations=tuple(a for a in gcp.attestations if a.scope != "fedramp_high"))
-    for services in (("vm",), ("tpu",), ("vm", "kubernetes"), ("tpu", "kubernetes")):
-        assert compliance_credit(gcp, "us-central1", services) == compliance_credit(
-            without, "us-central1", services
-        ), services
-    assert fedramp and not any(attestation_applies(a, "us-central1", ("vm",)) for a in fedramp)
+    for code in ("us-central1", "us-east1", "us-east4", "us-east5"):
+        for services in (("vm",), ("tpu",), ("vm", "kubernetes"), ("tpu", "kubernetes")):
+            gain = compliance_credit(gcp, code, services)[0] - compliance_credit(without, code, services)[0]
+            covered = code != "us-east5" and "tpu" not in services
+            assert gain == pytest.approx(1 / 7 if covered else 0.0), (code, services)
+    assert fedramp and all(attestation_applies(a, "us-central1", ("vm", "kubernetes")) for a in fedramp)
 
 
 def test_score_and_filter_agree_on_every_provider_claimed_attestation_of_the_embedded_catalog() -> None:
