@@ -25,12 +25,15 @@ from computeops_cdk.catalog import load_catalog
 from computeops_cdk.catalog._build import content_sha256
 from computeops_cdk.catalog._load import EMBEDDED_CATALOG
 from computeops_cdk.catalog._schema_check import (
+    _compiled,
+    _gate_accepts,
     _record_lists,
     catalog_schema,
     compiled_accepts,
     first_schema_error,
     json_order,
 )
+from computeops_cdk.catalog._validate import validate_document
 from computeops_cdk.errors import CatalogError
 
 SCHEMA = catalog_schema()
@@ -332,3 +335,126 @@ def test_a_surrogate_pair_is_text(tmp_path: Path) -> None:
     path = tmp_path / "catalog.json"
     path.write_text(json.dumps(doc), encoding="utf-8")  # written as \\ud83d\\ude00
     assert load_catalog(path).sha256 == doc["sha256"]
+
+
+# -- the schema step before the strings walk, as before the compiled validator ---------------------
+
+
+def old_order_first(doc: Any) -> str:
+    """The path validate_document reported before the compiled validator (3da1b75): the reference's
+    first error over the whole document, else the first string holding a control character."""
+    first = reference_first(doc)
+    if first is not None:
+        return first[0]
+    stack: list[tuple[str, Any]] = [("$", doc)]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, str) and any(c < " " or c == "\x7f" for c in value):
+            return where
+        if isinstance(value, dict):
+            stack.extend((f"{where}.{k}", v) for k, v in reversed(value.items()))
+        elif isinstance(value, list):
+            stack.extend((f"{where}[{i}]", v) for i, v in reversed(list(enumerate(value))))
+    raise AssertionError("no error in the document")
+
+
+def reported(doc: Any) -> CatalogError:
+    with pytest.raises(CatalogError) as caught:
+        validate_document(doc)
+    return caught.value
+
+
+@pytest.mark.parametrize(
+    ("mutate", "path", "message"),
+    [
+        (
+            lambda d: (d["offers"][0].update(hourly_usd=-1), d["offers"][2].update(source="x\x00")),
+            "$.offers[0].hourly_usd",
+            "-1 is less than the minimum of 0",
+        ),
+        (
+            lambda d: d["offers"][1].update(notes="\x07"),
+            "$.offers[1]",
+            "Additional properties are not allowed ('notes' was unexpected)",
+        ),
+        (
+            lambda d: d["regions"][0].update(code="us\x00east"),
+            "$.regions[0].code",
+            "'us\\x00east' is not a valid region code (letters, digits and '-', at most 64 characters)",
+        ),
+        (  # a final newline passes the reference's pattern: the strings walk reports it, after
+            lambda d: (d["offers"][0].update(source="x\n"), d["offers"][2].update(region="us\n")),
+            "$.offers[0].source",
+            "'x\\n' holds a control character (NUL, newline, ...)",
+        ),
+    ],
+)
+def test_a_schema_error_is_reported_before_a_control_character(mutate: Any, path: str, message: str) -> None:
+    # Today's review: the strings walk had moved before the schema step, so a control character
+    # anywhere was reported instead of the schema error before it (a NUL in offers[2].source beat
+    # offers[0].hourly_usd = -1), in a field that must not exist, or in a region code.
+    doc = copy.deepcopy(SMALL)
+    mutate(doc)
+    error = reported(doc)
+    assert (error.path, str(error).split(". To fix")[0]) == (path, f"{path}: {message}")
+    assert error.path == old_order_first(doc)
+
+
+SCHEMA_FAULTS = [
+    ("hourly_usd", -1),
+    ("pricing", "savings_plan"),
+    ("region", "us east"),
+    ("notes", "fine"),
+    ("source", "x\x00"),
+]
+TEXT_FAULTS = [("source", "x\n"), ("source", "\x07"), ("region", "us\n"), ("unknown", "\x00")]
+
+
+@pytest.mark.parametrize("schema_at", [0, 2])
+@pytest.mark.parametrize("text_at", [0, 1, 2])
+def test_several_errors_are_reported_in_the_old_order(schema_at: int, text_at: int) -> None:
+    for (field, bad), (text_field, text) in zip(SCHEMA_FAULTS * 4, TEXT_FAULTS * 5, strict=False):
+        doc = copy.deepcopy(SMALL)
+        doc["offers"][text_at][text_field] = text
+        doc["offers"][schema_at][field] = bad
+        assert reported(doc).path == old_order_first(doc), (schema_at, field, text_at, text_field)
+
+
+def test_the_record_gate_judges_a_record_as_the_reference() -> None:
+    # It gates the reference's record search: a record it accepts is not asked about. Python's $
+    # (a final newline) and lone surrogates (read as U+FFFD) included.
+    gate = _compiled(python_dollar=True)
+    for kind, field, value in FIELD_CASES:
+        if kind not in {"region", "accelerator", "instance_type", "offer", "provider"}:
+            continue
+        section = {"provider": "providers", "accelerator": "accelerators"}.get(kind, kind + "s")
+        record = copy.deepcopy(SMALL[section][-1])
+        record[field] = copy.deepcopy(value)
+        expected = REFERENCE.evolve(schema=SCHEMA["properties"][section]["items"]).is_valid(record)
+        assert _gate_accepts(gate[f"#/properties/{section}/items"], record) == expected, (kind, field, value)
+
+
+@pytest.mark.parametrize("fault", ["\n", "\ud800"])
+def test_a_fault_in_every_offer_does_not_walk_the_reference(
+    monkeypatch: pytest.MonkeyPatch, fault: str
+) -> None:
+    # A final newline passes the reference's patterns, a lone surrogate cannot be read by the compiled
+    # validator: neither may make the reference read every record (100k offers: 24 s, 79x json.loads).
+    doc = json.loads(EMBEDDED_CATALOG.read_text(encoding="utf-8"))
+    for offer in doc["offers"]:
+        offer["source"] += fault
+    doc["offers"][-1]["pricing"] = "savings_plan"
+    seen: list[int] = []
+    original = jsonschema.Draft202012Validator.iter_errors
+
+    def record(self: Any, instance: Any) -> Any:
+        seen.append(id(instance))
+        return original(self, instance)
+
+    monkeypatch.setattr(jsonschema.Draft202012Validator, "iter_errors", record)
+    error = first_schema_error(doc)
+    assert error is not None and error.json_path == f"$.offers[{len(doc['offers']) - 1}].pricing"
+    assert {i for i in seen if i in {id(o) for o in doc["offers"]}} == {id(doc["offers"][-1])}
+    doc["offers"][-1]["pricing"] = "on_demand"  # only the faults left: the strings walk's
+    seen.clear()
+    assert first_schema_error(doc) is None and not {id(o) for o in doc["offers"]} & set(seen)

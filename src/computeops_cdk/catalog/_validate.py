@@ -47,17 +47,17 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def validate_document(doc: Any) -> dict[str, Any]:
-    """Strings, then schema, then integrity, then digest; raises CatalogError on the first problem.
+    """Schema, then strings, then integrity, then digest; raises CatalogError on the first problem.
 
     Returns ``doc`` with its records in canonical order (the order its digest is computed in).
     A document the compiled schema validator accepts holds valid strings (``compiled_accepts``);
-    else strings are checked first: with no control character left, the schema's patterns read the
-    same in Python's regex dialect as in the compiled validator's (Python's ``$`` also matches
-    before a final newline), so the reference is asked about a few records only.
+    else the schema's first error is reported before any string's, as before the compiled validator
+    (a control character must not hide an error earlier in the document, nor be reported in a field
+    the schema refuses outright).
     """
     if not compiled_accepts(doc):
-        check_strings(doc)
         validate_schema(doc)
+        check_strings(doc)
     check_integrity(doc)
     return check_sha256(doc)
 
