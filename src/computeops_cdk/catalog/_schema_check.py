@@ -4,11 +4,13 @@ schemas/catalog.schema.json (packaged as catalog/data/catalog.schema.json) is th
 rules. ``jsonschema`` in pure Python (the reference: its messages are the ones users and tests read)
 took about 30 s for a catalog of 100k instance types and 100k offers, 1.3 M ``$ref`` look-ups, so a
 document is first checked by ``jsonschema_rs``, the same schema compiled in Rust (0.4x ``json.loads``
-of the text; benchmarks/CATALOG.md). A document it accepts is one the reference accepts (tested over
-mutated catalogs, tests/catalog/test_catalog_schema_check.py). One it refuses, or cannot read, is
-handed to the reference unit by unit (the document without its record lists, then the records the
-compiled validator refuses, in order), so the first error is the reference's, with its JSON path, in
-the time of a few records.
+of the text; benchmarks/CATALOG.md). A JSON-parsed document it accepts is one the reference accepts
+(tested over mutated catalogs, tests/catalog/test_catalog_schema_check.py); one built in Python
+need not be (a tuple passes as an array here, not in the reference), so only JSON-parsed documents
+and ``build_catalog``'s, of JSON types only (tested), are checked. One it refuses, or cannot read, is
+handed to the reference unit by unit (the document without its record lists, then the records a
+second compiled map refuses, in order: ``_first_refused_record``), so the first error is the
+reference's, with its JSON path, in the time of a few records.
 """
 
 from __future__ import annotations
@@ -38,7 +40,8 @@ def catalog_schema() -> dict[str, Any]:
 
 
 def compiled_accepts(doc: Any) -> bool:
-    """Whether the compiled validator accepts ``doc``. Then the reference accepts it too, and no string
+    """Whether the compiled validator accepts ``doc``, made of JSON types (dict, list, str, int,
+    float, bool, None, as ``json.loads`` makes them). Then the reference accepts it too, and no string
     in it holds a control character or a lone surrogate: every string the schema admits is an enum
     value or matches an anchored pattern without them (``$`` ends the text in the schema's regex
     dialect, ECMA-262), and a lone surrogate cannot be read. Both are tested over every field."""
