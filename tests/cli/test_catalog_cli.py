@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -235,3 +236,29 @@ def test_every_subcommand_has_help_with_examples(capsys: pytest.CaptureFixture[s
         main(["catalog", sub, "--help"])
     assert info.value.code == 0
     assert "example" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("missing", ["jsonschema_rs", "jsonschema"])
+def test_validate_without_a_schema_library_is_an_installation_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, missing: str
+) -> None:
+    # Today's review: with jsonschema_rs missing, `catalog validate FILE` was a ModuleNotFoundError
+    # traceback (the compiled validator was imported outside the check's try).
+    from computeops_cdk.catalog import _schema_check
+
+    doc = json.loads(EMBEDDED_CATALOG.read_text(encoding="utf-8"))
+    doc["offers"][12]["hourly_usd"] = -3  # refused: the reference (jsonschema) is asked too
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc), encoding="utf-8")
+    monkeypatch.setitem(sys.modules, missing, None)  # what a missing package looks like to import
+    _schema_check._compiled.cache_clear()
+    _schema_check._reference.cache_clear()
+    try:
+        code, out, err = run(capsys, "validate", str(bad))
+    finally:
+        _schema_check._compiled.cache_clear()
+        _schema_check._reference.cache_clear()
+    assert (code, out) == (2, "")
+    assert err.startswith(f"error: the catalog cannot be checked against its schema: the package '{missing}'")
+    assert "installation of computeops-cdk is incomplete. To fix: reinstall computeops-cdk" in err
+    assert "Traceback" not in err

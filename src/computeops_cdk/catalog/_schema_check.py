@@ -21,6 +21,8 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..errors import CatalogError
+
 if TYPE_CHECKING:
     import jsonschema
     import jsonschema.protocols
@@ -138,7 +140,10 @@ def _compiled(*, python_dollar: bool = False) -> jsonschema_rs.ValidatorMap:
     as Python's ``re`` (the reference's dialect) reads ``$``: that map judges a string as the
     reference does, so it finds the records the reference refuses among those the schema's own
     dialect refuses."""
-    import jsonschema_rs  # imported on use: only builds and user catalogs are schema-checked
+    try:  # imported on use: only builds and user catalogs are schema-checked
+        import jsonschema_rs
+    except ImportError as err:
+        raise _not_installed("jsonschema_rs", err) from None
 
     schema = catalog_schema()
     if python_dollar:
@@ -166,7 +171,10 @@ def _reference(section: str | None) -> jsonschema.protocols.Validator:
 
     Both resolve ``$ref`` against the whole schema (``evolve`` keeps the root's resolver).
     """
-    import jsonschema  # imported on use, as above
+    try:  # imported on use, as above
+        import jsonschema
+    except ImportError as err:
+        raise _not_installed("jsonschema", err) from None
 
     schema = catalog_schema()
     root = jsonschema.Draft202012Validator(schema)
@@ -178,3 +186,13 @@ def _reference(section: str | None) -> jsonschema.protocols.Validator:
         for name, prop in schema["properties"].items()
     }
     return root.evolve(schema={**schema, "properties": properties})
+
+
+def _not_installed(name: str, err: ImportError) -> CatalogError:
+    """A dependency the schema check needs is missing: the installation, not the catalog, is at fault."""
+    return CatalogError(
+        f"the catalog cannot be checked against its schema: the package {name!r} is not installed "
+        f"({err}), so this installation of computeops-cdk is incomplete. To fix: reinstall "
+        "computeops-cdk with its dependencies (`pip install --force-reinstall computeops-cdk`, "
+        "or `make demo` in a checkout)"
+    )
