@@ -63,3 +63,32 @@ def test_the_plot_marks_the_placement_decided_under_the_accounts(
     assert code == 0 and chosen["provider"] in ("aws", "gcp")
     text = svg.read_text(encoding="utf-8")
     assert f"chosen: {chosen['provider']} {chosen['instance_type']} ({chosen['region']})" in text
+
+
+def test_a_plot_through_a_link_to_a_descriptor_is_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Today's review: a link to /proc/self/fd/N (N a regular file) passed the regular-file check and
+    # the rename replaced the link with the picture.
+    redirected = tmp_path / "out.txt"
+    redirected.write_text("redirected", encoding="utf-8")
+    with redirected.open("a", encoding="utf-8") as handle:
+        link = tmp_path / "t.svg"
+        link.symlink_to(f"/proc/self/fd/{handle.fileno()}")
+        code, out, err = run(capsys, SUPPORT_CHAT, "--format", "json", "--plot", str(link))
+    assert (code, out) == (2, "")
+    assert err.startswith(f"error: --plot {str(link)!r}: cannot write the picture: it is or links to '/proc")
+    assert link.is_symlink() and redirected.read_text(encoding="utf-8") == "redirected"
+
+
+def test_a_plot_through_a_link_to_a_file_keeps_the_link(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    picture = tmp_path / "pictures" / "t.svg"
+    picture.parent.mkdir()
+    picture.write_text("previous", encoding="utf-8")
+    link = tmp_path / "t.svg"
+    link.symlink_to(picture)
+    assert run(capsys, SUPPORT_CHAT, "--plot", str(link))[0] == 0
+    assert link.is_symlink() and picture.read_text(encoding="utf-8").lstrip().startswith("<?xml")
+    assert [p.name for p in picture.parent.iterdir()] == ["t.svg"]

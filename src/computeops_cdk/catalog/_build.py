@@ -32,6 +32,7 @@ __all__ = [
     "check_output_target",
     "content_sha256",
     "ordered_sha256",
+    "system_entry_on_the_way",
     "write_catalog",
 ]
 
@@ -172,7 +173,8 @@ def write_texts_atomic(files: Mapping[Path, str]) -> None:
     staged: list[tuple[str, Path]] = []
     try:
         for target, text in files.items():
-            staged.append((_stage(target, text), target))
+            real = check_output_target(target)
+            staged.append((_stage(real, text), real))
         for tmp, target in staged:
             os.replace(tmp, target)
     finally:
@@ -180,10 +182,25 @@ def write_texts_atomic(files: Mapping[Path, str]) -> None:
             Path(tmp).unlink(missing_ok=True)
 
 
-def check_output_target(target: Path) -> None:
-    """Refuse an output path that names a directory, or anything but a regular file: the rename
-    into place replaced a FIFO, a device or a link to one with the catalog (``--output /dev/stdout``
-    run as root, as in a CI container, replaced the /dev entry itself)."""
+def check_output_target(target: Path) -> Path:
+    """The file that writing ``target`` replaces: ``target``, or the file it links to (the link is
+    kept: a link in a repository to the catalog it tracks writes that catalog).
+
+    Refused: a directory, anything but a regular file, and a path that is or resolves through an
+    entry of /proc or /dev (but /dev/shm, a folder of ordinary files): the rename into place
+    replaced a FIFO, a device or a link to one with the catalog (``--output /dev/stdout`` run as
+    root, as in a CI container, replaced the /dev entry itself), and a /proc/self/fd link resolves
+    to whatever file the descriptor has open (stdout redirected to a file: that file).
+    """
+    entry = system_entry_on_the_way(target)
+    if entry is not None:
+        raise CatalogError(
+            f"cannot write {str(target)!r}: it is or links to {str(entry)!r}, a process or device "
+            "entry (writing the catalog would replace it, or the file a descriptor has open). Nothing "
+            "was changed. To fix: give a file path, e.g. catalog.json, and redirect from there."
+        )
+    if target.is_symlink():
+        target = Path(os.path.realpath(target))
     if target.is_dir():
         raise CatalogError(
             f"cannot write {str(target)!r}: it is a directory. Nothing was changed. To fix: give a file "
@@ -195,10 +212,43 @@ def check_output_target(target: Path) -> None:
             "writing the catalog would replace). Nothing was changed. To fix: give a file path, e.g. "
             "catalog.json, and redirect from there."
         )
+    return target
+
+
+_SYSTEM = (Path("/proc"), Path("/dev"))
+_ORDINARY = Path("/dev/shm")
+
+
+def system_entry_on_the_way(path: Path) -> Path | None:
+    """The first entry under /proc or /dev (not /dev/shm) that resolving ``path`` passes through (a
+    link on the way, or where it ends), with the rest of the path; None when there is none.
+    ``realpath`` cannot tell: it resolves /proc/self/fd/1 to the file the descriptor has open."""
+    pending = list(reversed(Path(os.getcwd(), path).parts[1:]))
+    current, hops = Path("/"), 0
+    while pending:
+        name = pending.pop()
+        current = current.parent if name == ".." else current / name
+        try:
+            link = Path(os.readlink(current)) if hops < 40 else None
+        except OSError:  # not a link, or not there (yet): nothing further to resolve
+            link = None
+        if (link is not None or not pending) and _is_system(current):
+            return current.joinpath(*reversed(pending))
+        if link is not None:
+            hops += 1
+            current = Path("/") if link.is_absolute() else current.parent
+            pending.extend(reversed(link.parts[1:] if link.is_absolute() else link.parts))
+    return None
+
+
+def _is_system(path: Path) -> bool:
+    def under(root: Path) -> bool:
+        return path == root or root in path.parents
+
+    return any(under(root) for root in _SYSTEM) and not under(_ORDINARY)
 
 
 def _stage(target: Path, text: str) -> str:
-    check_output_target(target)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)

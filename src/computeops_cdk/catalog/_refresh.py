@@ -173,11 +173,12 @@ def _run(
     previous = state.get("providers", {}) if isinstance(state.get("providers"), dict) else {}
     status = refresh_state(name, moment, doc, feeds, outcomes, previous)
     (staged / "state.json").write_text(json_text(status), encoding="utf-8")
-    out_tmp = _stage_output(Path(output), canonical_json(doc)) if output is not None else None
+    out_file = check_output_target(Path(output)) if output is not None else None  # a link's file
+    out_tmp = _stage_output(out_file, canonical_json(doc)) if out_file is not None else None
     try:
         generation = store.commit(staged, name)
-        if output is not None and out_tmp is not None:
-            _replace_keeping_previous(out_tmp, Path(output))
+        if out_file is not None and out_tmp is not None:
+            _replace_keeping_previous(out_tmp, out_file)
     finally:
         if out_tmp is not None:
             out_tmp.unlink(missing_ok=True)
@@ -323,7 +324,6 @@ def _write_csv(path: Path, rows: list[Row], *, columns: Iterable[str] | None = N
 
 
 def _stage_output(target: Path, text: str) -> Path:
-    check_output_target(target)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")

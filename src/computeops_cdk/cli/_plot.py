@@ -16,6 +16,7 @@ import contextlib
 import os
 import tempfile
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
 from ..engine import Decision, Placement
@@ -38,6 +39,11 @@ def check_plot_path(path: str) -> None:
     folder = os.path.dirname(path) or "."
     if not os.path.isdir(folder):
         _unwritable(path, f"the folder {folder!r} does not exist")
+    from ..catalog._build import system_entry_on_the_way  # the writers' one rule for /proc and /dev
+
+    entry = system_entry_on_the_way(Path(path))
+    if entry is not None:  # e.g. a link to /proc/self/fd/1: the rename would replace the link
+        _unwritable(path, f"it is or links to {str(entry)!r}, a process or device entry")
     if os.path.exists(path) and not os.path.isfile(path):
         _unwritable(path, "it exists and is not a regular file")
     try:
@@ -126,7 +132,9 @@ def plot_decision(decision: Decision, path: str) -> None:
 def _save_atomically(figure: Any, path: str, suffix: str, metadata: dict[str, None]) -> None:
     """Draw into a temporary sibling, then rename it over ``path``: a failure (a full disk, a folder
     removed meanwhile) leaves any previous picture whole and is an error naming the file, not a
-    traceback."""
+    traceback. A link is kept: the file it links to is replaced."""
+    if os.path.islink(path):
+        path = os.path.realpath(path)
     folder = os.path.dirname(path) or "."
     try:
         handle, staged = tempfile.mkstemp(prefix=".plot.", suffix=suffix, dir=folder)
