@@ -73,7 +73,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     cold ``decide``). atexit handlers, flushing and module teardown still run. A caller passing
     ``argv`` (tests, an embedding program) keeps its collector as it was.
     """
-    code = _main(list(sys.argv[1:] if argv is None else argv), console=argv is None)
+    try:
+        code = _main(list(sys.argv[1:] if argv is None else argv), console=argv is None)
+        sys.stdout.flush()  # a buffered tail fails here, not in the interpreter's last flush
+    except BrokenPipeError:
+        code = _quiet_stdout(EXIT_BROKEN_PIPE)
+    except OSError as err:
+        import errno  # only here: start-up imports nothing it does not need
+
+        if err.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO):
+            raise
+        # `computeops decide ... > decision.json` on a full disk: say so, not a traceback.
+        message = (
+            f"error: cannot write the output ({err.strerror}). Nothing more was written. "
+            "To fix: free space on the device stdout goes to, or redirect it elsewhere."
+        )
+        print(message, file=sys.stderr)
+        code = _quiet_stdout(EXIT_INVALID)
     if argv is None:
         import gc
 
@@ -114,10 +130,14 @@ def _main(given: list[str], *, console: bool = False) -> int:
         return 130
     except BrokenPipeError:
         # The reader went away (`computeops catalog list --json | head`): not an error of ours.
-        # Point stdout at /dev/null so the interpreter's final flush does not raise again.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return EXIT_BROKEN_PIPE
+        return _quiet_stdout(EXIT_BROKEN_PIPE)
+
+
+def _quiet_stdout(code: int) -> int:
+    """Point stdout at /dev/null so the interpreter's final flush does not raise again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return code
 
 
 def _parser_unscanned(given: list[str]) -> argparse.ArgumentParser:

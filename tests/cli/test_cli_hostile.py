@@ -1,0 +1,43 @@
+"""Every ``computeops`` command against a hostile environment (red team, after issue 10 section 2):
+stdout on a full device is exit 2 with a message, never a traceback."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SUPPORT_CHAT = str(ROOT / "examples" / "support-chat.yaml")
+FULL = "/dev/full"  # Linux: every write fails with ENOSPC, as on a full disk
+
+
+@pytest.mark.skipif(not os.path.exists(FULL), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--version"],
+        ["decide", SUPPORT_CHAT, "--format", "json"],
+        ["decide", SUPPORT_CHAT, "--top", "0", "--format", "markdown"],
+        ["catalog", "accelerators", "--json"],
+    ],
+    ids=["version", "decide-json", "decide-markdown", "accelerators"],
+)
+def test_stdout_on_a_full_disk_is_exit_2_with_a_message(argv: list[str]) -> None:
+    # Before: `computeops decide ... > decision.json` on a full disk was an OSError traceback (exit 1).
+    with open(FULL, "w", encoding="utf-8") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "computeops_cdk.cli", *argv],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=False,
+        )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == (
+        "error: cannot write the output (No space left on device). Nothing more was written. "
+        "To fix: free space on the device stdout goes to, or redirect it elsewhere.\n"
+    )
