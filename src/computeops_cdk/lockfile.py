@@ -7,17 +7,21 @@ is stable: sorted keys, two-space indent, one trailing newline, so a relock is a
 
 Each entry keeps the intent itself (canonical JSON), so the lockfile alone is enough to re-evaluate it.
 Writes are atomic (a temporary file in the same directory, then a rename): a failed write leaves the
-previous lockfile as it was.
+previous lockfile as it was. A read-modify-write (a synth, ``lock update``/``remove``, ``observe``)
+holds ``editing()``: two at once each wrote back the entries they had read, so the later one undid the
+earlier (a ``lock remove`` beside a ``lock update`` came back, both exiting 0).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
 import re
 import tempfile
-from collections.abc import Mapping
+import time
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -34,6 +38,7 @@ __all__ = [
     "Lockfile",
     "Observation",
     "Pins",
+    "editing",
     "estimate_of",
 ]
 
@@ -42,6 +47,8 @@ LOCKFILE_VERSION = 1
 MAX_LOCKFILE_BYTES = 16 * 1024 * 1024
 """A lockfile larger than this is refused unread (a lock entry is a few kilobytes)."""
 _SHA256 = re.compile(r"[0-9a-f]{64}")
+EDIT_WAIT_S = 60.0
+"""Longest wait for another process's edit of the same lockfile (a synth or a relock takes seconds)."""
 MAX_OBSERVATIONS = 20
 """Observations kept per entry, newest last: enough history to see a trend, small enough to diff."""
 
@@ -412,6 +419,46 @@ class Lockfile:
                 f"cannot write {self.path} ({err.strerror or err}); the previous lockfile is unchanged. "
                 "To fix: check the directory is writable and the disk has room"
             ) from None
+
+
+@contextlib.contextmanager
+def editing(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Hold the lockfile's folder exclusively for one read-modify-write of ``path``.
+
+    An advisory ``flock`` on the folder, not on the file: every write replaces the file (a rename),
+    so a lock on the old one would guard nothing. The kernel drops it when the process dies. Another
+    process editing a lockfile in that folder is waited for up to ``EDIT_WAIT_S`` seconds.
+
+    Raises:
+        LockError: the other edit did not end in time; nothing was read or written.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - no flock (Windows): edits are not serialized there
+        yield
+        return
+    folder = Path(path).parent
+    if not folder.is_dir():  # nothing there yet to race on; the write creates the folder
+        yield
+        return
+    handle = os.open(folder, os.O_RDONLY)
+    try:
+        deadline = time.monotonic() + EDIT_WAIT_S
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise LockError(
+                        f"another computeops process has been changing a lockfile in {folder} for over "
+                        f"{EDIT_WAIT_S:g} s; nothing was changed. To fix: let it finish (a synth, "
+                        "`computeops lock update`, `computeops observe`), then run this again"
+                    ) from None
+                time.sleep(0.05)
+        yield
+    finally:
+        os.close(handle)  # releases the lock
 
 
 def _no_constant(name: str) -> float:

@@ -20,7 +20,7 @@ from ..accounts import load_accounts
 from ..catalog import load_catalog
 from ..engine import LockedPlacement, decide
 from ..errors import LockError, did_you_mean
-from ..lockfile import LOCKFILE_NAME, LockEntry, Lockfile, estimate_of
+from ..lockfile import LOCKFILE_NAME, LockEntry, Lockfile, editing, estimate_of
 from ..targets import get_target, placement_pin
 
 __all__ = ["register"]
@@ -106,6 +106,11 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _update(args: argparse.Namespace) -> int:
+    with editing(args.lockfile):
+        return _relock(args)
+
+
+def _relock(args: argparse.Namespace) -> int:
     lockfile = _read(args.lockfile)
     names = [args.workload] if args.workload else list(lockfile.workloads)
     catalog = load_catalog(args.catalog) if args.catalog else load_catalog()
@@ -156,9 +161,10 @@ def _image_text(image: Mapping[str, str] | None) -> str:
 
 
 def _remove(args: argparse.Namespace) -> int:
-    lockfile = _read(args.lockfile)
-    _entry(lockfile, args.workload)
-    lockfile.without(args.workload).write()
+    with editing(args.lockfile):
+        lockfile = _read(args.lockfile)
+        _entry(lockfile, args.workload)
+        lockfile.without(args.workload).write()
     sys.stdout.write(f"{args.workload}: entry removed from {lockfile.path}\n")
     return 0
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from ..catalog import load_catalog
 from ..errors import LockError, MetricsError
-from ..lockfile import LOCKFILE_NAME, Lockfile
+from ..lockfile import LOCKFILE_NAME, LockEntry, Lockfile, Observation, editing
 from ..observe import SCRAPE_TIMEOUT_S, measure, read_scrape
 from ._args import number_in, whole_at_least
 from ._reevaluate import observed_lines
@@ -92,6 +92,20 @@ def register(commands: Any) -> None:
     parser.set_defaults(handler=run)
 
 
+def _record(path: Path, name: str, measured: LockEntry, observation: Observation) -> None:
+    """Add ``observation`` to the entry as it is now (read again under ``editing``: a relock or a
+    synth may have written the lockfile during the scrapes), if it still locks the machines measured."""
+    with editing(path):
+        lockfile = Lockfile.read(path, missing_ok=False)
+        entry = lockfile.workloads.get(name)
+        if entry is None or entry.placement != measured.placement:
+            raise LockError(
+                f"{path}: the entry {name!r} was {'removed' if entry is None else 'relocked'} while the "
+                "metrics were scraped; nothing was recorded. To fix: observe the deployment it locks now"
+            )
+        lockfile.with_entry(name, entry.observed(observation)).write()
+
+
 def run(args: argparse.Namespace) -> int:
     """Handle ``computeops observe``."""
     if len(args.metrics) > 2:
@@ -115,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
         observed_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
     )
     if not args.no_record:
-        lockfile.with_entry(name, entry.observed(observation)).write()
+        _record(lockfile.path, name, entry, observation)
     if args.format == "json":
         sys.stdout.write(
             json.dumps({"workload": name, "observation": observation.to_dict()}, indent=2) + "\n"

@@ -37,7 +37,7 @@ from ..engine import Calibration, Decision, LockedPlacement, Pin, Placement, pla
 from ..engine._explain import compare
 from ..errors import LockedPlacementError, PinnedPlacementError, TargetError, described
 from ..intent import WorkloadIntent
-from ..lockfile import LOCKFILE_NAME, LockEntry, Lockfile, Pins, estimate_of
+from ..lockfile import LOCKFILE_NAME, LockEntry, Lockfile, Pins, editing, estimate_of
 from ._app import app_directory
 
 __all__ = [
@@ -143,7 +143,33 @@ def apply_lock(
 
     The fresh decision applies the efficiencies production measured (the lockfile's observations).
     ``image_of`` names the image the target boots a placement on (recorded in the entry); default:
-    none."""
+    none. The lockfile is read and written under ``lockfile.editing``."""
+    with editing(path):
+        return _apply_lock(
+            path=path,
+            workload=workload,
+            intent=intent,
+            pins=pins,
+            pin=pin,
+            catalog=catalog,
+            fresh=fresh,
+            accounts=accounts,
+            image_of=image_of,
+        )
+
+
+def _apply_lock(
+    *,
+    path: Path,
+    workload: str,
+    intent: WorkloadIntent,
+    pins: Pins,
+    pin: Pin,
+    catalog: Catalog,
+    fresh: Callable[[tuple[Calibration, ...]], Decision],
+    accounts: Accounts | None,
+    image_of: Callable[[Placement], Mapping[str, str] | None],
+) -> Decision:
     lockfile = Lockfile.read(path)
     calibrations = lockfile.calibrations()
     decision = fresh(calibrations)
