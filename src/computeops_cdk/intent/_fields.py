@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
 from ..errors import did_you_mean, shown
@@ -31,6 +32,20 @@ class StrictModel(BaseModel):
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True, allow_inf_nan=False)
+
+    def __init__(self, /, **data: Any) -> None:
+        """Build from keyword fields; a bad field is an IntentError naming its path (as ``from_dict``
+        raises), not pydantic's ValidationError (``WorkloadIntent(name="Chat", workload={})`` gave that)."""
+        try:
+            super().__init__(**data)
+        except ValidationError as err:
+            from ._errors import intent_error  # _errors imports this module
+
+            raise intent_error(err, type(self)) from None
+
+    # Validation (model_validate, nested models) keeps pydantic's own path: only a direct call runs
+    # the method above. pydantic routes validation through an __init__ not marked as its own.
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
 
     @field_validator("*", mode="before")
     @classmethod
