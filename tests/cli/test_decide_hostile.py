@@ -92,3 +92,10 @@ def test_a_plot_through_a_link_to_a_file_keeps_the_link(
     assert run(capsys, SUPPORT_CHAT, "--plot", str(link))[0] == 0
     assert link.is_symlink() and picture.read_text(encoding="utf-8").lstrip().startswith("<?xml")
     assert [p.name for p in picture.parent.iterdir()] == ["t.svg"]
+
+
+@pytest.mark.parametrize("flag", ["--provider", "--region"])
+def test_a_megabyte_flag_value_is_cut_in_the_message(capsys: pytest.CaptureFixture[str], flag: str) -> None:
+    code, out, err = run(capsys, SUPPORT_CHAT, flag, "x" * 1_000_000)
+    assert (code, out) == (2, "")
+    assert f"error: {flag}: unknown " in err and len(err) < 1_000

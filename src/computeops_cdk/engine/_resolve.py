@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..catalog import Catalog
-from ..errors import IntentError, did_you_mean
+from ..errors import IntentError, did_you_mean, shown
 from ..intent import WorkloadIntent
 from ._pin import Pin
 
@@ -78,7 +78,7 @@ def _regions(region_ids: Sequence[str], catalog: Catalog, *, path: str) -> tuple
         if (provider, code) not in known:
             same_provider = sorted(f"{p}:{c}" for p, c in known if p == provider)
             raise IntentError(
-                f"unknown region {region_id!r} in the catalog. To fix: use provider:code as "
+                f"unknown region {shown(region_id)} in the catalog. To fix: use provider:code as "
                 "`computeops catalog list` shows it",
                 path=f"{path}[{position}]",
                 suggestions=did_you_mean(region_id, same_provider),
@@ -107,7 +107,8 @@ def _pin(pin: Pin, catalog: Catalog) -> tuple[str | None, str | None]:
     providers = sorted(p.id for p in catalog.providers)
     if pin.provider is not None and pin.provider not in providers:
         raise IntentError(
-            f"unknown provider {pin.provider!r}. To fix: pin one of {', '.join(providers)}, or no provider",
+            f"unknown provider {shown(pin.provider)}. To fix: pin one of {', '.join(providers)}, "
+            "or no provider",
             path="pin.provider",
             suggestions=did_you_mean(pin.provider, providers),
         )
@@ -121,7 +122,7 @@ def _pin(pin: Pin, catalog: Catalog) -> tuple[str | None, str | None]:
                 else "computeops catalog list"
             )
             raise IntentError(
-                f"unknown region {pin.region!r}{where}. To fix: pin a region code{where} as "
+                f"unknown region {shown(pin.region)}{where}. To fix: pin a region code{where} as "
                 f"`{listing}` shows it, or no region",
                 path="pin.region",
                 suggestions=did_you_mean(pin.region, codes),
