@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from .engine import Calibration, EstimateSummary, LockedPlacement
-from .errors import IntentError, LockError, described
+from .errors import IntentError, LockError, described, shown
 from .intent import WorkloadIntent
 
 __all__ = [
@@ -40,6 +40,7 @@ __all__ = [
     "Pins",
     "editing",
     "estimate_of",
+    "load_json",
 ]
 
 LOCKFILE_NAME = "computeops.lock.json"
@@ -336,7 +337,7 @@ class Lockfile:
                 f"{where} is larger than {MAX_LOCKFILE_BYTES // (1024 * 1024)} MiB: not a lockfile"
             )
         try:
-            document = json.loads(where.read_text(encoding="utf-8"), parse_constant=_no_constant)
+            document = load_json(where.read_text(encoding="utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError, ValueError, RecursionError) as err:
             raise LockError(
                 f"{where} is not valid JSON ({err}). "
@@ -349,7 +350,7 @@ class Lockfile:
         if not isinstance(document, Mapping):
             raise LockError(f"{path}: the top level must be an object (got {described(document)})")
         version = document.get("lockfile_version")
-        if version != LOCKFILE_VERSION:
+        if version != LOCKFILE_VERSION or isinstance(version, bool):  # true == 1 in Python, not in JSON
             raise LockError(
                 f"{path}: lockfile_version {version!r} is not {LOCKFILE_VERSION}. "
                 "To fix: regenerate it with this version of computeops-cdk (`computeops lock update`)"
@@ -459,6 +460,25 @@ def editing(path: str | os.PathLike[str]) -> Iterator[None]:
         yield
     finally:
         os.close(handle)  # releases the lock
+
+
+def load_json(text: str) -> Any:  # JSON: callers narrow it
+    """Parse a lockfile's (or a decision record's) text strictly: no NaN/Infinity, no key given twice.
+
+    Raises:
+        ValueError: the text is not such JSON (json.JSONDecodeError is one).
+    """
+    return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_unique)
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are all different: with a key twice, the last one silently won."""
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise ValueError(f"the key {shown(key)} appears twice in one object")
+        seen.add(key)
+    return dict(pairs)
 
 
 def _no_constant(name: str) -> float:

@@ -35,7 +35,7 @@ from ..engine import (
 )
 from ..errors import IntentError, LockError
 from ..intent import WorkloadIntent
-from ..lockfile import MAX_LOCKFILE_BYTES, LockEntry, Lockfile, Observation
+from ..lockfile import MAX_LOCKFILE_BYTES, LockEntry, Lockfile, Observation, load_json
 from ..targets import placement_pin
 from ._args import number_in
 
@@ -144,7 +144,7 @@ def subjects_from(path: Path) -> list[Subject]:
             f"{path} is larger than {MAX_LOCKFILE_BYTES // (1024 * 1024)} MiB: not a lockfile or record"
         )
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        document = load_json(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as err:
         raise LockError(f"{path} is not valid JSON ({err})") from None
     if isinstance(document, dict) and "lockfile_version" in document:

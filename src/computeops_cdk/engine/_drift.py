@@ -30,7 +30,7 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from ..accounts import Accounts
-from ..catalog import Catalog
+from ..catalog import PRICE_MODELS, Catalog
 from ..errors import LockError, PinnedPlacementError, described
 from ..intent import WorkloadIntent
 from ._decide import Ranked, as_catalog, as_intent, ranked
@@ -165,6 +165,10 @@ class LockedPlacement:
                 raise LockError(
                     f"{path}.{name}: must be a non-empty string (got {described(data.get(name))})"
                 )
+        if data["pricing"] not in PRICE_MODELS:  # lock.schema.json's enum: a typo is not a price model
+            raise LockError(
+                f"{path}.pricing: must be one of {', '.join(PRICE_MODELS)} (got {described(data['pricing'])})"
+            )
         instances = data.get("instances")
         if isinstance(instances, bool) or not isinstance(instances, int) or instances < 1:
             raise LockError(f"{path}.instances: must be a whole number >= 1 (got {described(instances)})")

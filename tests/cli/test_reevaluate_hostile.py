@@ -1,0 +1,51 @@
+"""Corrupt lockfiles read by ``computeops reevaluate`` / ``lock`` (red team, after issue 10 section 2):
+what lock.schema.json refuses is an exit-2 error naming the field, not a lock read another way."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_reevaluate_cli import _lockfile
+
+from computeops_cdk.cli import main
+
+
+def _corrupt(tmp_path: Path, text: Any) -> Path:
+    path = tmp_path / "computeops.lock.json"
+    _lockfile(path)
+    document = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(text(document), encoding="utf-8")
+    return path
+
+
+def _with_placement(field: str, value: object) -> Any:
+    def text(document: dict[str, Any]) -> str:
+        document["workloads"]["chat/workload"]["placement"][field] = value
+        return json.dumps(document)
+
+    return text
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        # true == 1 in Python: a lockfile_version of true was read as version 1
+        (lambda d: json.dumps({**d, "lockfile_version": True}), "lockfile_version True is not 1"),
+        # a key given twice: the last one silently won
+        (lambda d: json.dumps(d)[:-1] + ', "lockfile_version": 1}', "'lockfile_version' appears twice"),
+        # a price model the schema's enum refuses was reported as drift (exit 4: relock it)
+        (_with_placement("pricing", "free"), "placement.pricing: must be one of on_demand, spot, reserved"),
+    ],
+    ids=["version-true", "duplicate-key", "unknown-pricing"],
+)
+def test_what_the_schema_refuses_is_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: Any, message: str
+) -> None:
+    path = _corrupt(tmp_path, text)
+    for argv in (["reevaluate", str(path), "--now", "2026-12-01T12:00:00Z"], ["lock", "list", str(path)]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err
