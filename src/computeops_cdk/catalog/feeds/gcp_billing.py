@@ -35,7 +35,6 @@ URL), listed as a ``Request`` secret: it never reaches a message, a log line or 
 
 from __future__ import annotations
 
-import math
 import re
 import urllib.parse
 from collections import defaultdict
@@ -243,14 +242,24 @@ def _unit_price(sku: dict[str, Any], description: str, unit: str) -> float | Non
         if expression.get("usageUnit") != unit or rate.get("currencyCode") != "USD":
             return None
         units, nanos = rate.get("units", "0"), rate.get("nanos", 0)
-        value = int(units) + int(nanos) / 1e9
-    except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+    except (KeyError, IndexError, TypeError, AttributeError):
         raise CatalogRefreshError(
             f"gcp: SKU {description[:80]!r} has no readable pricingInfo unitPrice"
         ) from None
-    if isinstance(units, bool) or isinstance(nanos, bool) or not math.isfinite(value):
+    # The API's Money: units an int64 as a string, nanos an int32. Anything else (a float, whose
+    # int() dropped the fraction of a dollar or, for Infinity, raised OverflowError) is refused.
+    if not _whole(units) or not _whole(nanos):
         raise CatalogRefreshError(f"gcp: SKU {description[:80]!r}: unitPrice is not a number")
-    return value
+    return int(units) + int(nanos) / 1e9
+
+
+_INT64 = re.compile(r"-?[0-9]{1,19}")
+
+
+def _whole(value: Any) -> bool:
+    if isinstance(value, str):
+        return _INT64.fullmatch(value) is not None
+    return isinstance(value, int) and not isinstance(value, bool) and abs(value) < 2**63
 
 
 def _assemble(last_good: list[Row], prices: _Prices) -> tuple[list[Row], dict[str, list[str]]]:
