@@ -8,6 +8,7 @@ test keeps them equal); the embedded catalog's version is read from the end of i
 from __future__ import annotations
 
 import os
+import stat  # os imports it already: no start-up cost
 
 __version__ = "0.1.0"
 
@@ -30,10 +31,14 @@ def embedded_catalog_meta(path: str = EMBEDDED_CATALOG) -> dict[str, str] | None
     file is missing or its tail does not have that shape (``computeops catalog validate`` says why).
     """
     try:
-        with open(path, "rb") as handle:
+        # Without blocking on a FIFO's open, and only from a regular file: $COMPUTEOPS_CATALOG naming
+        # a FIFO or /dev/zero made --version wait (or read) forever.
+        with open(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return None
             handle.seek(0, os.SEEK_END)
             handle.seek(max(0, handle.tell() - _TAIL_BYTES))
-            tail = handle.read().decode("utf-8", errors="replace")
+            tail = handle.read(_TAIL_BYTES).decode("utf-8", errors="replace")
     except OSError:
         return None
     found = {key: _string_value(tail, key) for key in ("sha256", "version")}

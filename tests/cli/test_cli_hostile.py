@@ -41,3 +41,23 @@ def test_stdout_on_a_full_disk_is_exit_2_with_a_message(argv: list[str]) -> None
         "error: cannot write the output (No space left on device). Nothing more was written. "
         "To fix: free space on the device stdout goes to, or redirect it elsewhere.\n"
     )
+
+
+@pytest.mark.parametrize("special", ["fifo", "/dev/zero"])
+def test_version_with_the_catalog_env_naming_a_fifo_or_a_device_answers(tmp_path: Path, special: str) -> None:
+    # Before: `COMPUTEOPS_CATALOG=<a FIFO> computeops --version` blocked in open() forever, and
+    # /dev/zero was read without end. The timeout only keeps a regression from hanging the suite.
+    catalog = tmp_path / "catalog.json"
+    if special == "fifo":
+        os.mkfifo(catalog)
+    else:
+        catalog = Path(special)
+    done = subprocess.run(
+        [sys.executable, "-m", "computeops_cdk.cli", "--version"],
+        env={**os.environ, "COMPUTEOPS_CATALOG": str(catalog)},
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == 0 and "catalog unreadable from $COMPUTEOPS_CATALOG" in done.stdout
