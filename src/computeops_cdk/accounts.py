@@ -167,17 +167,22 @@ def parse_accounts(raw: bytes, *, path: str = "") -> Accounts:
     """An Accounts from the file's bytes (see load_accounts)."""
     import yaml
 
+    from .intent._intent import load_yaml
+
     try:
         text = raw.decode("utf-8")
         if "&" in text and re.search(r"(^|[\s:\[,-])&\w", text):
             raise AccountsError(
                 "YAML anchors/aliases are not accepted in an accounts file. To fix: write values out."
             )
-        doc = yaml.safe_load(text)
+        doc = load_yaml(text)  # the intent's YAML rules: no key twice, no YAML 1.1 numbers (1:20 is 80)
     except UnicodeDecodeError:
         raise AccountsError("the accounts file is not UTF-8 text.") from None
     except yaml.YAMLError as err:
-        raise AccountsError(f"the accounts file is not valid YAML ({str(err)[:200]}).") from None
+        mark = getattr(err, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = str(getattr(err, "problem", None) or err)[:400]
+        raise AccountsError(f"the accounts file is not valid YAML{where}: {problem}") from None
     doc = _mapping(doc, "$", _KEYS)
     if doc.get("version", 1) != 1:
         raise AccountsError(
