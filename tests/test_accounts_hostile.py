@@ -37,3 +37,34 @@ def test_plain_yaml_still_reads() -> None:
     accounts = parse_accounts(text)
     aws = accounts.account("aws")
     assert aws is not None and aws.quota("us-east-1") == 64 and aws.quota("eu-west-1") == 16
+
+
+@pytest.mark.parametrize(
+    ("account", "path", "hint"),
+    [
+        # the quota of a misspelt region limited nothing: nebius us-central1 was chosen against a 0
+        ("nebius: {quotas: {us-centrl1: 0, '*': 100}}", "providers.nebius.quotas.us-centrl1", "us-central1"),
+        (
+            "aws: {owned: [{instance_type: p5.48xlarg, region: us-east-1, instances: 2}]}",
+            "providers.aws.owned[0].instance_type",
+            "p5.48xlarge",
+        ),
+        (
+            "aws: {owned: [{instance_type: p5.48xlarge, region: mars-1, instances: 2}]}",
+            "providers.aws.owned[0].region",
+            None,
+        ),
+    ],
+    ids=["quota-region", "owned-instance-type", "owned-region"],
+)
+def test_a_name_the_catalog_does_not_have_is_an_error(account: str, path: str, hint: str | None) -> None:
+    from pathlib import Path
+
+    from computeops_cdk import decide
+
+    accounts = parse_accounts(f"version: 1\nproviders:\n  {account}\n".encode())
+    intent = Path(__file__).resolve().parents[1] / "examples" / "support-chat.yaml"
+    with pytest.raises(AccountsError) as info:
+        decide(intent, accounts=accounts)
+    assert info.value.path == path and "has no" in str(info.value) and "To fix:" in str(info.value)
+    assert (hint in info.value.suggestions) if hint else not info.value.suggestions

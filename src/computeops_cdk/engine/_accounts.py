@@ -13,12 +13,14 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from ..errors import AccountsError, did_you_mean, shown
 from ._decision import Placement, Reason
 
 if TYPE_CHECKING:
     from ..accounts import Accounts
+    from ..catalog import Catalog
 
-__all__ = ["account_price", "account_rules", "accounts_line", "team_accounts"]
+__all__ = ["account_price", "account_rules", "accounts_line", "check_accounts", "team_accounts"]
 
 _ACCOUNTS_ENV = "COMPUTEOPS_ACCOUNTS"
 """``accounts.ACCOUNTS_ENV`` (a test keeps the two equal), read here so that a decision without
@@ -35,6 +37,33 @@ def team_accounts(accounts: Accounts | str | os.PathLike[str] | None) -> Account
     from ..accounts import Accounts, load_accounts
 
     return accounts if isinstance(accounts, Accounts) else load_accounts(accounts)
+
+
+def check_accounts(accounts: Accounts, catalog: Catalog) -> None:
+    """Every region and instance type the accounts file names must be the provider's in ``catalog``: a
+    quota for a misspelt region (``us-centrl1``) limited nothing, and owned capacity of a misspelt
+    instance type priced nothing, without a word.
+
+    Raises:
+        AccountsError: the first unknown name, its path in the file and close matches.
+    """
+    for provider, account in sorted(accounts.providers.items()):
+        regions = sorted({r.code for r in catalog.regions if r.provider == provider})
+        types = sorted({t.name for t in catalog.instance_types if t.provider == provider})
+        named = [(f"quotas.{region}", region, regions) for region in account.quotas if region != "*"]
+        for i, owned in enumerate(account.owned):
+            named += [(f"owned[{i}].region", owned.region, regions)]
+            named += [(f"owned[{i}].instance_type", owned.instance_type, types)]
+        for where, name, known in named:
+            if name not in known:
+                kind = "instance type" if where.endswith("instance_type") else "region"
+                raise AccountsError(
+                    f"{provider} has no {kind} {shown(name)} in catalog "
+                    f"{catalog.version}. To fix: use a {kind} as `computeops catalog list --provider "
+                    f"{provider}` shows it",
+                    path=f"providers.{provider}.{where}",
+                    suggestions=did_you_mean(name, known),
+                )
 
 
 def account_rules(accounts: Accounts, provider: str, region: str, accelerators: int) -> tuple[Reason, ...]:

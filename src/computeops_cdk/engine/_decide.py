@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ..catalog import HOURS_PER_MONTH, Catalog, load_catalog
 from ..errors import CatalogError, IntentError, NoFeasiblePlacementError, described, shown
 from ..intent import WorkloadIntent
-from ._accounts import accounts_line, team_accounts
+from ._accounts import accounts_line, check_accounts, team_accounts
 from ._columns import offer_columns
 from ._decision import SCORE_DIMENSIONS, Decision, EstimateSummary, Placement, UnitCost
 from ._evaluate import Candidate, Evaluation, evaluate_each, evaluator
@@ -382,6 +382,8 @@ def ranked(
         raise IntentError("must be a sequence of engine.Calibration records", path="calibrations")
     index = catalog_index(catalog)
     resolved = resolve(intent, catalog, pin)
+    if accounts is not None:
+        check_accounts(accounts, catalog)
     sizer = sizer_for(intent.workload, intent.preferences.capacity_headroom, tuple(calibrations))
     rules = evaluator(intent, resolved, pin, sizer, suspect_prices(catalog), catalog.as_of, accounts)
     # by group of offers (_groups); a team's accounts price and limit offer by offer
