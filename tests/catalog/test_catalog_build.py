@@ -106,3 +106,59 @@ def test_service_scope_rows_are_checked(tmp_path: Any) -> None:
     bad = rows.replace("aws,fedramp_high,vm,Amazon EC2,in_scope", "aws,fedramp_high,vm,Amazon EC2,maybe", 1)
     with pytest.raises(CatalogError, match=r"status 'maybe' is not one of in_scope, not_in_scope, not_found"):
         build_catalog(_market_with(tmp_path / "b", bad))
+
+
+def _gcp_fedramp_high_services(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    gcp = next(p for p in doc["providers"] if p["id"] == "gcp")
+    (att,) = [a for a in gcp["attestations"] if a["scope"] == "fedramp_high"]
+    return {s["service"]: s for s in att["services"]}
+
+
+def test_the_build_carries_each_service_scopes_condition() -> None:
+    # Google's FedRAMP page: High workloads must use Assured Workloads (Data Boundary for FedRAMP
+    # High) and Assured Support; the column reaches the catalog record so the decision can say it
+    from computeops_cdk.catalog._build import build_catalog
+
+    services = _gcp_fedramp_high_services(build_catalog(MARKET))
+    assert services["vm"]["requires"].startswith("an Assured Workloads folder with the FedRAMP High")
+    assert services["kubernetes"]["requires"] == services["vm"]["requires"]
+    assert services["tpu"]["requires"] == ""
+    embedded = load_catalog().provider("gcp")
+    (att,) = [a for a in embedded.attestations if a.scope == "fedramp_high"]
+    assert att.service("vm") is not None and att.service("vm").requires == services["vm"]["requires"]  # type: ignore[union-attr]
+
+
+def test_a_market_folder_without_the_requires_column_builds_with_no_condition(tmp_path: Any) -> None:
+    import csv
+    import io
+
+    from computeops_cdk.catalog._build import build_catalog
+
+    rows = list(
+        csv.DictReader(io.StringIO((MARKET / "attestation-services.csv").read_text(encoding="utf-8")))
+    )
+    out = io.StringIO()
+    fields = [f for f in rows[0] if f != "requires"]
+    writer = csv.DictWriter(out, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    services = _gcp_fedramp_high_services(build_catalog(_market_with(tmp_path, out.getvalue())))
+    assert {s["requires"] for s in services.values()} == {""}
+
+
+def test_a_catalog_written_before_the_requires_field_still_loads(tmp_path: Any) -> None:
+    # a user catalog from an older build has no "requires" key: it validates and reads as "" (no
+    # condition known), so upgrading never refuses a catalog that loaded before
+    import json
+
+    doc = json.loads(EMBEDDED_CATALOG.read_text(encoding="utf-8"))
+    for provider in doc["providers"]:
+        for att in provider["attestations"]:
+            for entry in att.get("services") or ():
+                del entry["requires"]
+    doc["sha256"] = content_sha256(doc)
+    path = tmp_path / "old.json"
+    path.write_text(canonical_json(doc), encoding="utf-8")
+    gcp = load_catalog(path, validate=True).provider("gcp")
+    (att,) = [a for a in gcp.attestations if a.scope == "fedramp_high"]
+    assert {s.requires for s in att.services or ()} == {""}

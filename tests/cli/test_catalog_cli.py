@@ -126,6 +126,8 @@ def test_show_prints_the_fedramp_service_scope(capsys: pytest.CaptureFixture[str
     assert "gcp service scope" in out
     assert re.search(r"fedramp_high\s*│\s*tpu\s*│\s*Cloud TPU\s*│\s*not_in_scope\s*│\s*2026-12-01", out)
     assert re.search(r"fedramp_high\s*│\s*vm\s*│\s*Compute Engine\s*│\s*in_scope\s*│\s*2026-12-01", out)
+    # the condition Google's FedRAMP page sets (issue 11 follow-up): printed with the scope
+    assert re.search(r"in_scope\s*│\s*2026-12-01\s*│\s*an Assured Workloads folder with the", out)
     code, out, _ = run(capsys, "show", "p5.48xlarge")
     assert re.search(r"fedramp_high\s*│\s*kubernetes\s*│\s*Amazon EKS\s*│\s*in_scope", out)
     code, out, _ = run(capsys, "show", "p5.48xlarge", "--json")

@@ -121,7 +121,11 @@ def _services(data: MarketData) -> dict[tuple[str, str], list[dict[str, Any]]]:
         entries = scoped.setdefault((row["provider"], row["scope"]), [])
         if any(e["service"] == row["service"] for e in entries):
             raise CatalogError(f"{where}: listed twice. To fix: keep one row per service.")
-        entries.append({k: row[k] for k in ("service", "name", "status", "source", "read", "note")})
+        entry = {k: row[k] for k in ("service", "name", "status", "source", "read", "note")}
+        # what the user must set up for the authorisation to hold (a market folder older than the
+        # column has none to say)
+        entry["requires"] = row.get("requires", "")
+        entries.append(entry)
     return {key: sorted(v, key=lambda e: SERVICE_KINDS.index(e["service"])) for key, v in scoped.items()}
 
 

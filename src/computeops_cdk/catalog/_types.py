@@ -101,6 +101,11 @@ class ServiceScope:
     read: str
     """Date the source was read, ISO 8601 (``2026-12-01``)."""
     note: str = ""
+    requires: str = ""
+    """What the user must set up for the authorisation to cover a placement on this service, as the
+    source says (GCP FedRAMP High: an Assured Workloads folder with the FedRAMP High control
+    package). Default: "" (the source names no condition beyond the attestation's regions). The
+    decision's explanation quotes it; the emitted stack does not create it."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -697,11 +697,13 @@ def _print_attestations(catalog: Catalog, provider_id: str) -> None:
     services = _table(
         f"{provider_id} service scope (authorised service by service: a placement satisfies the "
         "attestation only if every service it runs on is in_scope)",
-        "scope", "service", "name", "status", "read", "source", "note",
+        "scope", "service", "name", "status", "read", "requires", "source", "note",
     )  # fmt: skip
     for a in scoped:
         for entry in a.services or ():
+            # requires: what the user must set up for the authorisation to hold (the stack does not)
             services.add_row(
-                a.scope, entry.service, entry.name, entry.status, entry.read, entry.source, entry.note
-            )
+                a.scope, entry.service, entry.name, entry.status, entry.read, entry.requires or "-",
+                entry.source, entry.note,
+            )  # fmt: skip
     _console().print(services)

@@ -422,6 +422,7 @@ def _decide(run: Ranked, alternatives: int) -> Decision:
         pinned=pinned,
         margin=_margin(result.feasible, intent),
         compared=compared,
+        services=result.feasible[0].services,
     )
     terms = accounts_line(chosen, header.accounts)
     if terms:  # right after the "Chosen:" line

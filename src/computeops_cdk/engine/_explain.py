@@ -15,6 +15,7 @@ from ._billing import STARTUP_HOURS
 from ._decision import SCORE_DIMENSIONS, EstimateSummary, Placement
 from ._price_age import stale_warning
 from ._reserved import reservation_line
+from ._rules import attestation_applies
 
 __all__ = ["compare", "explanation", "price_age_days", "trade_off", "unit_label", "workload_line"]
 
@@ -93,6 +94,48 @@ def price_age_days(price_as_of: str, catalog_as_of: str) -> int | None:
         return None
 
 
+def compliance_line(
+    catalog: Catalog, chosen: Placement, required: Sequence[str], services: tuple[str, ...]
+) -> str:
+    """The hard compliance constraints the chosen placement meets, with what each authorisation
+    granted service by service covers and any condition its source sets on the user (GCP FedRAMP
+    High holds only inside an Assured Workloads folder): a condition the stack cannot meet for the
+    user must reach them before they deploy."""
+    line = (
+        f"Compliance: {', '.join(required)} attested by {chosen.provider} itself (provider_claimed) "
+        f"for {chosen.region}"
+    )
+    provider = catalog.provider(chosen.provider)
+    for scope in required:
+        att = next(
+            (
+                a
+                for a in provider.attestations
+                if a.scope == scope
+                and a.evidence == "provider_claimed"
+                and a.services is not None
+                and attestation_applies(a, chosen.region, services)
+            ),
+            None,
+        )
+        entries = [e for kind in services if att is not None and (e := att.service(kind)) is not None]
+        if not entries:
+            continue
+        names = " and ".join(e.name for e in entries)
+        read = max(e.read for e in entries)
+        line += (
+            f"; {scope} covers {names} (source read {read}: `computeops catalog show "
+            f"{chosen.provider}` quotes it)"
+        )
+        conditions = list(dict.fromkeys(e.requires for e in entries if e.requires))
+        if conditions:
+            line += (
+                f" and requires {' and '.join(conditions)}: set it up before deploying (the emitted "
+                "stack deploys into the project or account you give and does not create it)"
+            )
+    return line + "."
+
+
 def workload_line(intent: WorkloadIntent) -> str:
     """One line saying what was asked for."""
     work, model = intent.workload, intent.workload.model
@@ -156,8 +199,10 @@ def explanation(
     pinned: str,
     margin: Sequence[str] = (),
     compared: tuple[Placement | None, str] | None = None,
+    services: tuple[str, ...] = ("vm",),
 ) -> tuple[str, ...]:
-    """The decision's explanation lines, most important first."""
+    """The decision's explanation lines, most important first. ``services``: the provider services
+    the chosen placement runs on (rules.placement_services; default: a VM)."""
     lines = [workload_line(intent)]
     lines.append(
         f"Catalog {catalog.version} as of {catalog.as_of} (sha256 {catalog.sha256[:12]}): "
@@ -198,10 +243,7 @@ def explanation(
     lines.append(f"Scores (weight): {scored}; weighted {chosen.score:g}.")
     required = intent.constraints.compliance
     if required:
-        lines.append(
-            f"Compliance: {', '.join(required)} attested by {chosen.provider} itself (provider_claimed) "
-            f"for {chosen.region}."
-        )
+        lines.append(compliance_line(catalog, chosen, required, services))
     if weak_evidence:
         lines.append(
             f"Compliance score: {chosen.provider}'s {', '.join(weak_evidence)} claims rest on third-party or "

@@ -9,7 +9,9 @@ Options (``TargetProps.options``):
 
 - ``project``: GCP project id. Default: a Terraform variable ``gcp_project`` (with a description;
   supply it with ``TF_VAR_gcp_project``), so the provider never falls back silently to whatever
-  project the environment points at.
+  project the environment points at. The stack deploys into that project and creates no folder:
+  a FedRAMP High decision holds only for a project inside an Assured Workloads folder with the
+  FedRAMP High control package (the decision's "Compliance:" line says so); create it there first.
 - ``zone``: zone for the VM / TPU / node locations, a zone of the decided region (``<region>-<letter>``,
   checked with a "did you mean" from the zones the market data names). Default: the first zone
   (alphabetically) in which
