@@ -61,3 +61,27 @@ def test_version_with_the_catalog_env_naming_a_fifo_or_a_device_answers(tmp_path
         timeout=60,
     )
     assert done.returncode == 0 and "catalog unreadable from $COMPUTEOPS_CATALOG" in done.stdout
+
+
+@pytest.mark.parametrize("stderr_open", [True, False], ids=["stderr-open", "stderr-closed"])
+@pytest.mark.parametrize(
+    "argv",
+    [["--version"], ["decide", SUPPORT_CHAT], ["catalog", "accelerators", "--json"]],
+    ids=["version", "decide", "accelerators"],
+)
+def test_stdout_closed_is_exit_2_with_a_message(argv: list[str], stderr_open: bool) -> None:
+    # Before: `computeops decide ... >&-` (sys.stdout is None) was an AttributeError traceback
+    # (exit 1). The shell closes fd 1 (and fd 2) in the child: DEVNULL would be an open stdout.
+    closing = ">&-" if stderr_open else ">&- 2>&-"
+    done = subprocess.run(
+        ["sh", "-c", f'exec "$@" {closing}', "sh", sys.executable, "-m", "computeops_cdk.cli", *argv],
+        stderr=subprocess.PIPE,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr
+    expected = (
+        "error: cannot write the output (stdout is closed). Nothing was run. "
+        "To fix: give the command a stdout, e.g. redirect it to a file or to /dev/null.\n"
+    )
+    assert done.stderr == (expected if stderr_open else "")

@@ -73,6 +73,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     cold ``decide``). atexit handlers, flushing and module teardown still run. A caller passing
     ``argv`` (tests, an embedding program) keeps its collector as it was.
     """
+    if sys.stdout is None:
+        # `computeops decide ... >&-`: the interpreter found no stdout. Refuse before running, as
+        # on a full disk, rather than do the work and lose its output (or raise on the flush).
+        # print() to a missing stderr writes nothing: the exit code still says it.
+        message = (
+            "error: cannot write the output (stdout is closed). Nothing was run. "
+            "To fix: give the command a stdout, e.g. redirect it to a file or to /dev/null."
+        )
+        if sys.stderr is not None:
+            print(message, file=sys.stderr)
+        return EXIT_INVALID
     try:
         code = _main(list(sys.argv[1:] if argv is None else argv), console=argv is None)
         sys.stdout.flush()  # a buffered tail fails here, not in the interpreter's last flush
