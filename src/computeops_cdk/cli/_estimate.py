@@ -12,8 +12,17 @@ import argparse
 import json
 import math
 import sys
+from collections.abc import Callable
 from typing import Any
 
+from .._limits import (
+    MAX_ACCELERATORS,
+    MAX_ACCELERATORS_PER_INSTANCE,
+    MAX_GLOBAL_BATCH_TOKENS,
+    MAX_INSTANCES,
+    MAX_PARAMS_B,
+    MAX_TOKENS,
+)
 from ..errors import DoesNotFitError, EstimateError, did_you_mean, did_you_mean_text
 from ..perf import (
     PRECISIONS,
@@ -50,26 +59,55 @@ known models: {models}
 """
 
 
-def _whole(value: str) -> int:
-    """argparse type: a whole number >= 1 (the flag is named by argparse in the error)."""
+def _whole(value: str, high: int | None = None, what: str = "") -> int:
+    """argparse type: a whole number >= 1 and, given ``high``, <= ``high`` (the physical range of
+    ``what``; the flag is named by argparse in the error)."""
     try:
         number = int(value)
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be a whole number (got {value!r})") from None
     if number < 1:
         raise argparse.ArgumentTypeError(f"must be >= 1 (got {number})")
+    if high is not None and number > high:
+        raise argparse.ArgumentTypeError(_out_of_range(value, high, what))
     return number
 
 
-def _positive(value: str) -> float:
-    """argparse type: a finite number > 0."""
+def _positive(value: str, high: float | None = None, what: str = "") -> float:
+    """argparse type: a finite number > 0 and, given ``high``, <= ``high``."""
     try:
         number = float(value)
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be a number (got {value!r})") from None
     if not (number > 0 and math.isfinite(number)):
         raise argparse.ArgumentTypeError(f"must be a finite number > 0 (got {value!r})")
+    if high is not None and number > high:
+        raise argparse.ArgumentTypeError(_out_of_range(value, high, what))
     return number
+
+
+def _out_of_range(value: str, high: float, what: str) -> str:
+    shown = value if len(value) <= 40 else value[:40] + "..."
+    return f"must be in 1..{high:,} ({what}; got {shown}). To fix: give a value in that range"
+
+
+def _at_most(kind: Callable[[str, Any, str], Any], high: float, what: str) -> Callable[[str], Any]:
+    """``kind`` bounded by ``high``, named for argparse's "invalid ... value" fallback."""
+
+    def parse(value: str) -> Any:
+        return kind(value, high, what)
+
+    parse.__name__ = kind.__name__.lstrip("_")
+    return parse
+
+
+# The physical ranges the intent models accept for the same quantities (one number each, _limits).
+_COUNT = _at_most(_whole, MAX_ACCELERATORS, f"the largest deployment: {MAX_INSTANCES} instances "
+                  f"of {MAX_ACCELERATORS_PER_INSTANCE:,} accelerators")  # fmt: skip
+_PER_NODE = _at_most(_whole, MAX_ACCELERATORS_PER_INSTANCE, "accelerators of the largest instance")
+_TOKENS = _at_most(_whole, MAX_TOKENS, "the tokens an intent accepts")
+_BATCH_TOKENS = _at_most(_whole, MAX_GLOBAL_BATCH_TOKENS, "the tokens per step an intent accepts")
+_PARAMS_B = _at_most(_positive, MAX_PARAMS_B, "the billions of parameters an intent accepts")
 
 
 # Flags that only mean something for one kind of workload, with their defaults (applied in run()
@@ -103,10 +141,10 @@ def register(commands: Any) -> None:
     which = parser.add_mutually_exclusive_group(required=True)
     which.add_argument("--model", metavar="NAME", help="a registry model (e.g. llama-3.1-70b) or HF repo id")
     which.add_argument(
-        "--params-b", type=_positive, metavar="N", help="unknown model: total params (billions)"
+        "--params-b", type=_PARAMS_B, metavar="N", help="unknown model: total params (billions)"
     )
     parser.add_argument(
-        "--active-params-b", type=_positive, metavar="N", help="with --params-b, MoE: params active per token"
+        "--active-params-b", type=_PARAMS_B, metavar="N", help="with --params-b, MoE: params active per token"
     )
     parser.add_argument(
         "--precision",
@@ -121,17 +159,22 @@ def register(commands: Any) -> None:
         help="catalog id or alias: H100, A100-80GB, TPU-v5e, ...",
     )
     parser.add_argument(
-        "--count", type=_whole, default=1, metavar="N", help="accelerators (TPU chips). Default: 1"
+        "--count", type=_COUNT, default=1, metavar="N", help="accelerators (TPU chips). Default: 1"
     )
     parser.add_argument(
-        "--gpus-per-node", type=_whole, metavar="N", help="accelerators per node. Default: 8 (TPU: the slice)"
+        "--gpus-per-node",
+        type=_PER_NODE,
+        metavar="N",
+        help="accelerators per node. Default: 8 (TPU: the slice)",
     )
     parser.add_argument("--format", choices=("table", "json"), default="table", help="output. Default: table")
     parser.add_argument("--catalog", metavar="FILE", help="catalog JSON. Default: the embedded one")
     serving = parser.add_argument_group("inference only")
-    serving.add_argument("--input-tokens", type=_whole, metavar="N", help="mean prompt length. Default: 1024")
     serving.add_argument(
-        "--output-tokens", type=_whole, metavar="N", help="mean completion length. Default: 256"
+        "--input-tokens", type=_TOKENS, metavar="N", help="mean prompt length. Default: 1024"
+    )
+    serving.add_argument(
+        "--output-tokens", type=_TOKENS, metavar="N", help="mean completion length. Default: 256"
     )
     serving.add_argument(
         "--concurrency", type=_whole, metavar="N", help="requests in flight. Default: the most that fit"
@@ -139,10 +182,10 @@ def register(commands: Any) -> None:
     serving.add_argument("--ttft-ms", type=_positive, metavar="MS", help="largest batch meeting this TTFT")
     serving.add_argument("--tpot-ms", type=_positive, metavar="MS", help="largest batch meeting this TPOT")
     training = parser.add_argument_group("training and fine_tuning only")
-    training.add_argument("--seq-len", type=_whole, metavar="N", help="tokens per sequence. Default: 4096")
+    training.add_argument("--seq-len", type=_TOKENS, metavar="N", help="tokens per sequence. Default: 4096")
     training.add_argument(
         "--global-batch-tokens",
-        type=_whole,
+        type=_BATCH_TOKENS,
         metavar="N",
         help="tokens per optimizer step (>= --seq-len). Default: 1024 x seq-len",
     )

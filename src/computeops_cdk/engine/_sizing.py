@@ -29,6 +29,7 @@ from functools import lru_cache
 from typing import Literal
 
 from .. import perf
+from .._limits import MAX_INSTANCES  # the largest deployment considered, shared with the CLI
 from ..catalog import Accelerator, InstanceType
 from ..errors import DoesNotFitError, EstimateError
 from ..intent import Workload
@@ -37,8 +38,6 @@ from ._decision import Reason
 
 __all__ = ["MAX_INSTANCES", "Calibration", "Sizer", "Sizing", "model_spec", "sizer_for"]
 
-MAX_INSTANCES = 256
-"""Largest deployment (instances of one offer) the engine considers."""
 
 _GROUP_SIZES = (1, 2, 4, 8, 16)
 """Instances one inference replica may span on a multi-node shape."""

@@ -6,6 +6,7 @@ from typing import Literal, Self
 
 from pydantic import ConfigDict, Field, model_validator
 
+from .._limits import MAX_GLOBAL_BATCH_TOKENS, MAX_PARAMS_B, MAX_TOKENS
 from ..errors import EstimateError, did_you_mean
 from ..perf._types import Precision  # the precisions the performance model can estimate: one vocabulary
 from ._fields import StrictModel, fail
@@ -75,8 +76,8 @@ class ModelRef(StrictModel):
     model_config = ConfigDict(json_schema_extra=lambda schema: _name_optional(schema))
 
     name: str = Field(min_length=1, max_length=100)
-    params_b: float | None = Field(default=None, gt=0, le=100_000)
-    active_params_b: float | None = Field(default=None, gt=0, le=100_000)
+    params_b: float | None = Field(default=None, gt=0, le=MAX_PARAMS_B)
+    active_params_b: float | None = Field(default=None, gt=0, le=MAX_PARAMS_B)
     precision: Precision = "bf16"
 
     @model_validator(mode="before")
@@ -129,8 +130,8 @@ class Serving(StrictModel):
     """
 
     output_tokens_per_s: float = Field(gt=0, le=1e9)
-    input_tokens: int = Field(default=1024, gt=0, le=10_000_000)
-    output_tokens: int = Field(default=256, gt=0, le=10_000_000)
+    input_tokens: int = Field(default=1024, gt=0, le=MAX_TOKENS)
+    output_tokens: int = Field(default=256, gt=0, le=MAX_TOKENS)
     ttft_ms: float | None = Field(default=None, gt=0)
     tpot_ms: float | None = Field(default=None, gt=0)
 
@@ -149,8 +150,8 @@ class Training(StrictModel):
     """
 
     tokens: float = Field(gt=0, le=1e16)
-    seq_len: int = Field(default=4096, gt=0, le=10_000_000)
-    global_batch_tokens: int = Field(default=4_194_304, gt=0, le=10**13)
+    seq_len: int = Field(default=4096, gt=0, le=MAX_TOKENS)
+    global_batch_tokens: int = Field(default=4_194_304, gt=0, le=MAX_GLOBAL_BATCH_TOKENS)
     deadline_hours: float | None = Field(default=None, gt=0)
     method: TrainingMethod = "full"
 
