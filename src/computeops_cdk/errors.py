@@ -227,7 +227,10 @@ class NoFeasiblePlacementError(ComputeOpsError):
         document: dict[str, Any] | Callable[[], dict[str, Any] | None] | None = None,
         decision: Any = None,
     ) -> None:
-        self._rejections = rejections
+        # A list given is copied (the caller's list stays the caller's) and an iterator read now, as
+        # before; another sequence (the engine's lazy ``Rejections``) is kept, its records made when read.
+        lazy = hasattr(rejections, "__len__") and not isinstance(rejections, list)
+        self._rejections = rejections if lazy else list(rejections)
         self.decision = decision
         self.nearest_misses = list(nearest_misses)
         self._document = document

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal, cast
 
 __all__ = [
@@ -269,6 +269,15 @@ class Catalog:
     # Not an init field: ``dataclasses.replace`` gives a copy its own empty cache. As an init field the
     # copy shared it, so a copy with other providers or accelerators was decided on the old records.
     _index: dict[str, object] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __getstate__(self) -> list[object]:
+        # Pickled and copied without the caches: the engine's (bit columns, sizings kept per sizer in
+        # a weak mapping) cannot be pickled, and a copy rebuilds what it needs.
+        return [{} if f.name == "_index" else getattr(self, f.name) for f in fields(self)]
+
+    def __setstate__(self, state: list[object]) -> None:
+        for f, value in zip(fields(self), state, strict=True):
+            object.__setattr__(self, f.name, value)
 
     def provider(self, provider_id: str) -> Provider:
         """The provider with this id; KeyError when unknown."""

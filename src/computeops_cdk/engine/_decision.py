@@ -351,6 +351,18 @@ class Rejections(Sequence[Rejection]):
     def __repr__(self) -> str:
         return f"Rejections({list(self)!r})"
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled as the records they stand for: the rows hold the engine's evaluation (the catalog's
+        # columns and their caches), which a worker pool need not receive and cannot pickle.
+        return (_rejections_of, (self.records(), self.by_rule(), self.example_indices()))
+
+
+def _rejections_of(
+    records: tuple[Rejection, ...], by_rule: dict[str, int], examples: dict[str, int]
+) -> Rejections:
+    """``Rejections`` made again from pickled records (``Rejections.__reduce__``)."""
+    return Rejections(records=records, by_rule=by_rule, examples=examples)
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Decision:
