@@ -292,10 +292,8 @@ def test_a_valid_catalog_is_not_walked_by_the_reference(monkeypatch: pytest.Monk
     assert first_schema_error(json.loads(EMBEDDED_CATALOG.read_text(encoding="utf-8"))) is None
 
 
-def test_a_refused_catalog_shows_the_reference_one_record(monkeypatch: pytest.MonkeyPatch) -> None:
-    doc = json.loads(EMBEDDED_CATALOG.read_text(encoding="utf-8"))
-    doc["offers"][-2]["pricing"] = "savings_plan"
-    doc["offers"][-1]["pricing"] = "savings_plan"
+def _reference_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The ids of the instances the reference validator is asked about, from now on."""
     seen: list[int] = []
     original = jsonschema.Draft202012Validator.iter_errors
 
@@ -304,6 +302,14 @@ def test_a_refused_catalog_shows_the_reference_one_record(monkeypatch: pytest.Mo
         return original(self, instance)
 
     monkeypatch.setattr(jsonschema.Draft202012Validator, "iter_errors", record)
+    return seen
+
+
+def test_a_refused_catalog_shows_the_reference_one_record(monkeypatch: pytest.MonkeyPatch) -> None:
+    doc = json.loads(EMBEDDED_CATALOG.read_text(encoding="utf-8"))
+    doc["offers"][-2]["pricing"] = "savings_plan"
+    doc["offers"][-1]["pricing"] = "savings_plan"
+    seen = _reference_reads(monkeypatch)
     error = first_schema_error(doc)
     assert error is not None and error.json_path == f"$.offers[{len(doc['offers']) - 2}].pricing"
     offers = {id(o) for o in doc["offers"]}
@@ -444,14 +450,7 @@ def test_a_fault_in_every_offer_does_not_walk_the_reference(
     for offer in doc["offers"]:
         offer["source"] += fault
     doc["offers"][-1]["pricing"] = "savings_plan"
-    seen: list[int] = []
-    original = jsonschema.Draft202012Validator.iter_errors
-
-    def record(self: Any, instance: Any) -> Any:
-        seen.append(id(instance))
-        return original(self, instance)
-
-    monkeypatch.setattr(jsonschema.Draft202012Validator, "iter_errors", record)
+    seen = _reference_reads(monkeypatch)
     error = first_schema_error(doc)
     assert error is not None and error.json_path == f"$.offers[{len(doc['offers']) - 1}].pricing"
     assert {i for i in seen if i in {id(o) for o in doc["offers"]}} == {id(doc["offers"][-1])}

@@ -145,85 +145,60 @@ def apply_lock(
     ``image_of`` names the image the target boots a placement on (recorded in the entry); default:
     none. The lockfile is read and written under ``lockfile.editing``."""
     with editing(path):
-        return _apply_lock(
-            path=path,
-            workload=workload,
-            intent=intent,
-            pins=pins,
-            pin=pin,
-            catalog=catalog,
-            fresh=fresh,
-            accounts=accounts,
-            image_of=image_of,
+        lockfile = Lockfile.read(path)
+        calibrations = lockfile.calibrations()
+        decision = fresh(calibrations)
+        entry = lockfile.workloads.get(workload)
+        assert decision.chosen is not None
+        if entry is not None and entry.matches(intent, pins) and not _relock_requested(workload):
+            kept = _locked(
+                decision,
+                entry,
+                path=path,
+                workload=workload,
+                pin=pin,
+                catalog=catalog,
+                calibrations=calibrations,
+                accounts=accounts,
+            )
+            assert kept.chosen is not None
+            image = entry.image
+            if image is None and (image := image_of(kept.chosen)) is not None:
+                # An entry from before images were recorded: record the image it boots now, once.
+                lockfile.with_entry(workload, dataclasses.replace(entry, image=image)).write()
+            return dataclasses.replace(kept, lock={**(kept.lock or {}), "image": _shown(image)})
+        status = "written" if entry is None else "relocked"
+        chosen = decision.chosen
+        image = image_of(chosen)
+        locked = LockedPlacement.from_placement(
+            chosen,
+            locked_at=_now(),
+            catalog_version=decision.catalog_version,
+            catalog_sha256=decision.catalog_sha256,
         )
-
-
-def _apply_lock(
-    *,
-    path: Path,
-    workload: str,
-    intent: WorkloadIntent,
-    pins: Pins,
-    pin: Pin,
-    catalog: Catalog,
-    fresh: Callable[[tuple[Calibration, ...]], Decision],
-    accounts: Accounts | None,
-    image_of: Callable[[Placement], Mapping[str, str] | None],
-) -> Decision:
-    lockfile = Lockfile.read(path)
-    calibrations = lockfile.calibrations()
-    decision = fresh(calibrations)
-    entry = lockfile.workloads.get(workload)
-    assert decision.chosen is not None
-    if entry is not None and entry.matches(intent, pins) and not _relock_requested(workload):
-        kept = _locked(
+        lockfile.with_entry(
+            workload,
+            LockEntry(
+                intent=intent,
+                pins=pins,
+                placement=locked,
+                engine_version=__version__,
+                estimate=estimate_of(chosen.estimate),
+                observations=entry.observations if entry is not None and entry.matches(intent, pins) else (),
+                accounts_sha256=accounts.sha256 if accounts is not None else None,
+                image=image,
+            ),
+        ).write()
+        return dataclasses.replace(
             decision,
-            entry,
-            path=path,
-            workload=workload,
-            pin=pin,
-            catalog=catalog,
-            calibrations=calibrations,
-            accounts=accounts,
+            lock={
+                "status": status,
+                "file": str(path),
+                "workload": workload,
+                "locked_at": locked.locked_at,
+                "image": _shown(image),
+            },
         )
-        assert kept.chosen is not None
-        image = entry.image
-        if image is None and (image := image_of(kept.chosen)) is not None:
-            # An entry from before images were recorded: record the image it boots now, once.
-            lockfile.with_entry(workload, dataclasses.replace(entry, image=image)).write()
-        return dataclasses.replace(kept, lock={**(kept.lock or {}), "image": _shown(image)})
-    status = "written" if entry is None else "relocked"
-    chosen = decision.chosen
-    image = image_of(chosen)
-    locked = LockedPlacement.from_placement(
-        chosen,
-        locked_at=_now(),
-        catalog_version=decision.catalog_version,
-        catalog_sha256=decision.catalog_sha256,
-    )
-    lockfile.with_entry(
-        workload,
-        LockEntry(
-            intent=intent,
-            pins=pins,
-            placement=locked,
-            engine_version=__version__,
-            estimate=estimate_of(chosen.estimate),
-            observations=entry.observations if entry is not None and entry.matches(intent, pins) else (),
-            accounts_sha256=accounts.sha256 if accounts is not None else None,
-            image=image,
-        ),
-    ).write()
-    return dataclasses.replace(
-        decision,
-        lock={
-            "status": status,
-            "file": str(path),
-            "workload": workload,
-            "locked_at": locked.locked_at,
-            "image": _shown(image),
-        },
-    )
 
 
 def _shown(image: Mapping[str, str] | None) -> dict[str, str] | None:
