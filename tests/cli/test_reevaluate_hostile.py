@@ -38,8 +38,29 @@ def _with_placement(field: str, value: object) -> Any:
         (lambda d: json.dumps(d)[:-1] + ', "lockfile_version": 1}', "'lockfile_version' appears twice"),
         # a price model the schema's enum refuses was reported as drift (exit 4: relock it)
         (_with_placement("pricing", "free"), "placement.pricing: must be one of on_demand, spot, reserved"),
+        # an unknown provider, and identifiers the catalog would refuse, were drift "infeasible" (exit 4)
+        (_with_placement("provider", "amazon"), "placement.provider: unknown provider 'amazon'"),
+        (_with_placement("provider", "lamda"), "(did you mean 'lambda'?)"),
+        (
+            _with_placement("region", "${var.region}"),
+            "placement.region: '${var.region}' is not a region code",
+        ),
+        (_with_placement("region", "us-east-1\n"), "placement.region: 'us-east-1\\n' is not a region code"),
+        (
+            _with_placement("instance_type", 'p5.48xlarge"'),
+            "placement.instance_type: 'p5.48xlarge\"' is not an instance type name",
+        ),
     ],
-    ids=["version-true", "duplicate-key", "unknown-pricing"],
+    ids=[
+        "version-true",
+        "duplicate-key",
+        "unknown-pricing",
+        "unknown-provider",
+        "misspelt-provider",
+        "interpolated-region",
+        "newline-region",
+        "quoted-instance-type",
+    ],
 )
 def test_what_the_schema_refuses_is_exit_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], text: Any, message: str
@@ -49,3 +70,16 @@ def test_what_the_schema_refuses_is_exit_2(
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert message in err and "Traceback" not in err
+
+
+def test_lock_schema_says_the_same_as_the_reader() -> None:
+    # One source of truth: lock.schema.json's placement uses the catalog's provider ids and patterns.
+    from computeops_cdk.catalog import PROVIDER_IDS
+    from computeops_cdk.schemas import load_schema
+
+    catalog = load_schema("catalog")["$defs"]
+    lock = load_schema("lock")
+    placement = lock["$defs"]["entry"]["properties"]["placement"]["properties"]
+    assert placement["provider"]["enum"] == list(PROVIDER_IDS) == catalog["provider_id"]["enum"]
+    assert placement["region"]["pattern"] == catalog["region_code"]["pattern"]
+    assert placement["instance_type"]["pattern"] == catalog["instance_type_name"]["pattern"]

@@ -20,6 +20,7 @@ __all__ = [
     "check_integrity",
     "check_sha256",
     "check_strings",
+    "identifier_problem",
     "validate_document",
     "validate_schema",
 ]
@@ -40,6 +41,20 @@ IDENTIFIERS: dict[str, tuple[str, str]] = {
 """Every identifier a catalog carries is checked against a strict pattern before anything reads it:
 these strings reach Terraform (region codes, instance types), so ``${``, quotes and control characters
 never get through. Sources, notes and names are bounded one-line text."""
+
+
+def identifier_problem(kind: str, value: str) -> str | None:
+    """Why ``value`` is not a catalog identifier of ``kind`` (a key of ``IDENTIFIERS``), or None.
+
+    The catalog schema's own pattern decides (one rule for a catalog and for what other documents,
+    a lockfile, say names from it): ``"is not a region code (letters, digits and '-', ...)"``.
+    """
+    what, rule = IDENTIFIERS[kind]
+    pattern = catalog_schema()["$defs"][kind]["pattern"]
+    if re.fullmatch(pattern, value):  # fullmatch: the schema's final $ ends the text (ECMA-262)
+        return None
+    return f"is not {'an' if what[0] in 'aeiou' else 'a'} {what} ({rule})"
+
 
 _MAX_SHOWN = 80
 _NOT_TEXT = re.compile("[\x00-\x1f\x7f\ud800-\udfff]")

@@ -30,8 +30,9 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from ..accounts import Accounts
-from ..catalog import PRICE_MODELS, Catalog
-from ..errors import LockError, PinnedPlacementError, described
+from ..catalog import PRICE_MODELS, PROVIDER_IDS, Catalog
+from ..catalog._validate import identifier_problem
+from ..errors import LockError, PinnedPlacementError, described, did_you_mean, did_you_mean_text, shown
 from ..intent import WorkloadIntent
 from ._decide import Ranked, as_catalog, as_intent, ranked
 from ._decision import Placement, Reason, UnitCost
@@ -165,6 +166,7 @@ class LockedPlacement:
                 raise LockError(
                     f"{path}.{name}: must be a non-empty string (got {described(data.get(name))})"
                 )
+        _check_offer_ids(data, path)
         if data["pricing"] not in PRICE_MODELS:  # lock.schema.json's enum: a typo is not a price model
             raise LockError(
                 f"{path}.pricing: must be one of {', '.join(PRICE_MODELS)} (got {described(data['pricing'])})"
@@ -586,3 +588,22 @@ def placement_of(
         rule=reasons[0].rule,
         reasons=[(r.rule, r.message) for r in reasons],
     )
+
+
+def _check_offer_ids(data: Mapping[str, Any], path: str) -> None:
+    """lock.schema.json's rules for the offer a placement names: a catalog provider id, and a region
+    and instance type a catalog could hold (these strings reach Terraform). Before, `amazon` or a
+    region of `${...}` matched no offer and was reported as drift (infeasible, exit 4)."""
+    provider = data["provider"]
+    if provider not in PROVIDER_IDS:
+        raise LockError(
+            f"{path}.provider: unknown provider {shown(provider)}. To fix: one of {', '.join(PROVIDER_IDS)}"
+            + did_you_mean_text(did_you_mean(provider, PROVIDER_IDS))
+            + ", or relock the workload"
+        )
+    for name, kind in (("region", "region_code"), ("instance_type", "instance_type_name")):
+        problem = identifier_problem(kind, data[name])
+        if problem is not None:
+            raise LockError(
+                f"{path}.{name}: {shown(data[name])} {problem}. To fix: restore it, or relock the workload"
+            )
