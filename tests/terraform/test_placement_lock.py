@@ -365,3 +365,30 @@ def test_the_lock_state_keeps_what_the_lockfile_keeps_field_by_field(
     assert (expected.term_months, state["term_months"]) == (term, term)
     assert state["upfront"] == (None if term is None else "none")
     assert (state["cloud"], state["unit_cost"]) == (chosen.provider, chosen.unit_cost.to_dict())
+
+
+@pytest.mark.parametrize(
+    ("attribute", "value", "said"),
+    [
+        ("cloud", "amazon", "unknown provider 'amazon'"),
+        ("region", "${var.r}", "is not a region code"),
+        ("hourly_usd", -1.0, "must be a finite number >= 0"),
+        ("locked_at", "yesterday", "yesterday"),
+        ("pricing", "free", "must be one of on_demand, spot, reserved"),
+        ("instances", None, "must be a whole number >= 1"),
+        ("instances", 2.5, "must be a whole number >= 1"),
+        ("unit_cost", {"unit": "usd", "value": 1.0}, "known unit"),
+    ],
+)
+def test_a_corrupt_state_is_an_error_on_the_attribute_it_names(
+    spec: ResourceSpec, attribute: str, value: Any, said: str
+) -> None:
+    # Before: the error diagnostic had no attribute path (only its detail named the field), and an
+    # instances of null was an internal error ("This is a bug"), 2.5 read as 2 instances.
+    state = {**locked(spec), attribute: value}
+    diags = Diagnostics()
+    assert spec.read(diags, state) is None
+    (error,) = diags.items
+    assert (error.severity, error.summary, error.attribute) == ("error", "Invalid locked state", attribute)
+    assert f"computeops_placement_lock.{attribute}" in error.detail and said in error.detail
+    assert "To fix" in error.detail

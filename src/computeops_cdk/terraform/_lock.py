@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import fields
 from datetime import UTC, datetime
@@ -159,12 +160,38 @@ def locked_placement(state: Mapping[str, Any]) -> LockedPlacement:
     data: dict[str, Any] = {
         f.name: state.get(_STATE_NAMES.get(f.name, f.name)) for f in fields(LockedPlacement)
     }
-    data["instances"] = int(data["instances"])
-    # a whole number on the wire comes back as a float; a lock from before terms has none
+    # a whole number on the wire comes back as a float (anything else is from_dict's to judge:
+    # int() made null an internal error and 2.5 two instances); a lock from before terms has none
+    data["instances"] = _whole(data["instances"])
     data["term_months"] = _whole(data["term_months"])
     for name in ("catalog_version", "catalog_sha256"):
         data[name] = data[name] or ""
     return LockedPlacement.from_dict(data, path="computeops_placement_lock")
+
+
+_FIELD = re.compile(r"computeops_placement_lock\.([a-z_]+)")
+
+
+def _locked(diags: Diagnostics, state: Mapping[str, Any]) -> LockedPlacement | None:
+    """The lock a state holds, or None after an error diagnostic on the attribute it names (a state
+    edited by hand or written by a broken provider: HashiCorp's providers point at the attribute)."""
+    from ..errors import LockError
+
+    try:
+        return locked_placement(state)
+    except LockError as err:
+        found = _FIELD.match(str(err))
+        name = _STATE_NAMES.get(found.group(1), found.group(1)) if found else None
+        detail = str(err)
+        if found and name != found.group(1):  # the field's state name, as the user sees it
+            detail = detail.replace(found.group(0), f"computeops_placement_lock.{name}", 1)
+        diags.error(
+            "Invalid locked state",
+            f"{detail}. The resource's state is not one this provider wrote. To fix: restore the "
+            "state, or relock with `terraform apply -replace=<this resource's address>`.",
+            attribute=name,
+        )
+        return None
 
 
 class _Lock:
@@ -196,8 +223,11 @@ class _Lock:
         if inputs is None or policy is None or catalog is None or accounts is None:
             return None
         intent, pin = inputs
+        locked = _locked(diags, state)
+        if locked is None:
+            return None
         return evaluate_drift(
-            locked_placement(state),
+            locked,
             intent,
             catalog=catalog,
             pin=pin,
