@@ -3,6 +3,7 @@ stdout on a full device is exit 2 with a message, never a traceback."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -61,6 +62,27 @@ def test_version_with_the_catalog_env_naming_a_fifo_or_a_device_answers(tmp_path
         timeout=60,
     )
     assert done.returncode == 0 and "catalog unreadable from $COMPUTEOPS_CATALOG" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("argv", "code"),
+    [(["decide", "missing-intent.yaml"], 2), (["decide", SUPPORT_CHAT, "--format", "json"], 0)],
+    ids=["error", "decision"],
+)
+def test_stderr_closed_keeps_messages_out_of_stdout(argv: list[str], code: int) -> None:
+    # Before: with fd 2 closed (sys.stderr is None) print(..., file=sys.stderr) wrote the error
+    # message into stdout, which a pipeline reads as the output.
+    done = subprocess.run(
+        ["sh", "-c", 'exec "$@" 2>&-', "sh", sys.executable, "-m", "computeops_cdk.cli", *argv],
+        stdout=subprocess.PIPE,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == code
+    if code:
+        assert done.stdout == ""
+    else:
+        assert json.loads(done.stdout)["decision"]["provider"]
 
 
 @pytest.mark.parametrize("stderr_open", [True, False], ids=["stderr-open", "stderr-closed"])

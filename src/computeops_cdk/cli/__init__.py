@@ -84,6 +84,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if sys.stderr is not None:
             print(message, file=sys.stderr)
         return EXIT_INVALID
+    if sys.stderr is None:
+        # `computeops decide ... 2>&-`: print(file=None) writes to stdout, so every message meant for
+        # stderr would land in the decision a pipeline reads. Messages go nowhere; exit codes stay.
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115  # lives as long as the process
     try:
         code = _main(list(sys.argv[1:] if argv is None else argv), console=argv is None)
         sys.stdout.flush()  # a buffered tail fails here, not in the interpreter's last flush
