@@ -7,10 +7,11 @@ import pickle
 from dataclasses import replace
 
 import pytest
-from engine_testdata import inference, make_catalog
+from engine_testdata import H100, ITYPES, inference, make_catalog
 
 from computeops_cdk.catalog import Catalog, load_catalog
 from computeops_cdk.engine import decide
+from computeops_cdk.engine._sizing import Sizer, model_spec
 from computeops_cdk.errors import NoFeasiblePlacementError
 
 
@@ -76,3 +77,13 @@ def test_a_decision_does_not_depend_on_an_earlier_decision_over_another_catalog(
     after = decide(inference(), catalog=faster()).to_json(rejections="all")
     assert original != alone  # the specs matter to this decision
     assert after == alone
+
+
+def test_a_sizer_keeps_one_entry_for_equal_accelerator_records() -> None:
+    """Catalogs loaded again hold equal records: one sizing each (keyed by the record's identity,
+    the cache kept every record of every catalog loaded since, 180 -> 5,400 entries in 30 loads)."""
+    workload = inference().workload
+    sizer = Sizer(workload, model_spec(workload))
+    first = sizer.size(ITYPES[0], H100)
+    again = sizer.size(ITYPES[0], replace(H100))  # an equal record from another load
+    assert again == first and len(sizer._cache) == 1

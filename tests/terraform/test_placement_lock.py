@@ -375,8 +375,9 @@ def test_the_lock_state_keeps_what_the_lockfile_keeps_field_by_field(
         ("hourly_usd", -1.0, "must be a finite number >= 0"),
         ("locked_at", "yesterday", "yesterday"),
         ("pricing", "free", "must be one of on_demand, spot, reserved"),
-        ("instances", None, "must be a whole number >= 1"),
-        ("instances", 2.5, "must be a whole number >= 1"),
+        ("instances", None, "must be a whole number in 1..256"),
+        ("instances", 2.5, "must be a whole number in 1..256"),
+        ("instances", 10**30, "must be a whole number in 1..256"),
         ("unit_cost", {"unit": "usd", "value": 1.0}, "known unit"),
     ],
 )

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
+from .._limits import MAX_INSTANCES
 from ..accounts import Accounts
 from ..catalog import PRICE_MODELS, PROVIDER_IDS, Catalog
 from ..catalog._validate import identifier_problem
@@ -172,8 +173,17 @@ class LockedPlacement:
                 f"{path}.pricing: must be one of {', '.join(PRICE_MODELS)} (got {described(data['pricing'])})"
             )
         instances = data.get("instances")
-        if isinstance(instances, bool) or not isinstance(instances, int) or instances < 1:
-            raise LockError(f"{path}.instances: must be a whole number >= 1 (got {described(instances)})")
+        if (
+            isinstance(instances, bool)
+            or not isinstance(instances, int)
+            or not 1 <= instances <= MAX_INSTANCES
+        ):
+            # Bounded as the engine sizes: a corrupt count reached the synthesized stack (10**30
+            # instances ran node out of memory at synth) and the drift report.
+            raise LockError(
+                f"{path}.instances: must be a whole number in 1..{MAX_INSTANCES} "
+                f"(got {described(instances)}). To fix: restore the lockfile, or relock the workload"
+            )
         numbers = {name: data.get(name) for name in ("hourly_usd", "score")}
         unit = data.get("unit_cost")
         if not isinstance(unit, Mapping) or unit.get("unit") not in (

@@ -223,16 +223,16 @@ class Sizer:
         self._model = model
         self._calibrated = calibrated or {}
         self._precision = workload.model.precision
-        # Keyed by the accelerator record itself (its identity, the record kept in the entry so the
-        # id cannot be reused): keyed by its id string, a Sizer shared by decisions over two catalogs
-        # sized the second catalog's accelerator with the first's specs.
-        self._cache: dict[tuple[int, int, bool], tuple[Accelerator, Sizing]] = {}
+        # Keyed by the accelerator record's value: keyed by its id string, a Sizer shared by decisions
+        # over two catalogs sized the second catalog's accelerator with the first's specs; by the
+        # record's identity, it kept every record of every catalog loaded since (equal records size
+        # alike, so they share an entry).
+        self._cache: dict[tuple[Accelerator, int, bool], Sizing] = {}
 
     def size(self, itype: InstanceType, acc: Accelerator) -> Sizing:
         """The deployment of ``itype`` that meets the intent, or why none does."""
-        key = (id(acc), itype.accelerator_count, itype.multi_node)
-        entry = self._cache.get(key)
-        found = entry[1] if entry is not None and entry[0] is acc else None
+        key = (acc, itype.accelerator_count, itype.multi_node)
+        found = self._cache.get(key)
         if found is None:
             try:
                 if self._workload.type == "inference":
@@ -243,7 +243,7 @@ class Sizer:
                 found = Sizing(instances=1, reasons=(Reason(rule="memory.fit", message=str(err)),))
             except EstimateError as err:
                 found = Sizing(instances=1, reasons=(Reason(rule="spec.unknown", message=str(err)),))
-            self._cache[key] = (acc, found)
+            self._cache[key] = found
         return found
 
     # -- inference ------------------------------------------------------------------------------
