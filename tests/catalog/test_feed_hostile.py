@@ -35,8 +35,19 @@ def _first_unit_price(**money: Any) -> Any:
         {"units": 1.75},  # int(1.75) == 1: a dollar per hour silently dropped from the price
         {"nanos": float("nan")},  # refused before too (int(nan) is a ValueError); kept as a guard
         {"units": "12345678901234567890123"},  # beyond int64: refused, not priced at 1.2e22 USD
+        {"units": "9999999999999999999"},  # 19 digits, still beyond int64
+        {"units": "0", "nanos": 2_000_000_000},  # a nanos beyond a dollar: two dollars no units says
+        {"units": "1", "nanos": -500_000_000},  # units and nanos of opposite signs
     ],
-    ids=["units-infinity", "units-fraction", "nanos-nan", "units-huge"],
+    ids=[
+        "units-infinity",
+        "units-fraction",
+        "nanos-nan",
+        "units-huge",
+        "units-19-digits",
+        "nanos-huge",
+        "signs",
+    ],
 )
 def test_a_gcp_unit_price_outside_the_money_format_is_refused(
     httpserver: HTTPServer, tmp_path: Path, money: dict[str, Any]

@@ -248,18 +248,26 @@ def _unit_price(sku: dict[str, Any], description: str, unit: str) -> float | Non
         ) from None
     # The API's Money: units an int64 as a string, nanos an int32. Anything else (a float, whose
     # int() dropped the fraction of a dollar or, for Infinity, raised OverflowError) is refused.
-    if not _whole(units) or not _whole(nanos):
-        raise CatalogRefreshError(f"gcp: SKU {description[:80]!r}: unitPrice is not a number")
-    return int(units) + int(nanos) / 1e9
+    # nanos is at most 999,999,999 in size and never of the other sign than units (the Money
+    # format): a nanos of 2e9 would be two more dollars no units field says.
+    whole, fraction = _whole(units, 2**63), _whole(nanos, 10**9)
+    if whole is None or fraction is None or whole * fraction < 0:
+        raise CatalogRefreshError(f"gcp: SKU {description[:80]!r}: unitPrice is not a Money amount")
+    return whole + fraction / 1e9
 
 
-_INT64 = re.compile(r"-?[0-9]{1,19}")
+_INTEGER = re.compile(r"-?[0-9]{1,19}")
 
 
-def _whole(value: Any) -> bool:
+def _whole(value: Any, bound: int) -> int | None:
+    """``value`` (an integer or its decimal string) when its size is below ``bound``, else None."""
     if isinstance(value, str):
-        return _INT64.fullmatch(value) is not None
-    return isinstance(value, int) and not isinstance(value, bool) and abs(value) < 2**63
+        number = int(value) if _INTEGER.fullmatch(value) else None
+    elif isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    else:
+        return None
+    return number if number is not None and abs(number) < bound else None
 
 
 def _assemble(last_good: list[Row], prices: _Prices) -> tuple[list[Row], dict[str, list[str]]]:
