@@ -64,6 +64,48 @@ def test_version_with_the_catalog_env_naming_a_fifo_or_a_device_answers(tmp_path
     assert done.returncode == 0 and "catalog unreadable from $COMPUTEOPS_CATALOG" in done.stdout
 
 
+def test_stdout_open_for_reading_only_is_exit_2_with_a_message() -> None:
+    # Before: `computeops decide ... 1</dev/null` was an OSError (EBADF) traceback, exit 1.
+    done = subprocess.run(
+        [
+            "sh",
+            "-c",
+            'exec "$@" 1</dev/null',
+            "sh",
+            sys.executable,
+            "-m",
+            "computeops_cdk.cli",
+            "decide",
+            SUPPORT_CHAT,
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "cannot write the output" in done.stderr and "writable stdout" in done.stderr
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_failing_stderr_keeps_the_exit_code() -> None:
+    # Before: with stdout and stderr both on /dev/full, printing the message raised again: exit 1.
+    done = subprocess.run(
+        [
+            "sh",
+            "-c",
+            'exec "$@" >/dev/full 2>/dev/full',
+            "sh",
+            sys.executable,
+            "-m",
+            "computeops_cdk.cli",
+            "decide",
+            SUPPORT_CHAT,
+        ],
+        check=False,
+    )
+    assert done.returncode == 2
+
+
 @pytest.mark.parametrize(
     ("argv", "code"),
     [(["decide", "missing-intent.yaml"], 2), (["decide", SUPPORT_CHAT, "--format", "json"], 0)],

@@ -96,14 +96,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as err:
         import errno  # only here: start-up imports nothing it does not need
 
-        if err.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO):
+        full = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+        if err.errno not in (*full, errno.EIO, errno.EBADF):
             raise
-        # `computeops decide ... > decision.json` on a full disk: say so, not a traceback.
-        message = (
-            f"error: cannot write the output ({err.strerror}). Nothing more was written. "
-            "To fix: free space on the device stdout goes to, or redirect it elsewhere."
+        # `computeops decide ... > decision.json` on a full disk, or `1</dev/null` (stdout open for
+        # reading only): say so, not a traceback.
+        fix = (
+            "free space on the device stdout goes to, or redirect it elsewhere"
+            if err.errno in full
+            else "give the command a writable stdout, e.g. redirect it to a file"
         )
-        print(message, file=sys.stderr)
+        message = f"error: cannot write the output ({err.strerror}). Nothing more was written. To fix: {fix}."
+        import contextlib
+
+        with contextlib.suppress(OSError):  # stderr fails too (`2>/dev/full`): the exit code says it
+            print(message, file=sys.stderr)
         code = _quiet_stdout(EXIT_INVALID)
     if argv is None:
         import gc
