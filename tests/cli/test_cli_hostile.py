@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -64,24 +65,17 @@ def test_version_with_the_catalog_env_naming_a_fifo_or_a_device_answers(tmp_path
     assert done.returncode == 0 and "catalog unreadable from $COMPUTEOPS_CATALOG" in done.stdout
 
 
+def _cli_redirected(redirect: str, *argv: str, **streams: Any) -> subprocess.CompletedProcess[str]:
+    """``computeops *argv`` with the shell's ``redirect`` applied to the child's own descriptors
+    (closing or re-pointing fd 1 and 2 as a user's shell would: ``subprocess.DEVNULL`` is an open
+    stream, not a closed one)."""
+    command = ["sh", "-c", f'exec "$@" {redirect}', "sh", sys.executable, "-m", "computeops_cdk.cli", *argv]
+    return subprocess.run(command, text=True, check=False, **streams)
+
+
 def test_stdout_open_for_reading_only_is_exit_2_with_a_message() -> None:
     # Before: `computeops decide ... 1</dev/null` was an OSError (EBADF) traceback, exit 1.
-    done = subprocess.run(
-        [
-            "sh",
-            "-c",
-            'exec "$@" 1</dev/null',
-            "sh",
-            sys.executable,
-            "-m",
-            "computeops_cdk.cli",
-            "decide",
-            SUPPORT_CHAT,
-        ],
-        stderr=subprocess.PIPE,
-        text=True,
-        check=False,
-    )
+    done = _cli_redirected("1</dev/null", "decide", SUPPORT_CHAT, stderr=subprocess.PIPE)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "cannot write the output" in done.stderr and "writable stdout" in done.stderr
 
@@ -89,20 +83,7 @@ def test_stdout_open_for_reading_only_is_exit_2_with_a_message() -> None:
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
 def test_a_failing_stderr_keeps_the_exit_code() -> None:
     # Before: with stdout and stderr both on /dev/full, printing the message raised again: exit 1.
-    done = subprocess.run(
-        [
-            "sh",
-            "-c",
-            'exec "$@" >/dev/full 2>/dev/full',
-            "sh",
-            sys.executable,
-            "-m",
-            "computeops_cdk.cli",
-            "decide",
-            SUPPORT_CHAT,
-        ],
-        check=False,
-    )
+    done = _cli_redirected(">/dev/full 2>/dev/full", "decide", SUPPORT_CHAT)
     assert done.returncode == 2
 
 
@@ -114,12 +95,7 @@ def test_a_failing_stderr_keeps_the_exit_code() -> None:
 def test_stderr_closed_keeps_messages_out_of_stdout(argv: list[str], code: int) -> None:
     # Before: with fd 2 closed (sys.stderr is None) print(..., file=sys.stderr) wrote the error
     # message into stdout, which a pipeline reads as the output.
-    done = subprocess.run(
-        ["sh", "-c", 'exec "$@" 2>&-', "sh", sys.executable, "-m", "computeops_cdk.cli", *argv],
-        stdout=subprocess.PIPE,
-        text=True,
-        check=False,
-    )
+    done = _cli_redirected("2>&-", *argv, stdout=subprocess.PIPE)
     assert done.returncode == code
     if code:
         assert done.stdout == ""
@@ -137,12 +113,7 @@ def test_stdout_closed_is_exit_2_with_a_message(argv: list[str], stderr_open: bo
     # Before: `computeops decide ... >&-` (sys.stdout is None) was an AttributeError traceback
     # (exit 1). The shell closes fd 1 (and fd 2) in the child: DEVNULL would be an open stdout.
     closing = ">&-" if stderr_open else ">&- 2>&-"
-    done = subprocess.run(
-        ["sh", "-c", f'exec "$@" {closing}', "sh", sys.executable, "-m", "computeops_cdk.cli", *argv],
-        stderr=subprocess.PIPE,
-        text=True,
-        check=False,
-    )
+    done = _cli_redirected(closing, *argv, stderr=subprocess.PIPE)
     assert done.returncode == 2, done.stderr
     expected = (
         "error: cannot write the output (stdout is closed). Nothing was run. "
