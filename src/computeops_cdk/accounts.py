@@ -167,7 +167,7 @@ def parse_accounts(raw: bytes, *, path: str = "") -> Accounts:
     """An Accounts from the file's bytes (see load_accounts)."""
     import yaml
 
-    from .intent._intent import load_yaml
+    from .intent._yaml import load_yaml
 
     try:
         text = raw.decode("utf-8")

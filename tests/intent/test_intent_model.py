@@ -13,8 +13,8 @@ import yaml
 
 from computeops_cdk.errors import IntentError
 from computeops_cdk.intent import DEFAULT_WEIGHTS, Residency, WorkloadIntent
-from computeops_cdk.intent._intent import _Loader
 from computeops_cdk.intent._schema import intent_json_schema, schema_text
+from computeops_cdk.intent._yaml import _Loader
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))

@@ -5,18 +5,17 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 from pathlib import Path
 from typing import Any, Literal, Self
 
-import yaml
 from pydantic import Field, ValidationError, model_validator
 
 from .._files import MIB, UnreadableFile, read_regular_file, shown_path
-from ..errors import IntentError, shown
+from ..errors import IntentError
 from ._constraints import Constraints, Preferences
 from ._errors import intent_error
 from ._fields import StrictModel, fail
+from ._read import json_data, yaml_data
 from ._workload import Workload
 
 __all__ = ["API_VERSION", "WorkloadIntent"]
@@ -26,281 +25,6 @@ API_VERSION: Literal["computeops.dev/v1"] = "computeops.dev/v1"
 
 MAX_INTENT_BYTES = 1024 * 1024
 """The largest intent read (1 MiB; an intent is about 1 KB): a bigger file or text is refused unread."""
-MAX_DEPTH = 32
-"""The deepest nesting an intent may have (a valid one is 5 levels deep)."""
-MAX_NODES = 10_000
-"""The most values an intent may expand to once YAML aliases are followed (a valid one has ~50):
-an alias bomb (9 anchors of 9 aliases each = 387 million values, in 592 bytes) is refused unexpanded."""
-MAX_DIGITS = 20
-"""The longest integer read: every intent number is below 10**17, and int() of 5,000 digits raises."""
-
-
-class _Loader(yaml.SafeLoader):
-    """PyYAML's safe loader read as YAML 1.2, in bounded work.
-
-    - Numbers are YAML 1.2's: ``1e12`` is a number; YAML 1.1's sexagesimal (``1:20`` = 80),
-      hexadecimal, octal, binary and ``1_000`` forms are refused, not converted, and so are the
-      1.1-only types ``!!binary``, ``!!set``, ``!!omap`` and ``!!pairs``.
-    - Nesting deeper than ``MAX_DEPTH``, more than ``MAX_NODES`` values after following aliases,
-      integers of more than ``MAX_DIGITS`` digits, duplicate keys and unhashable keys are errors
-      with their line and column.
-    """
-
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        self._depth = 0
-        self._nodes = 0
-
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        # Depth is bounded while composing: PyYAML's composer recurses once per level.
-        self._depth += 1
-        try:
-            self._nodes += 1  # PyYAML is pure Python here: stop composing a huge document early
-            if self._nodes > MAX_NODES:
-                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
-                raise yaml.composer.ComposerError(
-                    None, None, f"more than {MAX_NODES:,} values (an intent has about 50)", mark
-                )
-            if self._depth > MAX_DEPTH:
-                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
-                raise yaml.composer.ComposerError(
-                    None, None, f"nested deeper than {MAX_DEPTH} levels (an intent is 5 levels deep)", mark
-                )
-            return super().compose_node(parent, index)
-        finally:
-            self._depth -= 1
-
-
-def _expanded_size(root: yaml.Node) -> int:
-    """How many values ``root`` expands to with aliases followed, counted without expanding them
-    (each node once: an aliased node's size is reused). Raises for a node that contains itself."""
-    sizes: dict[int, int] = {}
-    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
-    open_nodes: set[int] = set()
-    while stack:
-        node, children_done = stack.pop()
-        if id(node) in sizes:
-            continue
-        children: list[yaml.Node] = []
-        if isinstance(node, yaml.SequenceNode):
-            children = list(node.value)
-        elif isinstance(node, yaml.MappingNode):
-            children = [n for pair in node.value for n in pair]
-        if children_done:
-            open_nodes.discard(id(node))
-            sizes[id(node)] = min(1 + sum(sizes[id(c)] for c in children), MAX_NODES + 1)
-            continue
-        if id(node) in open_nodes:
-            raise yaml.composer.ComposerError(
-                None, None, "an alias refers to the value that contains it", node.start_mark
-            )
-        open_nodes.add(id(node))
-        stack.append((node, True))
-        stack.extend((c, False) for c in children if id(c) not in sizes)
-    return sizes[id(root)]
-
-
-def _mapping_without_duplicates(loader: _Loader, node: yaml.MappingNode) -> dict[Any, Any]:
-    # PyYAML keeps the last of two equal keys silently; in an intent that hides a typo or a bad merge.
-    seen: set[Any] = set()
-    for key_node, _ in node.value:
-        if key_node.tag == "tag:yaml.org,2002:merge":  # `<<: *anchor` may be overridden on purpose
-            continue
-        key = loader.construct_object(key_node)
-        try:
-            duplicate = key in seen
-        except TypeError:  # a list or mapping as a key: `{[1, 2]: 3}`
-            raise yaml.constructor.ConstructorError(
-                None, None, "a key must be a name or a number, not a list or mapping", key_node.start_mark
-            ) from None
-        if duplicate:
-            mark = key_node.start_mark
-            raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {shown(key)} (each field may appear once)", mark
-            )
-        seen.add(key)
-    return loader.construct_mapping(node)
-
-
-def _bounded_int(loader: _Loader, node: yaml.ScalarNode) -> int:
-    text = str(node.value)
-    digits = len(text.lstrip("+-"))
-    if digits > MAX_DIGITS:
-        raise yaml.constructor.ConstructorError(
-            None,
-            None,
-            f"an integer of {digits:,} digits is out of range for every intent field",
-            node.start_mark,
-        )
-    try:
-        return int(text)  # `!!int 0x10` arrives here too: YAML 1.2 decimal only
-    except ValueError:
-        raise yaml.constructor.ConstructorError(
-            None, None, f"{shown(text)} is not a decimal integer. To fix: write e.g. 16", node.start_mark
-        ) from None
-
-
-def _bounded_float(loader: _Loader, node: yaml.ScalarNode) -> float:
-    text = str(node.value)
-    if not (_FLOAT.match(text) or _INT.match(text) or _SPECIAL_FLOAT.match(text)):  # `!!float 1:20`
-        raise yaml.constructor.ConstructorError(
-            None, None, f"{shown(text)} is not a YAML 1.2 number. To fix: write e.g. 80.0", node.start_mark
-        )
-    value: float = yaml.SafeLoader.construct_yaml_float(loader, node)
-    return value
-
-
-_YAML11_NUMBERS = {
-    # tag suffix -> (pattern, words for the message); matched before YAML 1.2's int and float
-    "sexagesimal": (
-        r"^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$",
-        "a YAML 1.1 sexagesimal (base 60) number",
-    ),
-    "hexadecimal": (r"^[-+]?0x[0-9a-fA-F_]+$", "a YAML 1.1 hexadecimal number"),
-    "octal": (r"^[-+]?0(?:o[0-7_]+|[0-9_]+)$", "a YAML 1.1 octal number (a leading zero)"),
-    "binary": (r"^[-+]?0b[01_]+$", "a YAML 1.1 binary number"),
-    "underscore": (
-        r"^[-+]?[0-9][0-9]*_[0-9_]*(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?$",
-        "a YAML 1.1 number with an underscore",
-    ),
-}
-_QUIRK_TAG = "tag:computeops.dev,2026:yaml11-"
-_INT = re.compile(r"^[-+]?[0-9]+$")
-_FLOAT = re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$")
-_SPECIAL_FLOAT = re.compile(r"^(?:[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$")
-
-
-def _refuse_yaml11_number(loader: _Loader, node: yaml.ScalarNode) -> None:
-    kind = node.tag.removeprefix(_QUIRK_TAG)
-    raise yaml.constructor.ConstructorError(
-        None,
-        None,
-        f"{shown(node.value)} is {_YAML11_NUMBERS[kind][1]}, which YAML 1.2 reads as text: computeops "
-        "does not guess. To fix: write the number in plain decimal (e.g. 80, 16, 1000), or quote it "
-        "if you mean the text",
-        node.start_mark,
-    )
-
-
-def _refuse_yaml11_type(loader: _Loader, node: yaml.Node) -> None:
-    name = node.tag.removeprefix("tag:yaml.org,2002:")
-    raise yaml.constructor.ConstructorError(
-        None,
-        None,
-        f"!!{name} is a YAML 1.1 type that no intent field takes. To fix: write plain text, "
-        "numbers, lists and mappings",
-        node.start_mark,
-    )
-
-
-def _yaml12_resolvers() -> dict[Any, list[tuple[str, re.Pattern[str]]]]:
-    """SafeLoader's implicit resolvers with YAML 1.1's int and float replaced by YAML 1.2's, and the
-    1.1-only number forms resolved to a tag that refuses them."""
-    numbers = [(f"{_QUIRK_TAG}{kind}", re.compile(pattern)) for kind, (pattern, _) in _YAML11_NUMBERS.items()]
-    numbers += [
-        ("tag:yaml.org,2002:int", _INT),
-        ("tag:yaml.org,2002:float", _FLOAT),
-        ("tag:yaml.org,2002:float", _SPECIAL_FLOAT),
-    ]
-    table: dict[Any, list[tuple[str, re.Pattern[str]]]] = {}
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items():
-        kept = [r for r in resolvers if r[0] not in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")]
-        table[first] = ([*numbers, *kept] if first in "+-.0123456789" else kept) if first else kept
-    return table
-
-
-_Loader.yaml_implicit_resolvers = _yaml12_resolvers()
-_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_without_duplicates)
-_Loader.add_constructor("tag:yaml.org,2002:int", _bounded_int)
-_Loader.add_constructor("tag:yaml.org,2002:float", _bounded_float)
-for _kind in _YAML11_NUMBERS:
-    _Loader.add_constructor(f"{_QUIRK_TAG}{_kind}", _refuse_yaml11_number)
-for _tag in ("binary", "set", "omap", "pairs"):
-    _Loader.add_constructor(f"tag:yaml.org,2002:{_tag}", _refuse_yaml11_type)
-
-
-def load_yaml(text: str) -> Any:
-    """Parse intent YAML (``_Loader``'s rules); a YAMLError names the line and column."""
-    loader = _Loader(text)
-    try:
-        node = loader.get_single_node()
-        if node is None:
-            return None
-        if _expanded_size(node) > MAX_NODES:
-            raise yaml.composer.ComposerError(
-                None,
-                None,
-                f"the document expands to more than {MAX_NODES:,} values once its aliases are followed "
-                "(an alias bomb?). To fix: write the values out, or use fewer aliases",
-                node.start_mark,
-            )
-        return loader.construct_document(node)
-    finally:
-        loader.dispose()
-
-
-class _DuplicateKey(Exception):
-    def __init__(self, key: str) -> None:
-        self.key = key
-
-
-def _object_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    # The JSON twin of _mapping_without_duplicates (json.loads keeps the last value silently).
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise _DuplicateKey(key)
-        result[key] = value
-    return result
-
-
-def _json_int(literal: str) -> int:
-    if len(literal.lstrip("-")) > MAX_DIGITS:
-        raise ValueError(
-            f"an integer of {len(literal.lstrip('-')):,} digits is out of range for every intent field"
-        )
-    return int(literal)
-
-
-def _load_json(text: str, file: Path) -> Any:
-    """A JSON intent's data, with the limits YAML intents have (duplicate keys, digits, depth)."""
-    try:
-        data = json.loads(text, object_pairs_hook=_object_without_duplicates, parse_int=_json_int)
-    except _DuplicateKey as err:
-        raise IntentError(
-            f"{file}: invalid JSON: duplicate key {shown(err.key)} (each field may appear once)"
-        ) from None
-    except json.JSONDecodeError as err:
-        raise IntentError(
-            f"{file}: invalid JSON at line {err.lineno}, column {err.colno}: {err.msg}"
-        ) from None
-    except ValueError as err:  # _json_int's message
-        raise IntentError(f"{file}: invalid JSON: {err}") from None
-    except RecursionError:
-        raise IntentError(
-            f"{file}: invalid JSON: nested deeper than {MAX_DEPTH} levels (an intent is 5 levels deep)"
-        ) from None
-    if _depth_of(data) > MAX_DEPTH:
-        raise IntentError(
-            f"{file}: invalid JSON: nested deeper than {MAX_DEPTH} levels (an intent is 5 levels deep)"
-        )
-    return data
-
-
-def _depth_of(data: Any) -> int:
-    """The nesting depth of parsed JSON (iterative: no recursion on hostile input)."""
-    deepest = 0
-    stack: list[tuple[Any, int]] = [(data, 1)]
-    while stack:
-        value, depth = stack.pop()
-        deepest = max(deepest, depth)
-        if depth > MAX_DEPTH:
-            break
-        if isinstance(value, dict):
-            stack.extend((v, depth + 1) for v in value.values())
-        elif isinstance(value, list):
-            stack.extend((v, depth + 1) for v in value)
-    return deepest
 
 
 class WorkloadIntent(StrictModel):
@@ -360,14 +84,7 @@ class WorkloadIntent(StrictModel):
                 f"{source}: intent text is {len(text) / MIB:,.1f} MiB, over the 1 MiB limit. To fix: an "
                 "intent is a few hundred bytes of YAML; pass the intent itself"
             )
-        try:
-            data = load_yaml(text)  # a SafeLoader subclass: plain data only
-        except yaml.YAMLError as err:
-            mark = getattr(err, "problem_mark", None)
-            where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-            problem = getattr(err, "problem", None) or str(err)
-            raise IntentError(f"{source}: invalid YAML{where}: {problem}") from None
-        return cls.from_dict(data)
+        return cls.from_dict(yaml_data(text, source=source))
 
     @classmethod
     def from_file(cls, path: str | Path) -> WorkloadIntent:
@@ -409,7 +126,7 @@ class WorkloadIntent(StrictModel):
                 f"{file} is empty. To fix: write an intent in it (computeops decide --help shows one)"
             )
         if file.suffix.lower() == ".json":
-            return cls.from_dict(_load_json(text, file))
+            return cls.from_dict(json_data(text, file))
         return cls.from_yaml(text, source=str(file))
 
     # -- output -------------------------------------------------------------------------------
@@ -420,6 +137,8 @@ class WorkloadIntent(StrictModel):
 
     def to_yaml(self) -> str:
         """YAML text that ``from_yaml`` reads back to an equal intent (unset optionals omitted)."""
+        import yaml  # PyYAML is imported only to write or to parse YAML
+
         data = self.model_dump(mode="json", by_alias=True, exclude_none=True)
         return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
 
