@@ -213,7 +213,7 @@ def test_catalog_names_are_resolved_with_did_you_mean(constraints: dict[str, obj
 
 
 def test_preferred_region_must_exist() -> None:
-    intent = intent_of(inference().workload.model_dump(), {}, preferences={"regions": ["vast:uss"]})
+    intent = intent_of(inference().workload.to_dict(), {}, preferences={"regions": ["vast:uss"]})
     with pytest.raises(IntentError, match=r"^preferences.regions\[0\]: unknown region 'vast:uss'"):
         decide(intent, catalog=make_catalog())
 

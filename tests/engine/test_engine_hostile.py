@@ -27,7 +27,7 @@ def test_a_megabyte_pin_is_cut_in_the_message(field: str) -> None:
 
 def test_a_megabyte_region_id_in_the_intent_is_cut_in_the_message() -> None:
     intent = WorkloadIntent.from_dict(
-        {**SUPPORT_CHAT.model_dump(by_alias=True), "constraints": {"residency": {"regions": [f"aws:{BLOB}"]}}}
+        {**SUPPORT_CHAT.to_dict(), "constraints": {"residency": {"regions": [f"aws:{BLOB}"]}}}
     )
     with pytest.raises(IntentError) as info:
         decide(intent)

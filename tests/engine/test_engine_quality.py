@@ -107,9 +107,7 @@ def test_sizing_meets_the_rate_at_the_p10_point_plus_headroom(headroom: float) -
 def test_more_headroom_never_means_fewer_instances() -> None:
     def sized(headroom: float) -> dict[tuple[str, str], int]:
         intent = inference(max_hourly_usd=10_000)
-        intent = intent.model_copy(
-            update={"preferences": intent.preferences.model_copy(update={"capacity_headroom": headroom})}
-        )
+        intent = intent.replace(preferences=intent.preferences.replace(capacity_headroom=headroom))
         return {
             (p.provider, p.instance_type): p.instances for p in decide(intent, catalog=make_catalog()).ranked
         }

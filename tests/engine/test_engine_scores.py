@@ -16,6 +16,7 @@ from computeops_cdk.engine._scores import (
     residency_score,
     weighted,
 )
+from computeops_cdk.intent import WorkloadIntent
 
 AWS, LAMBDA, VAST = PROVIDERS
 
@@ -104,16 +105,10 @@ def test_scores_in_a_decision_are_in_unit_range_and_cheapest_gets_full_cost() ->
 def test_weights_change_the_ranking() -> None:
     by_cost = decide(inference(), catalog=make_catalog())
     by_reliability = decide(
-        inference().model_copy(
-            update={
-                "preferences": inference().preferences.model_copy(
-                    update={
-                        "weights": inference().preferences.weights.model_copy(
-                            update={"cost": 0.0, "performance": 0.0, "reliability": 5.0}
-                        )
-                    }
-                )
-            }
+        inference().replace(
+            preferences=inference().preferences.replace(
+                weights=inference().preferences.weights.replace(cost=0.0, performance=0.0, reliability=5.0)
+            )
         ),
         catalog=make_catalog(),
     )
@@ -123,7 +118,7 @@ def test_weights_change_the_ranking() -> None:
 
 
 def test_preferred_regions_move_the_choice() -> None:
-    intent = inference().model_validate(
+    intent = WorkloadIntent.from_dict(
         {
             **inference().to_dict(),
             "preferences": {"regions": ["lambda:europe-central-1"], "weights": {"residency": 50}},

@@ -36,5 +36,10 @@ def test_built_directly_or_from_a_mapping_is_the_same_intent() -> None:
     assert WorkloadIntent(name="chat", workload=SERVING) == WorkloadIntent.from_dict(
         {"name": "chat", "workload": SERVING}
     )
-    # validation of a mapping keeps pydantic's own path (no custom __init__ in the way)
-    assert WorkloadIntent.__pydantic_custom_init__ is False
+    # a nested model may be given as an instance, on the fast path and on the reference models' path
+    workload = WorkloadIntent.from_dict({"name": "chat", "workload": SERVING}).workload
+    assert WorkloadIntent(name="chat", workload=workload) == WorkloadIntent(name="chat", workload=SERVING)
+    assert WorkloadIntent(name="chat", workload=workload).workload is workload
+    with pytest.raises(IntentError) as info:
+        WorkloadIntent(name="Chat", workload=workload)
+    assert info.value.path == "name"

@@ -6,15 +6,13 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import Any, Literal, Self
-
-from pydantic import Field, ValidationError, model_validator
+from typing import Any, Literal
 
 from .._files import MIB, UnreadableFile, read_regular_file, shown_path
 from ..errors import IntentError
+from ._build import build
 from ._constraints import Constraints, Preferences
-from ._errors import intent_error
-from ._fields import StrictModel, fail
+from ._fields import IntentModel, Refusal, choice, nested, text
 from ._read import json_data, yaml_data
 from ._workload import Workload
 
@@ -27,7 +25,7 @@ MAX_INTENT_BYTES = 1024 * 1024
 """The largest intent read (1 MiB; an intent is about 1 KB): a bigger file or text is refused unread."""
 
 
-class WorkloadIntent(StrictModel):
+class WorkloadIntent(IntentModel):
     """A typed, validated workload intent (the YAML users write).
 
     Every invalid input raises IntentError naming the field path; names that need the catalog
@@ -42,22 +40,22 @@ class WorkloadIntent(StrictModel):
         preferences: soft ranking. Default: the default weights, no preferred regions.
     """
 
-    api_version: Literal["computeops.dev/v1"] = Field(default=API_VERSION, alias="apiVersion")
-    kind: Literal["WorkloadIntent"] = "WorkloadIntent"
-    name: str = Field(min_length=1, max_length=63, pattern=r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$")
-    workload: Workload
-    constraints: Constraints = Field(default_factory=Constraints)
-    preferences: Preferences = Field(default_factory=Preferences)
+    api_version: Literal["computeops.dev/v1"] = choice(
+        (API_VERSION,), default=API_VERSION, alias="apiVersion"
+    )
+    kind: Literal["WorkloadIntent"] = choice(("WorkloadIntent",), default="WorkloadIntent")
+    name: str = text(min_length=1, max_length=63, pattern=r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$")
+    workload: Workload = nested(Workload)
+    constraints: Constraints = nested(Constraints, default_factory=Constraints)
+    preferences: Preferences = nested(Preferences, default_factory=Preferences)
 
-    @model_validator(mode="after")
-    def _total_cap_is_for_jobs(self) -> Self:
+    def _check(self) -> None:
         if self.constraints.max_total_usd is not None and self.workload.type == "inference":
-            raise fail(
+            raise Refusal(
                 "only applies to training and fine_tuning workloads. To fix: use max_hourly_usd or "
                 "max_monthly_usd for a service",
                 field="constraints.max_total_usd",
             )
-        return self
 
     # -- construction -------------------------------------------------------------------------
 
@@ -66,10 +64,7 @@ class WorkloadIntent(StrictModel):
         """Validate a mapping (parsed YAML/JSON); IntentError on any problem."""
         if not isinstance(data, dict):
             raise IntentError(f"an intent must be a mapping of fields (got {type(data).__name__})")
-        try:
-            return cls.model_validate(data)
-        except ValidationError as err:
-            raise intent_error(err, cls) from None
+        return build(cls, data)
 
     @classmethod
     def from_yaml(cls, text: str, *, source: str = "<string>") -> WorkloadIntent:
@@ -131,15 +126,11 @@ class WorkloadIntent(StrictModel):
 
     # -- output -------------------------------------------------------------------------------
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready mapping with every default filled in (the canonical form)."""
-        return self.model_dump(mode="json", by_alias=True)
-
     def to_yaml(self) -> str:
         """YAML text that ``from_yaml`` reads back to an equal intent (unset optionals omitted)."""
         import yaml  # PyYAML is imported only to write or to parse YAML
 
-        data = self.model_dump(mode="json", by_alias=True, exclude_none=True)
+        data = self.to_dict(exclude_none=True)
         return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
 
     def canonical_json(self) -> str:

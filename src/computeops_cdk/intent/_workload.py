@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Literal, Self
-
-from pydantic import ConfigDict, Field, model_validator
+from typing import Any, Literal, get_args
 
 from .._limits import MAX_GLOBAL_BATCH_TOKENS, MAX_PARAMS_B, MAX_TOKENS
 from ..errors import EstimateError, did_you_mean
 from ..perf._types import Precision  # the precisions the performance model can estimate: one vocabulary
-from ._fields import StrictModel, fail
+from ._fields import IntentModel, Refusal, choice, integer, nested, number, text
 
 __all__ = ["ModelRef", "Precision", "Serving", "Training", "Workload", "WorkloadType"]
 
 WorkloadType = Literal["inference", "training", "fine_tuning"]
 TrainingMethod = Literal["full", "lora"]
+PRECISIONS: tuple[str, ...] = get_args(Precision)
 
 
 def _registry_params(name: str) -> tuple[float, float] | None:
@@ -43,21 +42,13 @@ def _number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and value > 0
 
 
-def _name_optional(schema: dict[str, object]) -> None:
-    required = schema.get("required")
-    if isinstance(required, list) and "name" in required:
-        required.remove("name")
-        if not required:
-            del schema["required"]
-
-
 def _model_names() -> list[str]:
     from ..perf import model_names
 
     return list(model_names())
 
 
-class ModelRef(StrictModel):
+class ModelRef(IntentModel):
     """The model to serve or train.
 
     Attributes:
@@ -72,19 +63,16 @@ class ModelRef(StrictModel):
             estimate falls back to the nearest supported precision and says so.
     """
 
-    # name may be left out when params_b is given: the schema must not call it required then
-    model_config = ConfigDict(json_schema_extra=lambda schema: _name_optional(schema))
+    # name may be left out when params_b is given (_prepare): the schema does not call it required
+    name: str = text(min_length=1, max_length=100)
+    params_b: float | None = number(default=None, gt=0, le=MAX_PARAMS_B)
+    active_params_b: float | None = number(default=None, gt=0, le=MAX_PARAMS_B)
+    precision: Precision = choice(PRECISIONS, default="bf16")
 
-    name: str = Field(min_length=1, max_length=100)
-    params_b: float | None = Field(default=None, gt=0, le=MAX_PARAMS_B)
-    active_params_b: float | None = Field(default=None, gt=0, le=MAX_PARAMS_B)
-    precision: Precision = "bf16"
-
-    @model_validator(mode="before")
     @classmethod
-    def _name_from_size(cls, data: object) -> object:
+    def _prepare(cls, data: dict[Any, Any]) -> dict[Any, Any]:
         """No name but a size: the model is named after its size (``custom-13b``, ``custom-47b-a13b``)."""
-        if not isinstance(data, dict) or "name" in data:
+        if "name" in data:
             return data
         total, active = data.get("params_b"), data.get("active_params_b")
         if not _number(total):
@@ -92,33 +80,31 @@ class ModelRef(StrictModel):
         label = f"custom-{total:g}b" + (f"-a{active:g}b" if _number(active) else "")
         return {**data, "name": label}
 
-    @model_validator(mode="after")
-    def _known_or_sized(self) -> Self:
+    def _check(self) -> None:
         active, total = self.active_params_b, self.params_b
         if active is not None and total is not None and active > total:
-            raise fail(f"must be <= params_b ({total:g}) (got {active:g})", field="active_params_b")
+            raise Refusal(f"must be <= params_b ({total:g}) (got {active:g})", field="active_params_b")
         known = _registry_params(self.name)
         if known is None:
             if total is None:
-                raise fail(
+                raise Refusal(
                     f"unknown model {self.name!r}. To fix: use a model the registry knows "
                     "(computeops estimate --help lists them) or give params_b",
                     field="name",
                     suggestions=did_you_mean(self.name, _model_names()),
                 )
-            return self
+            return
         for field, given, registry in (("params_b", total, known[0]), ("active_params_b", active, known[1])):
             if given is not None and abs(given / registry - 1) > 0.1:
-                raise fail(
+                raise Refusal(
                     f"{self.name} has {registry:g}B {'active ' if field == 'active_params_b' else ''}"
                     f"parameters in the model registry (got {given:g}). To fix: leave {field} out for a "
                     "known model, or rename the model",
                     field=field,
                 )
-        return self
 
 
-class Serving(StrictModel):
+class Serving(IntentModel):
     """How an inference workload is used (inference only).
 
     Attributes:
@@ -129,14 +115,14 @@ class Serving(StrictModel):
         tpot_ms: time-per-output-token target in milliseconds. Default: no target.
     """
 
-    output_tokens_per_s: float = Field(gt=0, le=1e9)
-    input_tokens: int = Field(default=1024, gt=0, le=MAX_TOKENS)
-    output_tokens: int = Field(default=256, gt=0, le=MAX_TOKENS)
-    ttft_ms: float | None = Field(default=None, gt=0)
-    tpot_ms: float | None = Field(default=None, gt=0)
+    output_tokens_per_s: float = number(gt=0, le=1e9)
+    input_tokens: int = integer(default=1024, gt=0, le=MAX_TOKENS)
+    output_tokens: int = integer(default=256, gt=0, le=MAX_TOKENS)
+    ttft_ms: float | None = number(default=None, gt=0)
+    tpot_ms: float | None = number(default=None, gt=0)
 
 
-class Training(StrictModel):
+class Training(IntentModel):
     """How much a training or fine-tuning job processes (training and fine_tuning only).
 
     Attributes:
@@ -149,23 +135,21 @@ class Training(StrictModel):
             Default: ``full``.
     """
 
-    tokens: float = Field(gt=0, le=1e16)
-    seq_len: int = Field(default=4096, gt=0, le=MAX_TOKENS)
-    global_batch_tokens: int = Field(default=4_194_304, gt=0, le=MAX_GLOBAL_BATCH_TOKENS)
-    deadline_hours: float | None = Field(default=None, gt=0)
-    method: TrainingMethod = "full"
+    tokens: float = number(gt=0, le=1e16)
+    seq_len: int = integer(default=4096, gt=0, le=MAX_TOKENS)
+    global_batch_tokens: int = integer(default=4_194_304, gt=0, le=MAX_GLOBAL_BATCH_TOKENS)
+    deadline_hours: float | None = number(default=None, gt=0)
+    method: TrainingMethod = choice(get_args(TrainingMethod), default="full")
 
-    @model_validator(mode="after")
-    def _batch_holds_a_sequence(self) -> Self:
+    def _check(self) -> None:
         if self.global_batch_tokens < self.seq_len:
-            raise fail(
+            raise Refusal(
                 f"must be >= seq_len ({self.seq_len}) (got {self.global_batch_tokens})",
                 field="global_batch_tokens",
             )
-        return self
 
 
-class Workload(StrictModel):
+class Workload(IntentModel):
     """The workload: its type, its model and the block that matches the type.
 
     Attributes:
@@ -175,30 +159,28 @@ class Workload(StrictModel):
         training: required for training and fine_tuning, forbidden for inference.
     """
 
-    type: WorkloadType
-    model: ModelRef
-    serving: Serving | None = None
-    training: Training | None = None
+    type: WorkloadType = choice(get_args(WorkloadType))
+    model: ModelRef = nested(ModelRef)
+    serving: Serving | None = nested(Serving, default=None)
+    training: Training | None = nested(Training, default=None)
 
-    @model_validator(mode="after")
-    def _block_matches_type(self) -> Self:
+    def _check(self) -> None:
         if self.type == "inference":
             if self.training is not None:
-                raise fail("only allowed for training and fine_tuning workloads", field="training")
+                raise Refusal("only allowed for training and fine_tuning workloads", field="training")
             if self.serving is None:
-                raise fail("required for an inference workload", field="serving")
+                raise Refusal("required for an inference workload", field="serving")
         else:
             if self.serving is not None:
-                raise fail("only allowed for inference workloads", field="serving")
+                raise Refusal("only allowed for inference workloads", field="serving")
             if self.training is None:
-                raise fail(f"required for a {self.type} workload", field="training")
+                raise Refusal(f"required for a {self.type} workload", field="training")
         if self.serving is not None:
             context = _registry_context(self.model.name)
             used = self.serving.input_tokens + self.serving.output_tokens
             if context is not None and used > context:
-                raise fail(
+                raise Refusal(
                     f"input_tokens + output_tokens ({used:,}) exceed the context window of "
                     f"{self.model.name} ({context:,} tokens). To fix: shorten the prompt or the completion",
                     field="serving.input_tokens",
                 )
-        return self

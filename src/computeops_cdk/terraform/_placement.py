@@ -343,8 +343,8 @@ def _rejection_listing(diags: Diagnostics, config: dict[str, Any]) -> RejectionL
 
 
 def validate_intent_text(diags: Diagnostics, config: dict[str, Any]) -> None:
-    """The cheap check of ``terraform validate``: an intent is text. The intent model (pydantic, the
-    model registry) is loaded when the placement is decided, not in every validation process."""
+    """The cheap check of ``terraform validate``: an intent is text. The intent models (and the
+    model registry) are loaded when the placement is decided, not in every validation process."""
     from ._framework import UNKNOWN
 
     text = config.get("intent")

@@ -1,0 +1,182 @@
+"""The fast path (plain Python) against the reference pydantic models: same intents, same errors.
+
+The fast path builds an intent only when it can decide with certainty and hands everything else to
+the reference models; these tests hold it to that on mutated documents (hypothesis), on the example
+intents, and in a fresh process (a valid intent never imports pydantic).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from computeops_cdk.errors import IntentError
+from computeops_cdk.intent import Constraints, ModelRef, Serving, Training, Weights, WorkloadIntent
+from computeops_cdk.intent._build import build, built_fast
+from computeops_cdk.intent._fields import IntentModel
+from computeops_cdk.intent._reference import validated
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))
+DOCUMENTS = [WorkloadIntent.from_file(path).to_dict(exclude_none=True) for path in EXAMPLES]
+
+# Values a field may meet: of its own type, of a type pydantic coerces, and of types it refuses.
+ODD_VALUES: list[Any] = [
+    0, 1, -1, 7, 5.0, 2.5, 0.1, 1e9, 1e9 + 1, 1e16, 1e17, 2**53, 2**53 + 1, 10**30, -0.0,
+    math.nan, math.inf, -math.inf, True, False, None, "", "16", " 16 ", "1e3", "2.5", "inf",
+    "on_demand", "spot", "fp8", "bf16", "full", "lora", "inference", "training", "US", "us", "EU",
+    "aws:us-east-1", "vast:uss", "llama-3.1-8b", "Chat", "chat\n", "x" * 70, [], ["US"], ["spot", "spot"],
+    ("on_demand",), ["aws"], ["nowhere"], [1], {}, {"allow": ["aws"]}, {"countries": ["DE"]},
+    {"cost": 0}, b"bytes", {"x"},
+]  # fmt: skip
+
+
+def _paths(data: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    found = [prefix] if prefix else []
+    if isinstance(data, dict):
+        for key, value in data.items():
+            found += _paths(value, (*prefix, key))
+    elif isinstance(data, list):
+        for index, value in enumerate(data):
+            found += _paths(value, (*prefix, index))
+    return found
+
+
+def _set(data: Any, path: tuple[Any, ...], value: Any) -> None:
+    for part in path[:-1]:
+        data = data[part]
+    data[path[-1]] = value
+
+
+def _delete(data: Any, path: tuple[Any, ...]) -> None:
+    for part in path[:-1]:
+        data = data[part]
+    del data[path[-1]]
+
+
+@st.composite
+def mutated_documents(draw: st.DrawFn) -> dict[str, Any]:
+    document = copy.deepcopy(draw(st.sampled_from(DOCUMENTS)))
+    for _ in range(draw(st.integers(min_value=0, max_value=3))):
+        paths = _paths(document)
+        path = draw(st.sampled_from(paths))
+        action = draw(st.sampled_from(["set", "set", "set", "delete", "add", "alias"]))
+        parent: Any = document
+        for part in path[:-1]:
+            parent = parent[part]
+        if action == "set":
+            _set(document, path, copy.deepcopy(draw(st.sampled_from(ODD_VALUES))))
+        elif action == "delete" and isinstance(parent, dict):
+            _delete(document, path)
+        elif action == "add" and isinstance(parent, dict):
+            key = draw(st.sampled_from(["extra", "ttft_ms", "regions", "weights", "api_version", 1]))
+            parent[key] = copy.deepcopy(draw(st.sampled_from(ODD_VALUES)))
+        elif action == "alias":
+            document["api_version"] = "computeops.dev/v1"  # by name beside the alias
+    return document
+
+
+def _outcome(fn: Any, cls: type[IntentModel], data: Any) -> tuple[str, Any]:
+    try:
+        made = fn(cls, data)
+    except IntentError as err:
+        return "error", (str(err), err.path, tuple(err.suggestions))
+    return "made", (repr(made), _types(made))
+
+
+def _types(made: IntentModel) -> list[Any]:
+    # repr cannot tell 5 from 5.0 inside a tuple of names, nor a list from a tuple: compare types too
+    out: list[Any] = []
+    for name, value in made.__dict__.items():
+        out.append((name, type(value).__name__))
+        if isinstance(value, IntentModel):
+            out.append(_types(value))
+    return out
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutated_documents())
+def test_the_fast_path_builds_what_the_reference_models_build(document: dict[str, Any]) -> None:
+    assert _outcome(build, WorkloadIntent, document) == _outcome(validated, WorkloadIntent, document)
+
+
+@pytest.mark.parametrize(
+    ("cls", "data"),
+    [
+        (Serving, {"output_tokens_per_s": 100, "input_tokens": 5.0}),  # pydantic takes 5.0 as 5
+        (Serving, {"output_tokens_per_s": "100"}),  # and "100" as 100.0
+        (Serving, {"output_tokens_per_s": 2**60}),  # past exact floats: the reference converts
+        (Training, {"tokens": 1e12, "seq_len": 4096, "global_batch_tokens": 1024}),
+        (Weights, {"cost": 0, "performance": 0, "availability": 0, "reliability": 0, "compliance": 0,
+                   "residency": 0}),
+        (Constraints, {"pricing": ["spot", "nowhere"]}),
+        (Constraints, {"pricing": ("spot",), "compliance": ["hipaa"]}),
+        (Constraints, {"accept_suspect_prices": 1}),
+        (ModelRef, {"params_b": 13}),  # named custom-13b by _prepare, on both paths
+        (ModelRef, {"name": "llama-3.1-8b", "params_b": 70}),
+        (WorkloadIntent, {"name": "chat\n", "workload": DOCUMENTS[0]["workload"]}),  # `$` before "\n"
+        (Serving, {"output_tokens_per_s": True}),  # a flag is not a number
+        (Training, {"tokens": 2**53 + 1}),  # an integer no float holds exactly
+    ],
+)  # fmt: skip
+def test_edge_cases_match_the_reference(cls: type[IntentModel], data: dict[str, Any]) -> None:
+    assert _outcome(build, cls, data) == _outcome(validated, cls, data)
+
+
+def test_coerced_values_come_out_in_the_fields_own_type() -> None:
+    serving = Serving(output_tokens_per_s="100", input_tokens=5.0)  # type: ignore[arg-type]
+    assert type(serving.output_tokens_per_s) is float and type(serving.input_tokens) is int
+    assert built_fast(Serving, {"output_tokens_per_s": "100"}) is None  # left to the reference
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_every_example_is_built_by_the_fast_path(path: Path) -> None:
+    document = WorkloadIntent.from_file(path).to_dict()
+    made = built_fast(WorkloadIntent, document)
+    assert made is not None
+    assert made == WorkloadIntent.from_file(path) == validated(WorkloadIntent, document)
+
+
+def test_a_valid_intent_does_not_import_pydantic() -> None:
+    code = (
+        "import sys\n"
+        "from computeops_cdk.intent import WorkloadIntent\n"
+        f"intent = WorkloadIntent.from_file({str(EXAMPLES[0])!r})\n"
+        "intent.canonical_json(); intent.replace(name='other')\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic', 'pydantic_core')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_a_cold_decide_does_not_import_pydantic() -> None:
+    # Issue 10 section 5: pydantic's import and the intent's classes were ~95 ms CPU of ~250.
+    code = (
+        "import contextlib, io, sys\n"
+        "from computeops_cdk.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    code = main(['decide', {str(EXAMPLES[0])!r}, '--format', 'json'])\n"
+        "print(code, sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic', 'pydantic_core')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "0 []"
+
+
+def test_models_are_frozen_hashable_and_compare_by_value() -> None:
+    intent = WorkloadIntent.from_file(EXAMPLES[0])
+    with pytest.raises(AttributeError, match=r"cannot assign to field 'name'.*replace\(name=\.\.\.\)"):
+        intent.name = "other"  # type: ignore[misc]
+    assert hash(intent) == hash(WorkloadIntent.from_file(EXAMPLES[0]))
+    assert intent != intent.replace(name="other")
+    assert intent.replace(name="other").name == "other"
+    with pytest.raises(IntentError) as info:
+        intent.replace(name="Not A Label")
+    assert info.value.path == "name"
