@@ -122,13 +122,6 @@ def _catalog_path() -> str:
     return str(EMBEDDED_CATALOG)
 
 
-_PYDANTIC_FLOOR = (
-    "from pydantic import BaseModel, ConfigDict\n"
-    "class A(BaseModel):\n    model_config = ConfigDict(frozen=True, extra='forbid')\n    x: int = 1\n"
-    "A(x=2)"
-)
-
-
 Row = tuple[str, str, float, float, float | None, float | None]
 """(what, baseline, seconds, baseline seconds, CPU seconds, baseline CPU seconds or None in-process)."""
 
@@ -153,11 +146,6 @@ def processes(repeat: int) -> list[Row]:
     rows.append(
         ("cold decide", "python + json.load(catalog)", *processes_side_by_side(decide, load_json, repeat))
     )
-    # The floor under the cold decide: pydantic's import and its first model class (which loads the
-    # rest of pydantic), nothing of computeops; against the same baseline, no target.
-    floor = _process([sys.executable, "-c", _PYDANTIC_FLOOR])
-    measured = processes_side_by_side(floor, load_json, repeat)
-    rows.append(("floor: pydantic + one model", "python + json.load(catalog)", *measured))
     return rows
 
 
@@ -253,7 +241,6 @@ if paused: gc.disable()
 import argparse, json; mark()
 import collections, contextlib, dataclasses, datetime, functools, hashlib, importlib.resources, math
 import pathlib, re, typing; mark()
-import pydantic; from pydantic import BaseModel; mark()
 import yaml; mark()
 import computeops_cdk.catalog; mark()
 import computeops_cdk.perf; mark()
@@ -278,11 +265,10 @@ print(" ".join(f"{(b - a) * 1000:.2f}" for a, b in zip(t, t[1:])))
 PHASE_NAMES = (
     "argparse + json",
     "the rest of the standard library our modules import (dataclasses, hashlib, ...)",
-    "pydantic (import, BaseModel)",
     "yaml",
     "catalog modules",
     "performance model modules",
-    "intent models (the pydantic classes built)",
+    "intent models",
     "engine modules",
     "targets (the unsupported-feature declarations)",
     "cli._decide (rest)",
@@ -293,15 +279,6 @@ PHASE_NAMES = (
     "to_json (summary rejections)",
     "(a second decide, for comparison: warm)",
 )
-
-
-_PYDANTIC_PHASES = (
-    "pydantic (import, BaseModel)",
-    "intent models (the pydantic classes built)",
-    "intent file parsed and validated",
-)
-"""The phases that are pydantic's: without it, the path would still parse the YAML (the yaml phase) and
-check the intent some other way; the intent's own YAML parse is under 1 ms of the validated phase."""
 
 
 def _phases(code: str, src: Path | None) -> list[float]:
@@ -349,14 +326,7 @@ def profile(repeat: int, *, cpu: bool = False, against: Path | None = None) -> s
 
     lines += [row(name, values) for name, *values in zip(PHASE_NAMES, *columns, strict=True)]
     totals = [sum(medians[:-1]) for medians in columns]
-    pydantic = [sum(medians[PHASE_NAMES.index(name)] for name in _PYDANTIC_PHASES) for medians in columns]
     lines.append(row("total before the second decide", totals))
-    lines.append(
-        row("of which pydantic (its import, the intent classes built, the intent validated)", pydantic)
-    )
-    lines.append(
-        row("total without those three phases", [t - p for t, p in zip(totals, pydantic, strict=True)])
-    )
     if cpu:
         whole = [statistics.median(tree) for tree in processes]
         base = statistics.median(baselines)
@@ -370,13 +340,7 @@ def profile(repeat: int, *, cpu: bool = False, against: Path | None = None) -> s
         lines.append(
             row("baseline: Python + json.load of the catalog (CPU, same turns)", [base] * len(trees))
         )
-        lines.append(
-            "| CPU ratio of the process / without pydantic's phases | "
-            + " | ".join(
-                f"{w / base:.2f}x / {(w - p) / base:.2f}x" for w, p in zip(whole, pydantic, strict=True)
-            )
-            + " |"
-        )
+        lines.append("| CPU ratio of the process | " + " | ".join(f"{w / base:.2f}x" for w in whole) + " |")
     return "\n".join(lines)
 
 
