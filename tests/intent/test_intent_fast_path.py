@@ -180,3 +180,114 @@ def test_models_are_frozen_hashable_and_compare_by_value() -> None:
     with pytest.raises(IntentError) as info:
         intent.replace(name="Not A Label")
     assert info.value.path == "name"
+
+
+# -- found by review of the fast path (each failed before its fix) ------------------------------
+
+
+def test_a_cyclic_or_deep_mapping_is_an_intent_error_not_a_recursion_error() -> None:
+    cyclic: dict[str, Any] = {}
+    cyclic["x"] = cyclic
+    with pytest.raises(IntentError, match=r"also x: unknown field"):
+        WorkloadIntent.from_dict(cyclic)
+    deep: dict[str, Any] = {}
+    for _ in range(5_000):
+        deep = {"x": deep}
+    with pytest.raises(IntentError, match=r"x: unknown field"):
+        WorkloadIntent.from_dict({"name": "chat", "workload": DOCUMENTS[0]["workload"], **deep})
+
+
+@pytest.mark.parametrize(
+    ("change", "path"),
+    [
+        ({"workload": {"type": "training", "model": {"name": "x\ud800", "params_b": 13},
+                       "training": {"tokens": 1e9}}}, "workload.model.name"),
+        ({"constraints": {"accelerators": {"allow": ["H100", "H\udc00"]}}},
+         "constraints.accelerators.allow[1]"),
+    ],
+)  # fmt: skip
+def test_a_lone_surrogate_is_refused_in_every_string(change: dict[str, Any], path: str) -> None:
+    # Before: accepted, then `decide` crashed in the intent's digest (UnicodeEncodeError, exit 1).
+    with pytest.raises(IntentError) as info:
+        WorkloadIntent.from_dict({**DOCUMENTS[0], **change})
+    assert info.value.path == path
+    assert "lone surrogate" in str(info.value)
+
+
+def test_a_lone_surrogate_in_a_json_intent_is_exit_2_for_the_cli(tmp_path: Path) -> None:
+    intent = tmp_path / "intent.json"
+    intent.write_text(
+        '{"name": "chat", "workload": {"type": "training", "model": {"name": "x\\ud800", "params_b": 13}, '
+        '"training": {"tokens": 1e9}}}'
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "computeops_cdk.cli", "decide", str(intent)], capture_output=True, text=True
+    )
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr and "workload.model.name" in done.stderr
+
+
+def test_an_instance_of_another_model_is_refused_as_before() -> None:
+    from computeops_cdk.intent import AcceleratorFilter, ProviderFilter
+
+    # Before the fix it was read as a ProviderFilter with the same fields.
+    with pytest.raises(IntentError) as info:
+        Constraints(providers=AcceleratorFilter(allow=("aws",)))
+    assert info.value.path == "providers"
+    assert str(info.value).startswith("providers: must be a mapping of fields")
+    with pytest.raises(IntentError, match=r"must be a number \(got <ProviderFilter>\)"):
+        Constraints(max_hourly_usd=ProviderFilter(allow=("aws",)))
+
+
+def test_instances_inside_a_dict_subclass_and_subclass_instances_are_taken() -> None:
+    from collections import OrderedDict
+
+    from computeops_cdk.intent import Workload
+
+    workload = WorkloadIntent.from_dict(DOCUMENTS[0]).workload
+    assert WorkloadIntent.from_dict(OrderedDict(name="chat", workload=workload)).workload == workload
+
+    class MyServing(Serving):
+        pass
+
+    serving = MyServing(output_tokens_per_s=100)
+    made = Workload(type="inference", model={"name": "llama-3.1-8b"}, serving=serving)
+    assert made.serving is serving
+
+
+@pytest.mark.parametrize("params_b", [10**400, -(10**400)])
+def test_a_size_no_float_holds_is_an_intent_error(params_b: int) -> None:
+    # Before: OverflowError from naming the model after its size (the old models too).
+    with pytest.raises(IntentError) as info:
+        ModelRef(params_b=params_b)
+    assert "params_b" in str(info.value)
+
+
+def test_replace_takes_any_field_name() -> None:
+    intent = WorkloadIntent.from_dict(DOCUMENTS[0])
+    with pytest.raises(IntentError, match=r"self: unknown field"):
+        intent.replace(self=1)
+
+
+def test_the_reference_models_are_generated_once_across_threads() -> None:
+    code = (
+        "import threading\n"
+        "from computeops_cdk.intent import WorkloadIntent, Workload\n"
+        "from computeops_cdk.intent._reference import reference, _generate\n"
+        "import computeops_cdk.intent._reference as ref\n"
+        "made = []\n"
+        "original = ref._generate\n"
+        "def counted(cls):\n"
+        "    made.append(cls.__name__)\n"
+        "    return original(cls)\n"
+        "ref._generate = counted\n"
+        "barrier = threading.Barrier(8)\n"
+        "def run():\n"
+        "    barrier.wait(); reference(WorkloadIntent)\n"
+        "threads = [threading.Thread(target=run) for _ in range(8)]\n"
+        "[t.start() for t in threads]; [t.join() for t in threads]\n"
+        "nested = reference(WorkloadIntent).model_fields['workload'].annotation\n"
+        "print(len(made) == len(set(made)), nested is reference(Workload))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["True", "True"]

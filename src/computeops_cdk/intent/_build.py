@@ -15,7 +15,7 @@ import math
 import re
 from typing import Any, TypeVar
 
-from ._fields import MISSING, FieldSpec, IntentModel, Refusal
+from ._fields import MISSING, FieldSpec, IntentModel, Refusal, is_text
 
 __all__ = ["build", "built_fast"]
 
@@ -44,7 +44,10 @@ def built_fast(cls: type[M], data: Any) -> M | None:
     """``cls`` built from ``data`` without pydantic, or None when the reference models must decide."""
     if type(data) is not dict:
         return None
-    data = cls._prepare(data)
+    try:
+        data = cls._prepare(data)
+    except Exception:  # a value whose comparison or format raises: the reference models report it
+        return None
     keys = cls.__keys__
     values: dict[str, Any] = {}
     for key, given in data.items():
@@ -98,7 +101,7 @@ def _typed(spec: FieldSpec, given: Any) -> Any:
     if kind == "int":
         return given if kind_of is int else _NO
     if kind == "str":
-        return given if kind_of is str and _matches(spec, given) else _NO
+        return given if kind_of is str and is_text(given) and _matches(spec, given) else _NO
     if kind == "bool":
         return given if kind_of is bool else _NO
     if kind == "literal":
@@ -106,15 +109,17 @@ def _typed(spec: FieldSpec, given: Any) -> Any:
     if kind in ("str_tuple", "literal_tuple"):
         if kind_of is not list and kind_of is not tuple:
             return _NO
-        if any(type(item) is not str for item in given):
+        if spec.max_length is not None and len(given) > spec.max_length:
+            return _NO  # before reading a million items
+        if any(type(item) is not str or not is_text(item) for item in given):
             return _NO
         if kind == "literal_tuple" and any(item not in spec.choices for item in given):
             return _NO
         return tuple(given)
     model = spec.model
     assert model is not None, spec.name
-    if kind_of is model:
-        return given  # a model is immutable and was validated when made
+    if isinstance(given, model):
+        return given  # a model is immutable and was validated when made (a subclass's stays one)
     made = built_fast(model, given)
     return _NO if made is None else made
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import FrozenInstanceError
-from typing import Any, ClassVar, Self, dataclass_transform
+from typing import Any, ClassVar, Self
 
 from ..errors import did_you_mean, shown
 
@@ -30,6 +30,7 @@ __all__ = [
     "choices",
     "flag",
     "integer",
+    "is_text",
     "nested",
     "number",
     "text",
@@ -55,6 +56,16 @@ class Refusal(Exception):
         self.message = message
         self.field = field
         self.suggestions = tuple(suggestions)
+
+
+def is_text(value: str) -> bool:
+    """Whether ``value`` is Unicode text: no lone surrogate (``"\\ud800"`` from a JSON escape or the
+    Python API), which no UTF-8 output, digest or Terraform string can hold."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def check_names(values: Iterable[str], known: Sequence[str], *, what: str, field: str) -> None:
@@ -124,8 +135,10 @@ class FieldSpec:
         return self.default is MISSING and self.factory is None
 
 
-# Field specifiers (PEP 681): ``name: str = text(max_length=63)`` declares a field and its rules.
-# They return Any so the annotation, not the specifier, is the field's static type.
+# Field specifiers: ``name: str = text(max_length=63)`` declares a field and its rules. They return
+# Any so the annotation, not the specifier, is the field's static type. The constructor takes
+# ``**data: Any`` on purpose (no PEP 681 transform): nested models may be given as mappings, lists
+# for tuples, and whatever the reference models coerce, as the pydantic models took them.
 
 
 def text(**options: Any) -> Any:
@@ -168,11 +181,6 @@ def nested(model: type[IntentModel], **options: Any) -> Any:
     return FieldSpec("model", model=model, **options)
 
 
-@dataclass_transform(
-    kw_only_default=True,
-    frozen_default=True,
-    field_specifiers=(text, number, integer, flag, choice, texts, choices, nested),
-)
 class IntentModel:
     """Frozen, unknown fields forbidden, names or aliases accepted: the base of every intent model.
 
@@ -225,7 +233,7 @@ class IntentModel:
             out[spec.key] = value
         return out
 
-    def replace(self, **changes: Any) -> Self:
+    def replace(self, /, **changes: Any) -> Self:
         """A copy with ``changes`` (field names or aliases), validated like a new model."""
         data = {spec.name: getattr(self, spec.name) for spec in self.__specs__}
         for key, value in changes.items():

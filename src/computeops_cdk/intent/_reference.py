@@ -9,6 +9,7 @@ model's rules run here too: its field checks as field validators, its ``_prepare
 
 from __future__ import annotations
 
+import threading
 from typing import Any, Literal, TypeVar
 
 from pydantic import (
@@ -24,7 +25,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from ._errors import intent_error
-from ._fields import MISSING, FieldSpec, IntentModel, Refusal
+from ._fields import MISSING, FieldSpec, IntentModel, Refusal, is_text
 
 __all__ = ["StrictModel", "public", "reference", "validated"]
 
@@ -57,6 +58,23 @@ class StrictModel(BaseModel):
             )
         return value
 
+    @field_validator("*", mode="before")
+    @classmethod
+    def _unicode_only(cls, value: object) -> object:
+        # A lone surrogate ("\ud800" in JSON) passed pydantic in a list item and crashed the intent's
+        # digest at decide time (UnicodeEncodeError); refused in every string, as the fast path does.
+        items = value if isinstance(value, list | tuple) else (value,)
+        for index, item in enumerate(items):
+            if isinstance(item, str) and not is_text(item):
+                raise _error(
+                    Refusal(
+                        "holds a lone surrogate (an unpaired \\ud800-\\udfff escape), which is not "
+                        "Unicode text. To fix: write the character itself or a valid pair of escapes",
+                        field=f"[{index}]" if items is value else "",
+                    )
+                )
+        return value
+
 
 def _error(refusal: Refusal) -> PydanticCustomError:
     return PydanticCustomError(
@@ -67,13 +85,17 @@ def _error(refusal: Refusal) -> PydanticCustomError:
 
 
 _models: dict[type[IntentModel], type[StrictModel]] = {}
+_generating = threading.RLock()  # one model per class, however many threads validate first
 
 
 def reference(cls: type[IntentModel]) -> type[StrictModel]:
     """The pydantic model of ``cls`` (generated once per process)."""
     model = _models.get(cls)
     if model is None:
-        model = _models[cls] = _generate(cls)
+        with _generating:  # re-entered for the nested models
+            model = _models.get(cls)
+            if model is None:
+                model = _models[cls] = _generate(cls)
     return model
 
 
@@ -81,7 +103,7 @@ def validated(cls: type[M], data: Any) -> M:
     """``cls`` validated by its reference model: IntentError naming the path(s) on any problem."""
     model = reference(cls)
     try:
-        checked = model.model_validate(_plain(data))
+        checked = model.model_validate(_plain(cls, data))
     except ValidationError as err:
         raise intent_error(err, model) from None
     return public(cls, checked)
@@ -99,14 +121,24 @@ def public(cls: type[M], checked: BaseModel) -> M:
     return made
 
 
-def _plain(data: Any) -> Any:
-    """``data`` with public model instances as mappings of their fields (the reference models take
-    those, not the public classes)."""
-    if isinstance(data, IntentModel):
-        return {spec.name: _plain(getattr(data, spec.name)) for spec in data.__specs__}
-    if type(data) is dict:
-        return {key: _plain(value) for key, value in data.items()}
-    return data
+def _plain(cls: type[IntentModel], data: Any) -> Any:
+    """``data`` with each instance of a nested field's own model as the mapping of its fields: the
+    reference models take those, not the public classes. Only the declared nested fields are
+    followed (a cyclic or deep value elsewhere is pydantic's to refuse); an instance of another
+    model is left as it is, so it is refused as the pydantic models refused it."""
+    if isinstance(data, cls):
+        return {spec.name: _plain_field(spec, getattr(data, spec.name)) for spec in cls.__specs__}
+    if not isinstance(data, dict):
+        return data
+    keys = cls.__keys__
+    return {
+        key: _plain_field(spec, value) if (spec := keys.get(key) if isinstance(key, str) else None) else value
+        for key, value in data.items()
+    }
+
+
+def _plain_field(spec: FieldSpec, value: Any) -> Any:
+    return _plain(spec.model, value) if spec.model is not None else value
 
 
 def _annotation(spec: FieldSpec) -> Any:

@@ -38,8 +38,16 @@ def _registry_context(name: str) -> int | None:
         return None
 
 
-def _number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and value > 0
+def _size(value: object) -> float | None:
+    """The positive number a model is named after, or None (10**400, which no float holds, is left
+    for params_b's own check to report)."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return None
+    try:
+        size = float(value)
+    except (OverflowError, TypeError, ValueError):
+        return None
+    return size if size > 0 else None
 
 
 def _model_names() -> list[str]:
@@ -74,10 +82,10 @@ class ModelRef(IntentModel):
         """No name but a size: the model is named after its size (``custom-13b``, ``custom-47b-a13b``)."""
         if "name" in data:
             return data
-        total, active = data.get("params_b"), data.get("active_params_b")
-        if not _number(total):
+        total, active = _size(data.get("params_b")), _size(data.get("active_params_b"))
+        if total is None:
             return data  # the missing name (or the bad params_b) is reported as usual
-        label = f"custom-{total:g}b" + (f"-a{active:g}b" if _number(active) else "")
+        label = f"custom-{total:g}b" + (f"-a{active:g}b" if active is not None else "")
         return {**data, "name": label}
 
     def _check(self) -> None:
