@@ -1,4 +1,5 @@
-"""Intent text to plain data: YAML (PyYAML imported on first use) and JSON, both bounded.
+"""Intent text to plain data: YAML (its plain subset without PyYAML, the rest with it) and JSON,
+both bounded.
 
 JSON intents get the limits YAML intents have: duplicate keys, integer digits and depth.
 """
@@ -21,7 +22,13 @@ MAX_DIGITS = 20
 
 def yaml_data(text: str, *, source: str) -> Any:
     """The plain data of intent YAML ``text`` (``_yaml``'s rules); an IntentError names the line and
-    column."""
+    column. The plain subset intents are written in is read without importing PyYAML
+    (``_yaml_subset``, to the same data); everything else, errors included, is PyYAML's."""
+    from ._yaml_subset import subset_data
+
+    read, data = subset_data(text)
+    if read:
+        return data
     from ._yaml import yaml_data as parsed
 
     return parsed(text, source=source)
