@@ -6,6 +6,7 @@ every position, the structures the reader must leave alone, and the cold process
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -271,6 +272,63 @@ def test_an_intent_the_subset_could_misread_is_refused_with_the_pyyaml_paths_mes
     with pytest.raises(IntentError) as err:
         WorkloadIntent.from_yaml(text, source="intent.yaml")
     assert str(err.value) == expected
+
+
+# -- JSON text: Terraform's `intent = jsonencode({...})` ------------------------------------------
+
+
+@pytest.mark.skipif(shutil.which("terraform") is None, reason="needs the terraform CLI on PATH")
+def test_terraforms_jsonencode_of_every_example_is_read_without_pyyaml(tmp_path: Path) -> None:
+    names = [path.name for path in EXAMPLES]
+    for path in EXAMPLES:
+        shutil.copy(path, tmp_path / path.name)
+    (tmp_path / "cli.tfrc").write_text("")
+    env = {"HOME": str(tmp_path), "TF_CLI_CONFIG_FILE": str(tmp_path / "cli.tfrc")}
+    env |= {"TF_DATA_DIR": str(tmp_path / ".terraform"), "PATH": "/usr/bin:/bin", "CHECKPOINT_DISABLE": "1"}
+    expression = f"jsonencode([for f in {json.dumps(names)} : jsonencode(yamldecode(file(f)))])\n"
+    done = subprocess.run(
+        [str(shutil.which("terraform")), "console"],
+        input=expression,
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    texts = json.loads(json.loads(done.stdout))
+    assert len(texts) == len(EXAMPLES)
+    for path, text in zip(EXAMPLES, texts, strict=True):
+        read, data = subset_data(text)
+        assert read, f"jsonencode of {path.name} fell back to PyYAML: {text}"
+        assert typed(data) == typed(_yaml.load_yaml(text))
+        assert WorkloadIntent.from_yaml(text) == WorkloadIntent.from_file(path)
+
+
+_JSON_LEFT_TO_PYYAML = (
+    '{"a":"x\\ty"}',  # an escape (JSON's surrogate pairs are one character, YAML's two)
+    '{"a":"\\ud83d\\ude00"}',
+    '{"a":NaN}',  # not JSON; PyYAML reads text
+    '{"a":-Infinity}',
+    '{"a":1,"a":2}',  # a key twice
+    '{"a":\n1}',  # over two lines
+    '{"a":1}\n{"b":2}',
+    '{"' + "k" * 300 + '":1}',  # a long key: PyYAML refuses one over 1,024 characters, json does not
+    '{"' + "k" * 1100 + '":1}',
+    '{"a":123456789012345678901}',  # digits
+    '{"a":' + "[" * 40 + "]" * 40 + "}",  # depth
+    '{"a":[' + ",".join(["1"] * 3000) + "]}",  # values
+    '{"a":1,}',  # not JSON
+    "{a: 1, b: [x, y]}",  # a YAML flow mapping at the root
+    '{"a":"\t"}',
+    '{"a":"x\u00a0y"}',
+)
+
+
+@pytest.mark.parametrize("text", _JSON_LEFT_TO_PYYAML, ids=lambda text: repr(text[:24]))
+def test_json_text_outside_what_reads_the_same_is_left_to_pyyaml(text: str) -> None:
+    assert subset_data(text) == (False, None)
+    assert_same_as_pyyaml(text)
 
 
 def test_quoted_numbers_and_booleans_stay_text_as_pyyaml_reads_them() -> None:

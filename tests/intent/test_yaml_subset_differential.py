@@ -12,6 +12,7 @@ dropped, swapped or re-indented).
 from __future__ import annotations
 
 import ast
+import json
 from pathlib import Path
 from typing import Any
 
@@ -253,4 +254,51 @@ def test_mutated_examples_and_test_texts_read_as_pyyaml_reads_them(text: str) ->
 @_SETTINGS
 @given(documents(safe=True).flatmap(mutated))
 def test_near_misses_of_subset_documents_read_as_pyyaml_reads_them(text: str) -> None:
+    assert_same_as_pyyaml(text)
+
+
+# -- JSON text (Terraform's jsonencode) ---------------------------------------------------------
+
+_NOT_SAFE = '"\\\x7f' + "".join(map(chr, range(0x80, 0xA1)))  # quotes, backslashes, DEL, C1, NBSP
+_SAFE_TEXT = st.text(
+    alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x2FF, exclude_characters=_NOT_SAFE)
+)
+_JSON_SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**15) + 1, 10**15 - 1),
+    st.floats(allow_nan=False, allow_infinity=False),
+)
+_HOSTILE_JSON_SCALARS = st.one_of(
+    _JSON_SCALARS, st.integers(), st.floats(), st.text(), st.sampled_from(_HOSTILE)
+)
+
+
+def _json_documents(scalars: st.SearchStrategy[Any], keys: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    tree = st.recursive(
+        scalars, lambda children: st.lists(children, max_size=4) | st.dictionaries(keys, children, max_size=4)
+    )
+    return st.tuples(
+        st.dictionaries(keys, tree, max_size=5),
+        st.booleans(),
+        st.sampled_from([(",", ":"), (", ", ": ")]),
+        st.sampled_from(["", "\n", "  \n", " "]),
+    ).map(lambda t: json.dumps(t[0], ensure_ascii=t[1], separators=t[2]) + t[3])
+
+
+@_SETTINGS
+@given(_json_documents(st.one_of(_JSON_SCALARS, _SAFE_TEXT), _SAFE_TEXT))
+def test_one_line_json_without_escapes_is_read_without_pyyaml_to_pyyamls_data(text: str) -> None:
+    assert assert_same_as_pyyaml(text) or "\\" in text, f"the subset reader gave up on:\n{text}"
+
+
+@_SETTINGS
+@given(_json_documents(_HOSTILE_JSON_SCALARS, st.one_of(st.text(), st.sampled_from(_HOSTILE))))
+def test_json_with_escapes_big_numbers_and_odd_strings_reads_as_pyyaml_reads_it(text: str) -> None:
+    assert_same_as_pyyaml(text)
+
+
+@_SETTINGS
+@given(_json_documents(st.one_of(_JSON_SCALARS, _SAFE_TEXT), _SAFE_TEXT).flatmap(mutated))
+def test_near_misses_of_json_documents_read_as_pyyaml_reads_them(text: str) -> None:
     assert_same_as_pyyaml(text)
