@@ -18,6 +18,7 @@ from typing import Any
 from ..errors import CatalogError
 from ._accelerators import build_accelerators
 from ._offers import build_offers
+from ._packed import pack_catalog, packed_path
 from ._providers import build_providers, build_regions
 from ._sources import MarketData
 from ._types import PROVIDER_IDS
@@ -149,10 +150,31 @@ def _attestation_key(att: dict[str, Any]) -> tuple[str, str, str]:
 
 
 def write_catalog(doc: dict[str, Any], path: str | os.PathLike[str] = DEFAULT_OUTPUT) -> Path:
-    """Write ``doc`` canonically and atomically (temp file + rename); returns the path."""
+    """Write ``doc`` canonically and atomically (temp file + rename); returns the path.
+
+    The embedded catalog (``DEFAULT_OUTPUT``) gets its packed form beside it (``_packed``: what a
+    cold start reads instead of parsing the JSON), written with it, all or none."""
     target = Path(path)
-    write_text_atomic(target, canonical_json(doc))
+    write_texts_atomic(catalog_files(target, canonical_json(doc)))
     return target
+
+
+def catalog_files(target: Path, text: str, embedded: Path = DEFAULT_OUTPUT) -> dict[Path, str]:
+    """The files that writing catalog ``text`` to ``target`` replaces: the catalog, and when
+    ``target`` is the ``embedded`` catalog, its packed form too (``_packed``)."""
+    files = {target: text}
+    if _same_file(target, embedded):
+        packed = pack_catalog(text)
+        if packed is not None:  # else the old packed file no longer matches and is ignored
+            files[packed_path(target)] = packed
+    return files
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except (OSError, RuntimeError):  # a loop of links: not the package's own file
+        return False
 
 
 def write_text_atomic(target: Path, text: str) -> None:

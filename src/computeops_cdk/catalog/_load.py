@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 
 from .._files import MIB, UnreadableFile, read_regular_file, shown_path
 from ..errors import CatalogError
+from ._packed import file_sha256, packed_path, unpack_catalog
 from ._types import Accelerator, Attestation, Catalog, InstanceType, Offer, Provider, Region, ServiceScope
 
 __all__ = [
@@ -69,14 +70,39 @@ def load_catalog(path: str | os.PathLike[str] | None = None, *, validate: bool |
     return catalog_from_document(doc)
 
 
+PACKED_CATALOG = packed_path(EMBEDDED_CATALOG)
+"""The embedded catalog's offers packed by column (``_packed``), read instead of parsing
+``catalog.json`` when it is provably that file's own."""
+
+
 @lru_cache(maxsize=2)
 def _embedded(validate: bool) -> Catalog:
+    if not validate:
+        found = _from_packed()
+        if found is not None:
+            return found
     doc = read_document(EMBEDDED_CATALOG, strict=bool(validate))
     if validate:
         from ._validate import validate_document
 
         validate_document(doc)
     return _catalog(doc, _records_unchecked)
+
+
+def _from_packed(catalog: Path = EMBEDDED_CATALOG, packed_file: Path = PACKED_CATALOG) -> Catalog | None:
+    """The embedded catalog from ``PACKED_CATALOG`` when that is the packed form of the exact bytes
+    of ``catalog.json`` (both digests checked); None otherwise (missing, stale, foreign, unreadable),
+    and the caller parses ``catalog.json``. The records are made as ``_records_unchecked`` makes them,
+    so only when it would set the offers' slots itself."""
+    if _slot_plan(Offer) is None:
+        return None
+    try:
+        packed = read_regular_file(packed_file, limit=MAX_CATALOG_BYTES)
+        digest = file_sha256(catalog)
+    except (UnreadableFile, OSError):
+        return None
+    found = unpack_catalog(digest, packed, lambda doc, offers: _catalog(doc, _records_unchecked, offers))
+    return found if isinstance(found, Catalog) else None
 
 
 MAX_CATALOG_BYTES = 64 * MIB
@@ -214,8 +240,11 @@ def catalog_from_document(doc: dict[str, Any]) -> Catalog:
 
 
 def _catalog(
-    doc: dict[str, Any], _records: Callable[[type[Any], list[dict[str, Any]]], tuple[Any, ...]]
+    doc: dict[str, Any],
+    _records: Callable[[type[Any], list[dict[str, Any]]], tuple[Any, ...]],
+    offers: tuple[Offer, ...] | None = None,
 ) -> Catalog:
+    """The catalog of ``doc``, its records made by ``_records`` (``offers``: already made)."""
     return Catalog(
         version=doc["version"],
         as_of=doc["as_of"],
@@ -224,7 +253,7 @@ def _catalog(
         regions=_records(Region, doc["regions"]),
         accelerators=tuple(Accelerator(**{**a, "aliases": tuple(a["aliases"])}) for a in doc["accelerators"]),
         instance_types=_records(InstanceType, doc["instance_types"]),
-        offers=_records(Offer, doc["offers"]),
+        offers=_records(Offer, doc["offers"]) if offers is None else offers,
     )
 
 
