@@ -212,6 +212,18 @@ def test_a_column_finds_the_offers_of_any_values_whatever_their_number(
     assert Column(keys).mask(wanted) == expected
 
 
+@pytest.mark.parametrize("distinct", [1, 255, 256, 257, 600])
+def test_a_columns_byte_planes_are_each_offers_number_byte_by_byte(distinct: int) -> None:
+    """Up to 256 values the one plane is made from the numbers directly (a cold decide's columns),
+    beyond that byte by byte: the same planes as the byte-by-byte coding either way."""
+    keys = [f"v{n % distinct}" for n in range(3 * distinct)][::-1]
+    column = Column(keys)
+    codes = [column.values.index(k) for k in keys][::-1]
+    planes = [bytes(n >> 8 * j & 255 for n in codes) for j in range(1 if distinct <= 256 else 2)]
+    assert column._planes == tuple(planes)
+    assert column.mask({"v0"}) == sum(1 << i for i, k in enumerate(keys) if k == "v0")
+
+
 def test_a_column_of_more_than_65536_distinct_values_is_coded() -> None:
     # A valid user catalog can carry a price date (or region code) per offer: 70,000 distinct dates
     # raised "a column codes at most 65,536 distinct values" (a traceback from decide).

@@ -13,6 +13,7 @@ import bisect
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any, Generic, TypeVar
 
 from ..catalog import Catalog, Provider
@@ -207,7 +208,8 @@ class Column(Generic[K]):
         """The distinct values, in the offers' order."""
         self._code = {value: n for n, value in enumerate(self.values)}
         codes = list(map(self._code.__getitem__, keys))[::-1]  # the lowest bit is the last digit
-        planes = [bytes(n & 255 for n in codes)]
+        # up to 256 values every number is its own low byte: bytes() reads the list in C
+        planes = [bytes(codes) if len(self.values) <= 256 else bytes(n & 255 for n in codes)]
         while 256 ** len(planes) < len(self.values):
             shift = 8 * len(planes)
             planes.append(bytes(n >> shift & 255 for n in codes))
@@ -290,13 +292,13 @@ class Columns:
     def _column(self, name: str, key: Callable[[Row], K]) -> Column[K]:
         found = self._columns.get(name)
         if found is None:
-            found = self._columns[name] = Column([key(row) for row in self.rows])
+            found = self._columns[name] = Column(list(map(key, self.rows)))
         return found
 
     @property
     def region_code(self) -> Column[str]:
         """Region code (any provider): what a region pin selects."""
-        return self._column("region_code", lambda row: row.offer.region)
+        return self._column("region_code", attrgetter("offer.region"))
 
     @property
     def accelerator(self) -> Column[str]:
@@ -305,7 +307,7 @@ class Columns:
 
     @property
     def pricing(self) -> Column[PriceModel]:
-        return self._column("pricing", lambda row: row.offer.pricing)
+        return self._column("pricing", attrgetter("offer.pricing"))
 
     @property
     def country(self) -> Column[str | None]:
@@ -319,12 +321,12 @@ class Columns:
     @property
     def region(self) -> Column[tuple[str, str]]:
         """(provider, region code)."""
-        return self._column("region", lambda row: (row.offer.provider, row.offer.region))
+        return self._column("region", attrgetter("offer.provider", "offer.region"))
 
     @property
     def as_of(self) -> Column[str]:
         """The date the offer's price was read."""
-        return self._column("as_of", lambda row: row.offer.as_of)
+        return self._column("as_of", attrgetter("offer.as_of"))
 
     @property
     def unpriced(self) -> int:
