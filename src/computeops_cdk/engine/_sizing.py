@@ -24,9 +24,10 @@ what the margin costs.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from functools import lru_cache
-from typing import Literal
+from functools import lru_cache, partial
+from typing import TYPE_CHECKING, Literal
 
 from .. import perf
 from .._limits import MAX_INSTANCES  # the largest deployment considered, shared with the CLI
@@ -47,8 +48,43 @@ _SIZES_AFTER_FIRST = 2
 cheapest (fewest instance-hours) is kept; scaling out rarely pays, but the model decides."""
 
 
+class _CentralLater:
+    """Sizing's base: its ``central_instances`` may be worked out when first read.
+
+    An inference sizing's central figure takes one more estimate per machine shape (the intent's own
+    latency targets instead of the tightened ones), and only feasible candidates' are ever read (the
+    margin line, the placements): support-chat's first decide sizes ~100 shapes that fit, ~26 of
+    them feasible. Until it is read the field's slot is unset and ``_central_later`` holds the call
+    (a ``functools.partial`` of the estimate's inputs, never the Sizer: a sizing is kept in
+    weak mappings keyed by its Sizer); any read (the attribute, repr, ==, hash, ``replace``,
+    pickling) fills the slot, with the number the eager call gave (the estimate is pure)."""
+
+    __slots__ = ("_central_later",)
+
+    if not TYPE_CHECKING:  # mypy would otherwise accept any attribute name on a Sizing
+
+        def __getattr__(self, name):
+            if name != "central_instances":
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            try:
+                later = object.__getattribute__(self, "_central_later")
+            except AttributeError:
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}") from None
+            if later is not None:  # two threads may both compute it: the same number
+                object.__setattr__(self, "central_instances", later())
+                object.__setattr__(self, "_central_later", None)
+            return object.__getattribute__(self, "central_instances")
+
+
+def _central_later(sizing: Sizing, compute: Callable[[], int | None]) -> Sizing:
+    """``sizing`` with its ``central_instances`` made by ``compute()`` when first read."""
+    object.__delattr__(sizing, "central_instances")
+    object.__setattr__(sizing, "_central_later", compute)
+    return sizing
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Sizing:
+class Sizing(_CentralLater):
     """A sized deployment of one instance type, or the reasons it cannot meet the intent."""
 
     instances: int
@@ -199,6 +235,25 @@ def _gb(value: float) -> str:
     return f"{value:,.1f} GB"
 
 
+def _central_inference(
+    model: perf.ModelSpec,
+    precision: str,
+    acc: Accelerator,
+    per_node: int,
+    group: int,
+    lengths: tuple[int, int],
+    targets: tuple[float | None, float | None],
+    rate: float,
+) -> int | None:
+    """Instances the central estimate alone would size for ``rate`` output tokens/s (no band, no
+    headroom)."""
+    est = _inference(model, precision, acc, group * per_node, per_node, lengths, targets)
+    if not est.fits or est.tokens_per_s <= 0 or Sizer._latency(est, *targets, 1.0):
+        return None
+    groups = math.ceil(rate / est.tokens_per_s - 1e-9)
+    return groups * group if groups * group <= MAX_INSTANCES else None
+
+
 @lru_cache(maxsize=64)
 def sizer_for(workload: Workload, headroom: float = 0.0, calibrations: tuple[Calibration, ...] = ()) -> Sizer:
     """The Sizer of a workload, headroom and calibrations, shared by every decision about them (pure,
@@ -286,7 +341,7 @@ class Sizer:
             )
             groups = MAX_INSTANCES // group
         groups = max(1, int(groups))
-        return Sizing(
+        sizing = Sizing(
             instances=groups * group,
             reasons=reasons,
             tokens_per_s=est.tokens_per_s * groups,
@@ -301,28 +356,25 @@ class Sizer:
             assumptions=est.assumptions,
             band=(band.low, band.high),
             evidence=band.evidence,
-            central_instances=self._central_inference(acc, per_node, group, lengths, targets),
         )
+        # the same inputs as the estimate above, targets untightened; the estimate cannot fail where
+        # that one did not (the same model, accelerator and count, positive targets)
+        central = partial(
+            _central_inference,
+            self._model,
+            self._precision,
+            acc,
+            per_node,
+            group,
+            lengths,
+            targets,
+            serving.output_tokens_per_s,
+        )
+        return _central_later(sizing, central)
 
-    def _central_inference(
-        self,
-        acc: Accelerator,
-        per_node: int,
-        group: int,
-        lengths: tuple[int, int],
-        targets: tuple[float | None, float | None],
-    ) -> int | None:
-        """Instances the central estimate alone would size (no band, no headroom)."""
-        serving = self._workload.serving
-        assert serving is not None
-        est = _inference(self._model, self._precision, acc, group * per_node, per_node, lengths, targets)
-        if not est.fits or est.tokens_per_s <= 0 or self._latency(est, *targets, 1.0):
-            return None
-        groups = math.ceil(serving.output_tokens_per_s / est.tokens_per_s - 1e-9)
-        return groups * group if groups * group <= MAX_INSTANCES else None
-
+    @staticmethod
     def _latency(
-        self, est: perf.InferenceEstimate, ttft: float | None, tpot: float | None, low: float
+        est: perf.InferenceEstimate, ttft: float | None, tpot: float | None, low: float
     ) -> tuple[Reason, ...]:
         """Targets missed at batch 1 by the latencies at the band's conservative point (/ low)."""
         reasons: list[Reason] = []
