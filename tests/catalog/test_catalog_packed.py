@@ -100,10 +100,18 @@ def _damaged(packed: str) -> list[str | bytes]:
         head + "\n" + payload[:at] + "X" + payload[at + 1 :],  # one byte changed, digest kept
         json.dumps(forged, sort_keys=True) + "\n" + payload,  # another format
         "[1, 2]\n" + payload,
+        _signed(header, "[" * 100_000 + "]" * 100_000),  # digests right, nested too deeply for json
     ]
 
 
-@pytest.mark.parametrize("case", range(7))
+def _signed(header: dict[str, Any], payload: str) -> str:
+    import hashlib
+
+    digest = hashlib.sha256(payload.encode()).hexdigest()
+    return json.dumps(dict(header, payload_sha256=digest), sort_keys=True) + "\n" + payload + "\n"
+
+
+@pytest.mark.parametrize("case", range(8))
 def test_a_damaged_packed_file_is_not_used(tmp_path: Path, case: int) -> None:
     packed = pack_catalog(_text())
     assert packed is not None

@@ -5,11 +5,13 @@ instance type, region, source and date: ``json.loads`` makes ~70,000 objects of 
 ``computeops decide``, as much as the whole of Python starting). ``catalog.packed.json``, written
 beside it by ``computeops catalog build`` whenever the embedded catalog is written (``make
 catalog``), holds the same document with the offers as columns: each distinct string once, every
-offer's fields as numbers into that table (180 KB, about 2 ms to parse).
+offer's fields as numbers into that table, a run of equal values (the offers are sorted) as the value
+and its length (293 KB, about 3.5 ms to parse; the records then take about 3 ms, against 9 ms of
+``json.loads`` and 5 ms of records from ``catalog.json``).
 
 It is used only when it is provably the catalog's own: it names the sha256 of the exact bytes of
 ``catalog.json`` it was packed from and the sha256 of its own payload, and both are checked at every
-load (0.7 ms); a stale, foreign, truncated or otherwise unreadable packed file is ignored and
+load (about 1.3 ms); a stale, foreign, truncated or otherwise unreadable packed file is ignored and
 ``catalog.json`` is parsed as before (never an error: the packed file only saves time). The records
 are the ones ``catalog.json`` gives (a test compares them, and that the shipped file is current).
 JSON only (no pickle, no code).
@@ -145,7 +147,7 @@ def unpack_catalog(
         if offers is None:
             return None
         return build(body["document"], offers)
-    except (ValueError, KeyError, TypeError, IndexError, AttributeError):
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError):
         return None  # not a packed catalog we can read: catalog.json is parsed instead
 
 
