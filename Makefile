@@ -66,7 +66,7 @@ accuracy: $(PY_STAMP)  ## performance model vs published measurements
 schemas: $(PY_STAMP)  ## regenerate schemas/intent.schema.json from the intent model; copy schemas/ into the package
 	$(PY) -m computeops_cdk.schemas schemas
 
-catalog: $(PY_STAMP)  ## rebuild the embedded catalog from data/market
+catalog: $(PY_STAMP)  ## rebuild the embedded catalog (and its packed form, catalog.packed.json) from data/market
 	$(VENV)/bin/computeops catalog build --output src/computeops_cdk/catalog/data/catalog.json
 
 clean:

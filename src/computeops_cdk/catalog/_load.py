@@ -3,7 +3,8 @@
 Validation policy (measured, see data/market/README-catalog.md): a user-supplied catalog is always
 checked (JSON Schema, referential integrity, sha256). The embedded package file is not re-validated at
 load time: it is validated when it is built and by the test suite, and skipping jsonschema keeps the
-CLI cold start inside its 0.5 s budget. Pass ``validate=True`` to check it anyway.
+CLI cold start inside its 0.5 s budget. Pass ``validate=True`` to check it anyway. Without it, the
+embedded catalog is read from its packed form (``_packed``) when that is provably this file's own.
 """
 
 from __future__ import annotations
