@@ -24,13 +24,15 @@ from test_yaml_subset_differential import (
 )
 
 import computeops_cdk
-from computeops_cdk.errors import IntentError
+from computeops_cdk import accounts
+from computeops_cdk.errors import AccountsError, IntentError
 from computeops_cdk.intent import WorkloadIntent, _read, _yaml, _yaml_subset
 from computeops_cdk.intent._yaml_subset import subset_data
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))
 SUPPORT_CHAT = (ROOT / "examples" / "support-chat.yaml").read_text()
+ACCOUNTS = ROOT / "examples" / "accounts" / "computeops.accounts.yaml"
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
@@ -42,11 +44,13 @@ def test_every_example_is_read_by_the_subset_reader_to_pyyamls_data(path: Path) 
     assert WorkloadIntent.from_file(path) == WorkloadIntent.from_dict(_yaml.load_yaml(text))
 
 
-def test_a_cold_decide_of_the_example_does_not_import_pyyaml() -> None:
+@pytest.mark.parametrize("accounts", [(), ("--accounts", str(ACCOUNTS))], ids=["alone", "with accounts"])
+def test_a_cold_decide_of_the_example_does_not_import_pyyaml(accounts: tuple[str, ...]) -> None:
+    argv = ["decide", str(ROOT / "examples" / "support-chat.yaml"), "--format", "json", *accounts]
     code = (
         "import json, sys\n"
         "from computeops_cdk.cli import main\n"
-        f"code = main(['decide', {str(ROOT / 'examples' / 'support-chat.yaml')!r}, '--format', 'json'])\n"
+        f"code = main({argv!r})\n"
         "yaml = sorted(m for m in sys.modules if m == 'yaml' or m.startswith('yaml.'))\n"
         "sys.stderr.write(json.dumps({'code': code, 'yaml': yaml, 'subset': "
         "'computeops_cdk.intent._yaml_subset' in sys.modules}))\n"
@@ -272,6 +276,40 @@ def test_an_intent_the_subset_could_misread_is_refused_with_the_pyyaml_paths_mes
     with pytest.raises(IntentError) as err:
         WorkloadIntent.from_yaml(text, source="intent.yaml")
     assert str(err.value) == expected
+
+
+# -- the accounts file: the same reader ----------------------------------------------------------
+
+
+def test_the_example_accounts_file_is_read_without_pyyaml_to_pyyamls_data() -> None:
+    text = ACCOUNTS.read_text()
+    read, data = subset_data(text)
+    assert read
+    assert typed(accounts._document(text)) == typed(data) == typed(_yaml.load_yaml(text))
+    assert accounts.load_accounts(ACCOUNTS).providers["aws"].quotas == {"us-east-1": 64, "*": 16}
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "says"),
+    [
+        ("us-east-1: 64", "us-east-1: 1:20", "sexagesimal"),
+        ("us-east-1: 64", "us-east-1: 0x40", "hexadecimal"),
+        ("  gcp:\n", "  aws: {}\n  gcp:\n", "duplicate key"),
+        ('quotas: {"*": 32}', 'quotas: {"*": 32, "*": 8}', "duplicate key"),
+        ("us-east-1: 64", "us-east-1: [64", "not valid YAML"),
+    ],
+)
+def test_an_accounts_file_the_subset_could_misread_is_refused_with_the_pyyaml_paths_message(
+    old: str, new: str, says: str
+) -> None:
+    text = ACCOUNTS.read_text()
+    assert text.count(old) == 1
+    text = text.replace(old, new)
+    assert subset_data(text) == (False, None)
+    with pytest.raises(AccountsError) as err:
+        accounts.parse_accounts(text.encode())
+    assert says in str(err.value)
+    assert "at line" in str(err.value)
 
 
 # -- JSON text: Terraform's `intent = jsonencode({...})` ------------------------------------------

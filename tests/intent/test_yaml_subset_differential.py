@@ -188,7 +188,7 @@ def documents(draw: Any, safe: bool = False) -> str:
 
 def _seed_texts() -> list[str]:
     """The examples and the YAML-looking strings of the test suite (intents, accounts files, ...)."""
-    texts = {path.read_text() for path in sorted((ROOT / "examples").glob("*.yaml"))}
+    texts = {path.read_text() for path in sorted((ROOT / "examples").rglob("*.yaml"))}
     for path in sorted((ROOT / "tests").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             text = node.value if isinstance(node, ast.Constant) else None
