@@ -1,7 +1,8 @@
 """Intent YAML read with PyYAML's safe loader, as YAML 1.2 and in bounded work.
 
-Imported only when an intent's YAML is parsed (``_read.yaml_data``): PyYAML's import is a tenth of a
-cold ``computeops decide``.
+The reference for intent and accounts YAML: imported only when ``_yaml_subset`` (the plain subset
+intents are written in, read without PyYAML to the same data) gives up on a text; PyYAML's import
+is ~12-15 ms of CPU, most of a cold ``computeops decide``'s YAML cost.
 """
 
 from __future__ import annotations
