@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -165,15 +167,28 @@ def test_the_command_table_gives_each_subcommand_its_own_help() -> None:
     )
 
 
-@pytest.mark.parametrize("columns", ["50", "80", "132"])
-def test_the_top_help_is_argparses_own_layout(columns: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    # _TopFormatter only finds the width without shutil; the text must be what argparse prints.
-    import argparse
+def _every_parser(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
+    yield parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                yield from _every_parser(sub)
 
-    from computeops_cdk.cli._parser import build_parser
 
-    monkeypatch.setenv("COLUMNS", columns)
-    parser = build_parser("")
-    ours = parser.format_help()
-    parser.formatter_class = argparse.HelpFormatter
-    assert ours == parser.format_help()
+@pytest.mark.parametrize("columns", [None, "", "wide", "0", "-5", "30", "50", "80", "132"])
+def test_every_help_and_usage_is_at_argparses_own_width(
+    columns: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The parsers find the width without shutil (cli._parser._Parser._get_formatter); every help and
+    # usage text must be the one argparse's own formatter (shutil.get_terminal_size) gives.
+    from computeops_cdk.cli._parser import _Parser, build_parser
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    parsers = list(_every_parser(build_parser()))
+    ours = [(p.format_help(), p.format_usage()) for p in parsers]
+    monkeypatch.setattr(_Parser, "_get_formatter", argparse.ArgumentParser._get_formatter)
+    assert ours == [(p.format_help(), p.format_usage()) for p in parsers]
+    assert len(parsers) > 15

@@ -107,3 +107,30 @@ def test_the_engine_reads_the_variable_the_accounts_module_names() -> None:
     from computeops_cdk.engine import _accounts
 
     assert _accounts._ACCOUNTS_ENV == accounts.ACCOUNTS_ENV
+
+
+def _modules_after(code: str) -> list[str]:
+    """sys.modules of a fresh interpreter after running ``code``."""
+    script = f"import json, sys\n{code}\nprint(json.dumps(sorted(sys.modules)))\n"
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    modules: list[str] = json.loads(done.stdout.splitlines()[-1])
+    return modules
+
+
+def test_the_model_registry_reads_its_file_without_importlib_resources() -> None:
+    # importlib.resources pulls tempfile, shutil, zipfile, random, threading and the compressors:
+    # about 10 ms of CPU of a cold decide once pydantic is off the path (benchmarks/STARTUP.md).
+    modules = _modules_after("from computeops_cdk import perf\nassert perf.resolve_model('llama-3.1-70b')")
+    heavy = ("importlib.resources", "tempfile", "shutil", "zipfile", "random", "threading", "lzma", "bz2")
+    assert [name for name in heavy if name in modules] == []
+
+
+def test_building_a_parser_asks_the_width_without_shutil() -> None:
+    # argparse imports shutil (with zlib, bz2, lzma) in every formatter made without a width: one
+    # per add_argument. The parser passes the width shutil would give (test_cli_main checks it).
+    code = (
+        "from computeops_cdk.cli._parser import build_parser\n"
+        "parser = build_parser('completion')\n"
+        "parser.format_help(), parser.parse_args(['completion', 'bash'])\n"
+    )
+    assert "shutil" not in _modules_after(code)

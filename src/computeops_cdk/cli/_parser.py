@@ -54,6 +54,12 @@ class _Parser(argparse.ArgumentParser):
                     break
         super().error(message)
 
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        # argparse makes a formatter for every add_argument (to check the metavar) and, given no
+        # width, each one imports shutil (and with it zlib, bz2 and lzma: about 2 ms of a cold
+        # `computeops decide`) to ask the terminal's width: the same width, found without shutil.
+        return self.formatter_class(prog=self.prog, width=terminal_columns() - 2)  # type: ignore[call-arg]
+
 
 def _hint(given: str, choices: list[str]) -> str:
     return did_you_mean_text(did_you_mean(given, choices))
@@ -79,14 +85,6 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-class _TopFormatter(argparse.HelpFormatter):
-    """argparse's formatter at the width it would pick, found without importing shutil (and with it
-    zlib, bz2 and lzma: about a fifth of a bare interpreter start) for ``computeops --help``."""
-
-    def __init__(self, prog: str) -> None:
-        super().__init__(prog, width=terminal_columns() - 2)  # argparse also leaves 2 columns
-
-
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser; ``command`` None registers every subcommand in full (completion, tests), a name
     only that one ("" none: the top-level ``--help``)."""
@@ -94,7 +92,6 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         prog="computeops",
         description=DESCRIPTION,
         epilog=EPILOG,
-        formatter_class=_TopFormatter,
     )
     parser.add_argument(
         "--version",

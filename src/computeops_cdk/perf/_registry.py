@@ -10,8 +10,8 @@ would be derived and listed in ``estimated_fields``. Unknown models go through
 from __future__ import annotations
 
 import json
+import os
 import re
-from importlib import resources
 from typing import Any
 
 from ..errors import EstimateError, did_you_mean, did_you_mean_text
@@ -47,7 +47,11 @@ def _spec(entry: dict[str, Any]) -> ModelSpec:
 
 
 def _load() -> tuple[ModelSpec, ...]:
-    text = resources.files(__package__).joinpath("data", _DATA).read_text(encoding="utf-8")
+    # A path beside this module, as the embedded catalog is found (catalog._load): importlib.resources
+    # would import tempfile, shutil, zipfile, the compressors and threading, about 10 ms of CPU of a
+    # cold `computeops decide` (benchmarks/STARTUP.md), for a file that is always on disk.
+    with open(os.path.join(os.path.dirname(__file__), "data", _DATA), encoding="utf-8") as handle:
+        text = handle.read()
     return tuple(_spec(entry) for entry in json.loads(text)["models"])
 
 
