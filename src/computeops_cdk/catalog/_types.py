@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 from typing import Any, Literal, cast
+
+from .._record import record
 
 __all__ = [
     "COMPLIANCE_SCOPES",
@@ -85,7 +87,7 @@ RESERVED_COLUMNS: dict[int, str] = {12: "ReservedPrice1yr", 36: "ReservedPrice3y
 upfront payment) by term in months; a raw file without them has no reserved offers."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class ServiceScope:
     """Whether one provider service is inside an attestation's authorisation, and where that was read.
 
@@ -108,7 +110,7 @@ class ServiceScope:
     decision's explanation quotes it; the emitted stack does not create it."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class Attestation:
     """A compliance attestation a provider holds, with how strong the evidence is.
 
@@ -133,7 +135,7 @@ class Attestation:
         return next((s for s in self.services or () if s.service == kind), None)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class Provider:
     """A cloud or marketplace, with its kind, attestations and documented availability SLA."""
 
@@ -146,7 +148,7 @@ class Provider:
     sla_source: str = ""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class Region:
     """A provider region. ``country`` is ISO 3166-1 alpha-2, None where no source gives it."""
 
@@ -159,7 +161,7 @@ class Region:
     source: str = ""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class Accelerator:
     """A GPU/TPU model with its published specs (None where no source states the number)."""
 
@@ -196,7 +198,7 @@ class Accelerator:
         return self.vendor.lower() == "google" or self.id.upper().startswith("TPU")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class InstanceType:
     """A purchasable machine shape of one provider, with its accelerators."""
 
@@ -215,7 +217,7 @@ class InstanceType:
     """Corrections applied to the source and caveats, "" when none."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class Offer:
     """One instance type in one region under one price model.
 
@@ -251,7 +253,7 @@ CAPACITY_LEVELS = ("high", "medium", "low", "available", "none")
 Lambda's regions with capacity (available/none)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class Catalog:
     """A versioned, schema-validated market snapshot.
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+
+from .._record import record
 
 __all__ = ["BILLING", "STARTUP_HOURS", "Billing", "billed_hours", "billing_of"]
 
@@ -21,7 +22,7 @@ boot, driver and container start, model download and load). No provider publishe
 this is an estimate, labelled so in the explanation, and the same for every provider."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Billing:
     """A provider's billing granularity for instances (seconds), with its source."""
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 import bisect
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any, Generic, TypeVar
 
+from .._record import record
 from ..catalog import Catalog, Provider
 from ..catalog._types import PriceModel
 from ._decision import Reason
@@ -30,7 +30,7 @@ __all__ = ["Columns", "Ladder", "Sized", "Span", "assemble", "offer_columns", "s
 _CACHE_KEY = "engine.columns"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Sized:
     """What one sizer (one workload) makes of a catalog's runs: the same for every decision about
     that workload, so it is worked out once and kept with the columns (``Columns.sized``)."""
@@ -46,7 +46,7 @@ class Sized:
 K = TypeVar("K")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Ladder:
     """The priced offers of one run and reservation term, by ascending price."""
 

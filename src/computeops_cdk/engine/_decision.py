@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal, overload
 
+from .._record import record
 from ..catalog import HOURS_PER_MONTH
 from ..errors import IntentError, described
 
@@ -49,7 +50,7 @@ SCORE_DIMENSIONS: tuple[str, ...] = (
 )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class UnitCost:
     """Cost per unit of useful work."""
 
@@ -61,7 +62,7 @@ class UnitCost:
         return {"unit": self.unit, "value": self.value}
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class EstimateSummary:
     """What the performance model predicts for a placement (labelled with the model that made it)."""
 
@@ -113,7 +114,7 @@ class EstimateSummary:
         }
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class Placement:
     """A feasible, sized and scored candidate: offer x number of instances."""
 
@@ -198,7 +199,7 @@ class Placement:
         }
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class Reason:
     """Why a candidate was rejected: a stable rule id and a message with the numbers."""
 
@@ -210,7 +211,7 @@ class Reason:
         return {"rule": self.rule, "message": self.message}
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class Rejection:
     """A candidate offer that broke at least one hard constraint."""
 
@@ -364,7 +365,7 @@ def _rejections_of(
     return Rejections(records=records, by_rule=by_rule, examples=examples)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class Decision:
     """The engine's answer for one intent over one catalog.
 

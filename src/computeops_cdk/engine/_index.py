@@ -8,9 +8,10 @@ immutable), so repeated decisions over one catalog pay for it once.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from itertools import groupby
 
+from .._record import record
 from ..catalog import Accelerator, Catalog, InstanceType, Offer, Provider, Region
 
 __all__ = ["CatalogIndex", "Row", "catalog_index"]
@@ -18,7 +19,7 @@ __all__ = ["CatalogIndex", "Row", "catalog_index"]
 _CACHE_KEY = "engine.index"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Row:
     """One offer joined to its provider, region, instance type and accelerator records."""
 
@@ -29,7 +30,7 @@ class Row:
     accelerator: Accelerator | None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class CatalogIndex:
     """Offers in canonical order plus the lookups the filters and scores need."""
 

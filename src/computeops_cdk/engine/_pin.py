@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from .._record import record
 from ..errors import IntentError, described, did_you_mean
 
 __all__ = ["FEATURES", "Pin"]
@@ -55,7 +56,7 @@ def _check_unsupported(value: object, path: str) -> None:
     _check_features(value, path)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class Pin:
     """Pin the provider and/or region of a decision.
 

@@ -7,8 +7,8 @@ before any candidate is considered, with the same IntentError (field path + "did
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from .._record import record
 from ..catalog import Catalog
 from ..errors import IntentError, did_you_mean, shown
 from ..intent import WorkloadIntent
@@ -19,7 +19,7 @@ __all__ = ["Resolved", "resolve"]
 RegionKey = tuple[str, str]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class Resolved:
     """The intent's catalog names as canonical ids."""
 

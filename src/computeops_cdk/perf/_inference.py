@@ -24,9 +24,10 @@ The model, per replica of ``t`` tensor-parallel accelerators serving ``B`` reque
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import lru_cache
 
+from .._record import record
 from . import _calibration as cal
 from ._hardware import Hardware, achieved_tflops, bytes_per_param, resolve_precision
 from ._types import Bound, InferenceEstimate, ModelSpec, Precision, Uncertainty
@@ -39,7 +40,7 @@ __all__ = ["estimate_inference_hw"]
 # cold decide's first sizing builds about 2,000 of them (14,000 over the example intents), and a
 # frozen dataclass sets every field through object.__setattr__, which made the model's first pass
 # about 12 % slower.
-@dataclass(slots=True)
+@record(slots=True)
 class _Replica:
     """Everything about one TP group that does not depend on the batch.
 
@@ -144,7 +145,7 @@ _shared_replica = lru_cache(maxsize=2048)(_replica)
 """``_replica``, one per shape: what the estimates share (their lru_cache is on whole estimates)."""
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _Point:
     batch: int
     ttft_s: float
@@ -167,7 +168,7 @@ def _comm(m: ModelSpec, r: _Replica, tokens: float) -> float:
     return 2 * m.layers * (r.lat + volume / r.link_bps)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _Coeffs:
     """Batch-independent terms of one replica's step: every time below is linear in the batch B
     (except an MoE's expert reads, kept in ``_weights_read``)."""
@@ -312,7 +313,7 @@ def _search_meeting(
     return _point(m, r, lo, inp, out, c)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class _Choice:
     """One tensor-parallel degree at its operating point, comparable by ``key``."""
 

@@ -29,10 +29,11 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import lru_cache
 from typing import Literal
 
+from .._record import record
 from . import _calibration as cal
 from ._hardware import Hardware, achieved_tflops, bytes_per_param, resolve_precision
 from ._types import Bound, ModelSpec, Precision, TrainingEstimate
@@ -54,7 +55,7 @@ MAX_MODEL_PARALLEL = 128
 VIRTUAL_STAGES = 4
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class _Layout:
     mp: int
     tp: int

@@ -6,8 +6,9 @@ The engine and the ``estimate`` CLI only see these records and the functions re-
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
+
+from .._record import record
 
 __all__ = [
     "Bound",
@@ -26,7 +27,7 @@ WorkloadKind = Literal["inference", "training", "fine_tuning"]
 Evidence = Literal["validated", "extrapolated", "upper_bound", "measured"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class Uncertainty:
     """How far reality may fall from an estimate, from the model's own held-out validation.
 
@@ -44,7 +45,7 @@ class Uncertainty:
     """One sentence saying where the band comes from."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class ModelSpec:
     """A transformer's architecture. ``active_params_b`` differs from ``params_b`` only for MoE."""
 
@@ -99,7 +100,7 @@ class ModelSpec:
         return self.active_params_b < self.params_b
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class InferenceEstimate:
     """Serving estimate for ``count`` accelerators (tensor-parallel groups x data-parallel replicas)."""
 
@@ -136,7 +137,7 @@ class InferenceEstimate:
     """The band of this estimate (set by ``estimate_inference``)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class TrainingEstimate:
     """Training or fine-tuning estimate for ``count`` accelerators."""
 
