@@ -239,8 +239,8 @@ import computeops_cdk.cli as cli
 paused = hasattr(cli, "_parser_unscanned")
 if paused: gc.disable()
 import argparse, json; mark()
-import collections, contextlib, dataclasses, datetime, functools, hashlib, importlib.resources, math
-import pathlib, re, typing; mark()
+import collections, contextlib, dataclasses, datetime, functools, hashlib, math, pathlib, re
+import typing; mark()
 if not (pathlib.Path(cli.__file__).parent.parent / "intent" / "_yaml_subset.py").exists(): import yaml
 mark()
 import computeops_cdk.catalog; mark()
@@ -250,12 +250,13 @@ import computeops_cdk.engine; mark()
 import computeops_cdk.targets; mark()
 import computeops_cdk.cli._decide; mark()
 from computeops_cdk.cli._parser import build_parser
-if paused: gc.freeze(); gc.enable()
+run_paused = 'decide' in getattr(cli, '_RUN_PAUSED', ())  # the console runs decide with it paused
+if paused: gc.freeze(); None if run_paused else gc.enable()
 args = build_parser("decide").parse_args(["decide", sys.argv[1], "--format", "json"]); mark()
 from computeops_cdk.intent import WorkloadIntent
 intent = WorkloadIntent.from_file(sys.argv[1]); mark()
 from computeops_cdk.catalog import load_catalog
-gc.disable(); catalog = load_catalog(); gc.enable(); mark()
+gc.disable(); catalog = load_catalog(); None if run_paused else gc.enable(); mark()
 from computeops_cdk.engine import decide
 from computeops_cdk.targets import placement_pin
 decision = decide(intent, catalog=catalog, pin=placement_pin()); mark()

@@ -4,14 +4,15 @@ Exit codes: 0 success, 2 invalid input (a message, never a traceback), 3 no feas
 model that does not fit or a missed latency target, 141 the reader of stdout closed the pipe early,
 1 an unexpected internal error.
 
-Start-up is part of the interface (``benchmarks/bench_startup.py``): this module imports nothing
-beyond ``sys``; ``computeops --version`` answers from here, ``computeops --help`` from ``_help``
+Start-up is part of the interface (``benchmarks/bench_startup.py``): this module imports only os, sys
+and gc; ``computeops --version`` answers from here, ``computeops --help`` from ``_help``
 (argparse's layout without argparse), the parser lives in ``_parser`` and
 registers in full only the subcommand being run, whose module then imports what it needs.
 """
 
 from __future__ import annotations
 
+import gc  # built in (tens of microseconds): main keeps the collector as it found it
 import os
 import sys
 
@@ -65,13 +66,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Called without ``argv`` (the console script, ``python -m computeops_cdk.cli``), the process is
     ours: the command's modules are imported with the cyclic garbage collector paused and what they
-    made (classes, pydantic's schemas: objects that live as long as the process) is then frozen out
-    of it, so the collector neither runs during the imports nor walks those objects again (about 70
-    passes, 15 ms of CPU of a cold ``decide``, benchmarks/STARTUP.md); what the command makes
-    afterwards is collected as usual. When the command is done, everything is frozen: the collection
-    at interpreter shutdown only reclaimed memory the exit returns anyway (about 35 ms of CPU of a
-    cold ``decide``). atexit handlers, flushing and module teardown still run. A caller passing
-    ``argv`` (tests, an embedding program) keeps its collector as it was.
+    made (classes: objects that live as long as the process) is then frozen out of it, so the
+    collector neither runs during the imports nor walks those objects again (about 70 passes, 15 ms
+    of CPU of a cold ``decide``, benchmarks/STARTUP.md); what the command makes afterwards is
+    collected as usual, but for ``decide``, which runs with the collector paused (``_RUN_PAUSED``).
+    When the command is done, everything is frozen: the collection at interpreter shutdown only
+    reclaimed memory the exit returns anyway (about 35 ms of CPU of a cold ``decide``). atexit
+    handlers, flushing and module teardown still run. A caller passing ``argv`` (tests, an embedding
+    program) keeps its collector as it was.
     """
     if sys.stdout is None:
         # `computeops decide ... >&-`: the interpreter found no stdout. Refuse before running, as
@@ -84,6 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if sys.stderr is not None:
             print(message, file=sys.stderr)
         return EXIT_INVALID
+    collecting = gc.isenabled()
     if sys.stderr is None:
         # `computeops decide ... 2>&-`: print(file=None) writes to stdout, so every message meant for
         # stderr would land in the decision a pipeline reads. Messages go nowhere; exit codes stay.
@@ -113,9 +116,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(message, file=sys.stderr)
         code = _quiet_stdout(EXIT_INVALID)
     if argv is None:
-        import gc
-
         gc.freeze()
+        if collecting:  # as it was before the command (decide ran with it paused)
+            gc.enable()
     return code
 
 
@@ -131,10 +134,14 @@ def _main(given: list[str], *, console: bool = False) -> int:
             sys.stdout.write(text)
             return EXIT_OK
     from ..errors import ComputeOpsError, DoesNotFitError, NoFeasiblePlacementError
-    from ._parser import build_parser as build
-    from ._parser import command_of
 
-    args = (_parser_unscanned(given) if console else build(command_of(given))).parse_args(given)
+    if console:  # argparse and the command's modules are imported with the collector paused
+        args = _parser_unscanned(given).parse_args(given)
+    else:
+        from ._parser import build_parser as build
+        from ._parser import command_of
+
+        args = build(command_of(given)).parse_args(given)
     try:
         code: int = args.handler(args)
         return code
@@ -162,22 +169,31 @@ def _quiet_stdout(code: int) -> int:
     return code
 
 
+_RUN_PAUSED = frozenset({"decide"})
+"""Commands the console script also runs with the collector paused: bounded work (an intent of at
+most 1 MiB, one catalog, one decision; the engine pauses the collector for the decision itself)
+whose objects reference counting frees. The collector's passes around the decision (reading the
+intent, writing the output) walked the catalog's records young and freed a few dozen objects:
+about 3 ms of CPU of a cold ``decide`` (benchmarks/STARTUP.md). Their few cycles stay until exit."""
+
+
 def _parser_unscanned(given: list[str]) -> argparse.ArgumentParser:
-    """The parser of the command ``given`` runs, its modules imported with the collector paused and
-    then frozen out of it (``main``). The import-time garbage frozen with them (classes that
-    ``dataclass(slots=True)`` replaced, ...: about 570 objects for ``decide``) stays until exit."""
-    import gc
-
-    from ._parser import build_parser as build
-    from ._parser import command_of
-
+    """The parser of the command ``given`` runs, its modules (argparse too) imported with the
+    collector paused and then frozen out of it (``main``). The import-time garbage frozen with them
+    (classes that ``dataclass(slots=True)`` replaced, ...: about 570 objects for ``decide``) stays
+    until exit. For the commands of ``_RUN_PAUSED`` the collector stays paused (``main`` restores it)."""
     enabled = gc.isenabled()
     gc.disable()
+    command = None
     try:
-        return build(command_of(given))
+        from ._parser import build_parser as build
+        from ._parser import command_of
+
+        command = command_of(given)
+        return build(command)
     finally:
         gc.freeze()
-        if enabled:
+        if enabled and command not in _RUN_PAUSED:
             gc.enable()
 
 

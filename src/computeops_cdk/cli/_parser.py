@@ -33,7 +33,8 @@ def command_of(argv: Sequence[str]) -> str | None:
     return ""
 
 
-_INVALID_CHOICE = re.compile(r"invalid choice: '(?P<given>[^']*)' \(choose from (?P<choices>.*)\)")
+_INVALID_CHOICE = r"invalid choice: '(?P<given>[^']*)' \(choose from (?P<choices>.*)\)"
+"""Compiled by ``re`` (and kept in its cache) on the first error, not at every start."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -43,7 +44,7 @@ class _Parser(argparse.ArgumentParser):
     """
 
     def error(self, message: str) -> NoReturn:
-        found = _INVALID_CHOICE.search(message)
+        found = re.search(_INVALID_CHOICE, message)
         if found:
             message += _hint(found["given"], re.findall(r"'([^']*)'", found["choices"]))
         elif message.startswith("unrecognized arguments: "):

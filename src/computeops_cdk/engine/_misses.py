@@ -230,7 +230,7 @@ def nearest_misses(rejected: Sequence[Rejected], caps: dict[str, float | None]) 
     return [_line(sorted(groups[g], key=lambda m: m[0])) for g in ranked]
 
 
-_CANNOT = re.compile(r"target cannot do (\w+):")
+_CANNOT = r"target cannot do (\w+):"  # compiled (and cached by re) when a decision is infeasible
 # What makes the pin require a feature, named as the CLI flag and the construct prop that set it.
 _REQUIRED_BY = {
     "kubernetes_node_pool": "drop the cluster (--cluster / cluster=)",
@@ -247,7 +247,7 @@ def unsupported_fix(rejected: Sequence[Rejection], pin: Pin) -> str | None:
     if not rejected or not all(any(r.rule == "target.unsupported" for r in x.reasons) for x in rejected):
         return None
     messages = [r.message for x in rejected for r in x.reasons if r.rule == "target.unsupported"]
-    lacking = sorted({m[1] for message in messages for m in _CANNOT.finditer(message)})
+    lacking = sorted({m[1] for message in messages for m in re.finditer(_CANNOT, message)})
     required = [f for f in pin.require if f in lacking]
     targets = pin.targets or {}
     missing = required or lacking
