@@ -19,6 +19,7 @@ from computeops_cdk.catalog._load import (
     catalog_from_document,
 )
 from computeops_cdk.catalog._types import InstanceType, Offer, Region
+from computeops_cdk.errors import CatalogError
 
 
 def _document() -> dict[str, Any]:
@@ -55,10 +56,27 @@ def _optional(cls: type[Any]) -> set[str]:
 
 
 def test_a_missing_required_field_is_an_error_not_an_empty_slot() -> None:
-    item = dict(_document()["offers"][0])
-    del item["region"]
-    with pytest.raises(KeyError):
-        _records_unchecked(Offer, [item])
+    """D3: a CatalogError naming the record and the field (a KeyError before; TypeError from
+    ``Offer(**item)`` before the slots were set)."""
+    items = _document()["offers"][:3]
+    items[2] = {k: v for k, v in items[2].items() if k != "region"}
+    with pytest.raises(CatalogError, match=r"^\$\.offers\[2\]: this Offer record has no 'region'"):
+        _records_unchecked(Offer, items)
+
+
+@pytest.mark.parametrize(
+    ("cls", "key"), [(Offer, "offers"), (Region, "regions"), (InstanceType, "instance_types")]
+)
+def test_an_unknown_field_is_an_error_naming_the_record_and_the_field(cls: type[Any], key: str) -> None:
+    """D3: what ``cls(**item)`` refuses (a TypeError traceback) is a CatalogError, not accepted."""
+    items = _document()[key][:3]
+    items[1] = {**items[1], "colour": "red"}
+    with pytest.raises(
+        CatalogError, match=rf"^\$\.{key}\[1\]: this {cls.__name__} record has an unknown field 'colour'"
+    ):
+        _records_unchecked(cls, items)
+    with pytest.raises(TypeError):
+        _records_called(cls, items)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -87,7 +105,15 @@ class _Derived:
     twice: int = field(init=False, default=0)
 
 
-@pytest.mark.parametrize("cls", [_Checked, _Factory, _NoSlots, _Derived])
+@dataclass(frozen=True, slots=True, kw_only=True, init=False)
+class _OwnInit:
+    value: int
+
+    def __init__(self, *, value: int) -> None:  # what dataclass leaves alone with init=False
+        object.__setattr__(self, "value", value * 2)
+
+
+@pytest.mark.parametrize("cls", [_Checked, _Factory, _NoSlots, _Derived, _OwnInit])
 def test_a_class_whose_init_does_more_is_called(cls: type[Any]) -> None:
     assert _slot_plan(cls) is None
     assert _records_unchecked(cls, [{"value": 1}]) == (cls(value=1),)
@@ -96,3 +122,8 @@ def test_a_class_whose_init_does_more_is_called(cls: type[Any]) -> None:
 def test_a_post_init_check_still_runs() -> None:
     with pytest.raises(ValueError, match="negative"):
         _records_unchecked(_Checked, [{"value": -1}])
+
+
+def test_a_hand_written_init_still_runs() -> None:
+    """D4: a slotted dataclass declared with init=False keeps its own __init__."""
+    assert _records_unchecked(_OwnInit, [{"value": 2}])[0].value == 4

@@ -3,6 +3,7 @@ current, it loads the records catalog.json gives, and a stale, foreign or damage
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -15,11 +16,20 @@ from computeops_cdk.catalog import load_catalog
 from computeops_cdk.catalog._build import DEFAULT_OUTPUT, catalog_files, write_catalog
 from computeops_cdk.catalog._load import (
     EMBEDDED_CATALOG,
+    MAX_CATALOG_BYTES,
     PACKED_CATALOG,
     _from_packed,
     catalog_from_document,
+    read_document,
 )
-from computeops_cdk.catalog._packed import PACKED_FORMAT, file_sha256, pack_catalog, packed_path
+from computeops_cdk.catalog._packed import (
+    PACKED_FORMAT,
+    file_sha256,
+    pack_catalog,
+    packed_path,
+    unpack_catalog,
+)
+from computeops_cdk.errors import CatalogError
 
 
 def _text() -> str:
@@ -162,7 +172,7 @@ def test_a_fifo_in_place_of_the_catalog_does_not_block(tmp_path: Path) -> None:
     os.mkfifo(catalog)
     packed_file.write_text(packed, encoding="utf-8")
     with pytest.raises(OSError, match="not a regular file"):
-        file_sha256(catalog)
+        file_sha256(catalog, limit=MAX_CATALOG_BYTES)
     assert _from_packed(catalog, packed_file) is None
 
 
@@ -182,5 +192,162 @@ def test_writing_the_embedded_catalog_writes_its_packed_form_and_no_other_catalo
 def test_the_header_names_the_format_and_both_digests() -> None:
     head = json.loads(PACKED_CATALOG.read_text(encoding="utf-8").split("\n", 1)[0])
     assert head["format"] == PACKED_FORMAT
-    assert head["catalog_sha256"] == file_sha256(EMBEDDED_CATALOG)
+    assert file_sha256(EMBEDDED_CATALOG, limit=MAX_CATALOG_BYTES) == (
+        head["catalog_sha256"],
+        EMBEDDED_CATALOG.stat().st_size,
+    )
     assert set(head) == {"format", "catalog_sha256", "payload_sha256"}
+
+
+# Review of the packed path (D1): a payload whose digest was recomputed is still only used when it is
+# a layout pack_catalog writes, checked before anything is expanded.
+
+
+def _rebodied(packed: str, change: Any) -> str:
+    """``packed`` with its whole payload (document and offers) changed by ``change`` and its payload
+    digest made to match (NaN written as JSON's NaN, as ``json`` reads it)."""
+    import hashlib
+
+    head, payload = packed.rstrip("\n").split("\n", 1)
+    body = json.loads(payload)
+    change(body)
+    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+    header = dict(json.loads(head), payload_sha256=hashlib.sha256(text.encode()).hexdigest())
+    return json.dumps(header, sort_keys=True) + "\n" + text + "\n"
+
+
+def _column(body: dict[str, Any], name: str) -> list[Any]:
+    offers = body["offers"]
+    column: list[Any] = offers["columns"][offers["fields"].index(name)]
+    return column
+
+
+def _set(name: str, at: int, value: Any) -> Any:
+    return lambda body: _column(body, name).__setitem__(at, value)
+
+
+def _split_last_run(name: str, extra: Any) -> Any:
+    """The field's last run one shorter, followed by a run of the same value of length ``extra``."""
+
+    def change(body: dict[str, Any]) -> None:
+        column = _column(body, name)
+        column[-1] -= 1
+        column += [column[-2], extra]
+
+    return change
+
+
+def _relabel(name: str, kind: str) -> Any:
+    def change(body: dict[str, Any]) -> None:
+        offers = body["offers"]
+        offers["kinds"][offers["fields"].index(name)] = kind
+
+    return change
+
+
+_FORGED = {
+    "a run length of 2**62": _set("capacity", 1, 2**62),
+    "a run of length True": _split_last_run("capacity", True),  # [x] * True is [x]
+    "a negative run length": lambda body: (
+        _column(body, "capacity").extend([None, -1, None, 1]) or _split_last_run("capacity", 0)(body)
+    ),  # one shorter, -1, then 1 more: the count before
+    "a string index of -1": _set("region", 0, -1),  # the last string
+    "a string index of True": _set("region", 0, True),  # the second string
+    "a string index of 1.0": _set("region", 0, 1.0),
+    "a negative price": _set("hourly_usd", 0, -1.5),
+    "a price of True": _set("hourly_usd", 0, True),
+    "a NaN price": _set("hourly_usd", 0, float("nan")),
+    "an infinite price": _set("hourly_usd", 0, float("inf")),
+    "a price as a string": _set("hourly_usd", 0, "1.5"),
+    "a price as a list": _set("hourly_usd", 0, [1.5]),
+    "a region column relabelled as values": _relabel("region", "v"),
+    "a provider column relabelled as values": _relabel("provider", "vr"),
+    "a price model not in the schema": lambda body: body["offers"]["strings"].__setitem__(
+        body["offers"]["strings"].index("spot"), "free"
+    ),
+    "a string table holding a number": lambda body: body["offers"]["strings"].append(7),
+    "a count of True": lambda body: body["offers"].update(count=True),
+    "an integer version": lambda body: body["document"].update(version=2026),
+    "regions as an object": lambda body: body["document"].update(regions={}),
+    "a document key more": lambda body: body["document"].update(extra=1),
+    "a payload key more": lambda body: body.update(extra=1),
+    "a region with an unknown field": lambda body: body["document"]["regions"][0].update(colour="red"),
+    "a region without its code": lambda body: body["document"]["regions"][0].pop("code"),
+}
+
+
+@pytest.mark.parametrize("what", sorted(_FORGED))
+def test_a_forged_payload_with_its_digest_recomputed_is_not_used(tmp_path: Path, what: str) -> None:
+    packed = pack_catalog(_text())
+    assert packed is not None
+    assert _from_packed(*_pair(tmp_path, _text(), packed)) is not None  # the same file unforged is used
+    assert _from_packed(*_pair(tmp_path, _text(), _rebodied(packed, _FORGED[what]))) is None
+
+
+def test_a_huge_run_is_refused_before_it_is_expanded() -> None:
+    """A run of 10**7 in the capacity column (10**8 took 1.58 GB before): refused on its sum, so
+    unpacking allocates no more than a rejected packed file's parse does."""
+    import tracemalloc
+
+    text = _text()
+    packed = pack_catalog(text)
+    assert packed is not None
+    forged = _rebodied(packed, _set("capacity", 1, 10**7)).encode()
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    tracemalloc.start()
+    try:
+        found = unpack_catalog(digest, forged, lambda doc, offers: offers, catalog_bytes=len(text))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert found is None
+    assert peak < 20 * 2**20  # 10**7 list slots alone are 76 MiB
+
+
+def test_a_catalog_json_over_the_limit_is_refused_by_its_size_unread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """D2: a (sparse) catalog.json over the 64 MiB limit is refused on its size, not hashed first
+    (2 GiB took 9.5 s before the same CatalogError)."""
+    import hashlib
+
+    packed = pack_catalog(_text())
+    assert packed is not None
+    catalog, packed_file = _pair(tmp_path, _text(), packed)
+    with catalog.open("r+b") as handle:
+        handle.truncate(MAX_CATALOG_BYTES + 1)
+
+    def unwanted(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a file over the limit was hashed")
+
+    monkeypatch.setattr(hashlib, "file_digest", unwanted)
+    assert _from_packed(catalog, packed_file) is None
+    with pytest.raises(OSError, match="over the 67,108,864 limit"):
+        file_sha256(catalog, limit=MAX_CATALOG_BYTES)
+    with pytest.raises(CatalogError, match="over the 64 MiB limit"):
+        read_document(catalog, strict=False)
+
+
+def test_building_through_a_link_to_the_embedded_catalog_writes_the_packed_file_beside_it(
+    tmp_path: Path,
+) -> None:
+    """D5: `catalog build --output link.json`, link.json a link to the package's catalog.json (what
+    check_output_target supports on purpose): the packed file goes beside catalog.json, where the
+    loader reads it, not beside the link."""
+    from computeops_cdk.catalog._build import write_texts_atomic
+
+    text = _text()
+    embedded = tmp_path / "pkg" / "catalog.json"
+    embedded.parent.mkdir()
+    embedded.write_text("{}", encoding="utf-8")
+    link = tmp_path / "work" / "link.json"
+    link.parent.mkdir()
+    link.symlink_to(embedded)
+    files = catalog_files(link, text, embedded=embedded)
+    assert files == {link: text, packed_path(embedded): pack_catalog(text)}
+    write_texts_atomic(files)
+    assert link.is_symlink()
+    assert embedded.read_text(encoding="utf-8") == text
+    assert packed_path(embedded).read_text(encoding="utf-8") == pack_catalog(text)
+    assert sorted(p.name for p in link.parent.iterdir()) == ["link.json"]
+    assert _from_packed(embedded, packed_path(embedded)) is not None

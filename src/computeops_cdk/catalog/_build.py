@@ -166,7 +166,9 @@ def catalog_files(target: Path, text: str, embedded: Path = DEFAULT_OUTPUT) -> d
     if _same_file(target, embedded):
         packed = pack_catalog(text)
         if packed is not None:  # else the old packed file no longer matches and is ignored
-            files[packed_path(target)] = packed
+            # Beside the embedded catalog, where the loader reads it, even when ``target`` is a link
+            # to it (``--output link.json``): not beside the link.
+            files[packed_path(embedded)] = packed
     return files
 
 

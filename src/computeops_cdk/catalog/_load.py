@@ -99,10 +99,12 @@ def _from_packed(catalog: Path = EMBEDDED_CATALOG, packed_file: Path = PACKED_CA
         return None
     try:
         packed = read_regular_file(packed_file, limit=MAX_CATALOG_BYTES)
-        digest = file_sha256(catalog)
+        digest, size = file_sha256(catalog, limit=MAX_CATALOG_BYTES)  # too big: read_document says so
     except (UnreadableFile, OSError):
         return None
-    found = unpack_catalog(digest, packed, lambda doc, offers: _catalog(doc, _records_unchecked, offers))
+    found = unpack_catalog(
+        digest, packed, lambda doc, offers: _catalog(doc, _records_unchecked, offers), catalog_bytes=size
+    )
     return found if isinstance(found, Catalog) else None
 
 
@@ -272,16 +274,41 @@ def _records_unchecked(cls: type[_Record], items: list[dict[str, Any]]) -> tuple
     if plan is None:
         return _records_called(cls, items)
     required, optional = plan
+    known = frozenset([name for name, _ in required] + [name for name, _, _ in optional])
+    if not all(map(known.issuperset, items)):  # one pass in C: what __init__ would refuse
+        _refuse(cls, items, known, {name for name, _ in required})
     new = object.__new__
     made = []
-    for item in items:
-        record = new(cls)
-        for name, put in required:
-            put(record, item[name])
-        for name, put, default in optional:
-            put(record, item.get(name, default))
-        made.append(record)
+    try:
+        for item in items:
+            record = new(cls)
+            for name, put in required:
+                put(record, item[name])
+            for name, put, default in optional:
+                put(record, item.get(name, default))
+            made.append(record)
+    except KeyError:
+        _refuse(cls, items, known, {name for name, _ in required})
     return tuple(made)
+
+
+_LISTS = {Region: "regions", InstanceType: "instance_types", Offer: "offers"}
+
+
+def _refuse(cls: type[Any], items: list[dict[str, Any]], known: frozenset[str], required: set[str]) -> None:
+    """Raise the CatalogError naming the first record of ``items`` with a field ``cls`` does not have
+    or without one it requires (what ``cls(**item)`` refuses with a TypeError)."""
+    for at, item in enumerate(items):
+        unknown = sorted(set(item) - known)
+        missing = sorted(required - set(item))
+        if unknown or missing:
+            what = f"an unknown field {unknown[0]!r}" if unknown else f"no {missing[0]!r} (a required field)"
+            raise CatalogError(
+                f"this {cls.__name__} record has {what}. To fix: rebuild the catalog with "
+                "`computeops catalog build` (a record's fields are listed in schemas/catalog.schema.json).",
+                path=f"$.{_LISTS.get(cls, cls.__name__)}[{at}]",
+            )
+    raise AssertionError("a record was refused but none is wrong")  # pragma: no cover
 
 
 _Setter = Callable[[object, object], None]
@@ -292,7 +319,12 @@ def _slot_plan(
 ) -> tuple[list[tuple[str, _Setter]], list[tuple[str, _Setter, object]]] | None:
     """(required fields, optional fields with their defaults) as slot setters, or None when
     ``cls(**item)`` does more than set them (see ``_records_unchecked``)."""
-    if not is_dataclass(cls) or hasattr(cls, "__post_init__") or "__slots__" not in cls.__dict__:
+    if (
+        not is_dataclass(cls)
+        or not cls.__dataclass_params__.init  # type: ignore[attr-defined]  # its own __init__, if any
+        or hasattr(cls, "__post_init__")
+        or "__slots__" not in cls.__dict__
+    ):
         return None
     required: list[tuple[str, _Setter]] = []
     optional: list[tuple[str, _Setter, object]] = []

@@ -11,8 +11,12 @@ and its length (293 KB, about 3.5 ms to parse; the records then take about 3 ms,
 
 It is used only when it is provably the catalog's own: it names the sha256 of the exact bytes of
 ``catalog.json`` it was packed from and the sha256 of its own payload, and both are checked at every
-load (about 1.3 ms); a stale, foreign, truncated or otherwise unreadable packed file is ignored and
-``catalog.json`` is parsed as before (never an error: the packed file only saves time). The records
+load (about 1.3 ms); then its layout is checked before anything is expanded (run lengths adding up
+to the count, string indexes inside the table, each field's value types, finite non-negative
+numbers: about 0.5 ms), so a payload whose digest was recomputed cannot take unbounded memory or
+give records ``catalog.json`` could not hold. A stale, foreign, truncated or otherwise unreadable
+packed file is ignored and ``catalog.json`` is parsed as before (never an error: the packed file
+only saves time). The records
 are the ones ``catalog.json`` gives (a test compares them, and that the shipped file is current).
 JSON only (no pickle, no code).
 """
@@ -21,16 +25,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import stat
 from collections import deque
 from collections.abc import Callable
 from dataclasses import MISSING, fields
+from functools import partial
 from itertools import repeat
 from pathlib import Path
 from typing import Any
 
-from ._types import Offer
+from ._types import CAPACITY_LEVELS, PRICE_MODELS, PROVIDER_IDS, RESERVED_TERMS_MONTHS, Offer
 
 __all__ = ["PACKED_FORMAT", "file_sha256", "pack_catalog", "packed_path", "unpack_catalog"]
 
@@ -112,26 +118,40 @@ def _offer_fields() -> list[tuple[str, Any]]:
     return [(f.name, f.default) for f in fields(Offer)]
 
 
-def file_sha256(path: Path) -> str:
-    """The sha256 of the regular file ``path``, read in blocks (no copy of the whole file is made).
+def file_sha256(path: Path, *, limit: int) -> tuple[str, int]:
+    """(sha256, size in bytes) of the regular file ``path`` of at most ``limit`` bytes, read in
+    blocks (no copy of the whole file is made).
 
     Raises:
-        OSError: it cannot be opened or read, or it is not a regular file (opened without blocking,
-            so a FIFO in its place cannot hang the start).
+        OSError: it cannot be opened or read, it is not a regular file (opened without blocking, so a
+            FIFO in its place cannot hang the start), or it is larger than ``limit`` (told by its size
+            before a byte is read: a 2 GiB file is refused at once, not hashed for seconds first).
     """
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     with open(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
             raise OSError(f"{path} is not a regular file")
-        return hashlib.file_digest(handle, "sha256").hexdigest()
+        if info.st_size > limit:
+            raise OSError(f"{path} is {info.st_size:,} bytes, over the {limit:,} limit")
+        return hashlib.file_digest(handle, "sha256").hexdigest(), info.st_size
 
 
 def unpack_catalog(
-    catalog_sha256: str, packed: bytes, build: Callable[[dict[str, Any], tuple[Offer, ...]], Any]
+    catalog_sha256: str,
+    packed: bytes,
+    build: Callable[[dict[str, Any], tuple[Offer, ...]], Any],
+    *,
+    catalog_bytes: int,
 ) -> Any | None:
     """``build(document without offers, offers)`` from ``packed`` when it is the packed form of the
-    catalog file whose sha256 is ``catalog_sha256`` (``file_sha256`` of the embedded ``catalog.json``);
-    None when it is not, or cannot be read."""
+    catalog file whose sha256 is ``catalog_sha256`` and size ``catalog_bytes`` (``file_sha256`` of
+    the embedded ``catalog.json``); None when it is not, or cannot be read.
+
+    Both digests are checked, then the layout, before anything is expanded (``_offers``): the
+    payload's digest is the only check that sees a damaged digit in a price (any number is a
+    number), the layout checks are what keep a payload whose digest was recomputed from taking
+    unbounded memory or giving records ``catalog.json`` could not hold."""
     try:
         head, _, payload = packed.partition(_SEPARATOR)
         header = json.loads(head)
@@ -143,46 +163,148 @@ def unpack_catalog(
         ):
             return None
         body = json.loads(payload)
-        offers = _offers(body["offers"])
+        if (
+            not isinstance(body, dict)
+            or body.keys() != {"document", "offers"}
+            or not _document_ok(body["document"])
+        ):
+            return None
+        offers = _offers(body["offers"], catalog_bytes // _MIN_OFFER_BYTES)
         if offers is None:
             return None
         return build(body["document"], offers)
-    except (ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError):
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError, OverflowError):
         return None  # not a packed catalog we can read: catalog.json is parsed instead
-
-
-def _offers(packed: dict[str, Any]) -> tuple[Offer, ...] | None:
-    """The offers, each made by setting its slots (as ``_load._records_unchecked`` does); None when
-    the packed fields are not ``Offer``'s."""
-    names = [name for name, _ in _offer_fields()]
-    if packed["fields"] != names:
+    except MemoryError:  # a layout asking for more than this machine has: the same
         return None
-    strings: list[str] = packed["strings"]
-    count: int = packed["count"]
-    columns = []
-    for kind, column in zip(packed["kinds"], packed["columns"], strict=True):
-        if kind in ("vr", "sr"):  # runs: [value, times, ...]
-            whole: list[Any] = []
-            for at in range(0, len(column), 2):
-                value = column[at]
-                if kind == "sr" and value is not None:
-                    value = strings[value]
-                whole += [value] * column[at + 1]
-            column = whole
-        elif kind == "s":
-            unset = column.count(None)  # None stands for itself
-            if not unset:
-                column = list(map(strings.__getitem__, column))
-            elif unset < len(column):
-                column = [None if n is None else strings[n] for n in column]
-        elif kind != "v":
-            return None
-        if len(column) != count:
-            return None
-        columns.append(column)
+
+
+_MIN_OFFER_BYTES = 64
+"""Fewer bytes than any offer takes in ``catalog.json`` (its seven required keys alone take 79):
+``catalog.json``'s size over this bounds the offers its packed form may claim."""
+
+_DOCUMENT_TEXT = ("version", "as_of", "sha256")
+_DOCUMENT_RECORDS = ("providers", "regions", "accelerators", "instance_types")
+
+
+def _document_ok(doc: object) -> bool:
+    """Whether ``doc`` has a catalog's keys but the offers, its three strings and four lists of
+    objects (their records are made as from ``catalog.json``: an unknown or missing field is an
+    error there, and so this packed file is ignored)."""
+    return (
+        isinstance(doc, dict)
+        and doc.keys() == {*_DOCUMENT_TEXT, *_DOCUMENT_RECORDS}
+        and all(type(doc[key]) is str for key in _DOCUMENT_TEXT)
+        and all(type(doc[key]) is list and set(map(type, doc[key])) <= {dict} for key in _DOCUMENT_RECORDS)
+    )
+
+
+_NONE = type(None)
+_TEXT = frozenset({str})
+_NUMBER = frozenset({float, int})
+
+_OFFER_VALUES: dict[str, tuple[frozenset[type], frozenset[object] | None]] = {
+    "provider": (_TEXT, frozenset(PROVIDER_IDS)),
+    "instance_type": (_TEXT, None),
+    "region": (_TEXT, None),
+    "pricing": (_TEXT, frozenset(PRICE_MODELS)),
+    "hourly_usd": (_NUMBER | {_NONE}, None),
+    "source": (_TEXT, None),
+    "as_of": (_TEXT, None),
+    "capacity": (_TEXT | {_NONE}, frozenset({*CAPACITY_LEVELS, None})),
+    "term_months": (frozenset({int, _NONE}), frozenset({*RESERVED_TERMS_MONTHS, None})),
+    "upfront": (_TEXT | {_NONE}, None),
+}
+"""Each offer field's value types (exact: ``True`` is not an int) and, where the catalog's schema
+lists them, its values; a number is also finite and not negative (a price, a term)."""
+
+
+def _offers(packed: object, max_count: int) -> tuple[Offer, ...] | None:
+    """The offers, each made by setting its slots (as ``_load._records_unchecked`` does); None when
+    the packed fields are not ``Offer``'s or a column is not what ``pack_catalog`` writes (checked
+    before any is expanded)."""
+    names = [name for name, _ in _offer_fields()]
+    if not isinstance(packed, dict) or packed.get("fields") != names or names != list(_OFFER_VALUES):
+        return None
+    strings, count, kinds = packed["strings"], packed["count"], packed["kinds"]
+    columns = packed["columns"]
+    if (
+        type(count) is not int
+        or not 0 <= count <= max_count
+        or type(strings) is not list
+        or not set(map(type, strings)) <= _TEXT
+        or type(kinds) is not list
+        or type(columns) is not list
+        or len(kinds) != len(names)
+        or len(columns) != len(names)
+    ):
+        return None
+    if not all(map(partial(_checked, strings=strings, count=count), names, kinds, columns)):
+        return None
+    whole = [_expanded(kind, column, strings) for kind, column in zip(kinds, columns, strict=True)]
     # Field by field, each slot's setter mapped over the records: the loops run in C (4,200 offers
     # in about 1.5 ms; one Python statement per field and offer took twice that).
     made = list(map(object.__new__, repeat(Offer, count)))
-    for name, column in zip(names, columns, strict=True):
+    for name, column in zip(names, whole, strict=True):
         deque(map(getattr(Offer, name).__set__, made, column), maxlen=0)
     return tuple(made)
+
+
+def _checked(name: str, kind: object, column: object, *, strings: list[str], count: int) -> bool:
+    """True when ``column`` is a column ``pack_catalog`` could write for field ``name`` of ``count``
+    offers: runs of non-negative int lengths (no bool) adding up to ``count``, or ``count`` values;
+    string indexes ints in ``strings``; the values (decoded) of the field's types and values, the
+    numbers finite and not negative."""
+    if type(column) is not list:
+        return False
+    if kind in ("vr", "sr"):
+        values, lengths = column[0::2], column[1::2]
+        if len(values) != len(lengths) or not set(map(type, lengths)) <= {int}:
+            return False
+        if (lengths and min(lengths) < 0) or sum(lengths) != count:
+            return False
+    elif kind in ("v", "s"):
+        values = column
+        if len(values) != count:
+            return False
+    else:
+        return False
+    allowed, choices = _OFFER_VALUES[name]
+    if kind in ("s", "sr"):
+        indexes = set(values)
+        # Exact types: True is a bool, not the int 1. A bool equals and hashes as 0 or 1, so the set
+        # hides one only when 0 or 1 is in it; then (only) every value's type is looked at.
+        types = set(map(type, values if {0, 1} & indexes else indexes))
+        if not types <= {int, _NONE}:
+            return False
+        present = [n for n in indexes if n is not None]
+        if present and (min(present) < 0 or max(present) >= len(strings)):
+            return False
+        decoded = {None if n is None else strings[n] for n in indexes}
+        return set(map(type, decoded)) <= allowed and (choices is None or decoded <= choices)
+    types = set(map(type, values))  # exact types: True is a bool, not the int 1
+    if not types <= allowed or (choices is not None and not set(values) <= choices):
+        return False
+    if types & _NUMBER:  # neither None nor 0 (finite, not negative) left: one pass each in C
+        numbers = list(filter(None, values))
+        return not numbers or (math.isfinite(sum(numbers)) and min(numbers) > 0)
+    return True
+
+
+def _expanded(kind: object, column: list[Any], strings: list[str]) -> list[Any]:
+    """The ``count`` values of a column ``_checked`` accepted."""
+    if kind in ("vr", "sr"):  # runs: [value, times, ...]
+        whole: list[Any] = []
+        for at in range(0, len(column), 2):
+            value = column[at]
+            if kind == "sr" and value is not None:
+                value = strings[value]
+            whole += [value] * column[at + 1]
+        return whole
+    if kind == "s":
+        unset = column.count(None)  # None stands for itself
+        if not unset:
+            return list(map(strings.__getitem__, column))
+        if unset < len(column):
+            return [None if n is None else strings[n] for n in column]
+    return column
