@@ -108,6 +108,12 @@ def _outcome(fn: Callable[[], Any]) -> Any:
         return ("raised", type(err).__name__, str(err))
 
 
+# Python 3.13's dataclass compares field by field (`self is other` first, then `a == a and ...`);
+# record keeps 3.11 and 3.12's comparison of the fields' tuples on every version (review finding).
+_DATACLASS_COMPARES_TUPLES = sys.version_info < (3, 13)
+
+
+@pytest.mark.skipif(not _DATACLASS_COMPARES_TUPLES, reason="dataclass compares field by field from 3.13")
 @settings(max_examples=300, deadline=None)
 @given(
     shape=st.sampled_from(sorted(_SHAPES)),
@@ -190,8 +196,11 @@ def test_nan_compares_by_identity_as_in_a_tuple() -> None:
     # dataclass compares (a, b) tuples: the same NaN object is equal to itself there, as it is here.
     ours, theirs = _flat(record, frozen=True), _flat(dataclasses.dataclass, frozen=True)
     nan = math.nan
-    assert (ours(nan, 1) == ours(nan, 1)) is (theirs(nan, 1) == theirs(nan, 1)) is True
-    assert (ours(nan, 1) == ours(float("nan"), 1)) is (theirs(nan, 1) == theirs(float("nan"), 1)) is False
+    assert (ours(nan, 1) == ours(nan, 1)) is True
+    assert (ours(nan, 1) == ours(float("nan"), 1)) is False
+    if _DATACLASS_COMPARES_TUPLES:
+        assert (theirs(nan, 1) == theirs(nan, 1)) is True
+        assert (theirs(nan, 1) == theirs(float("nan"), 1)) is False
 
 
 def test_a_record_that_holds_itself_is_shown_with_dots() -> None:

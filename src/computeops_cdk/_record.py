@@ -10,6 +10,8 @@ generated ones give: ``__eq__`` compares the same tuple of compared fields when 
 same (else ``NotImplemented``), ``__hash__`` hashes that tuple for a frozen class (a mutable one is
 unhashable), and ``__repr__`` is ``Name(field=value!r, ...)`` over the fields with ``repr=True``,
 ``...`` on recursion. ``tests/test_record.py`` compares them with ``dataclass``'s on the same classes.
+Equality is the comparison of the fields' tuples on every Python version, as ``dataclass`` generates
+it in 3.11 and 3.12 (from 3.13 ``dataclass`` compares field by field: the same NaN object differs).
 """
 
 from __future__ import annotations

@@ -167,3 +167,46 @@ def test_the_console_decide_runs_with_the_collector_paused_and_restores_it(befor
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stderr.split() == ["0", "0", str(not before)]
     assert json.loads(done.stdout)["decision"]["provider"]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["decide", str(EXAMPLE), "--bogus"],  # argparse's exit 2
+        ["decide", "--help"],  # argparse's exit 0
+        ["decide", str(EXAMPLE), "--top", "-1"],
+    ],
+)
+def test_the_collector_is_restored_on_argparse_exits_too(argv: list[str]) -> None:
+    # Review of the paused decide: main() left the collector off when argparse exited (SystemExit).
+    code = (
+        "import gc, sys\n"
+        "from computeops_cdk.cli import main\n"
+        f"sys.argv = ['computeops', *{argv!r}]\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print(gc.isenabled(), file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stderr.split()[-1] == "True", done.stderr
+
+
+def test_the_model_registry_is_read_from_a_zip_install_too(tmp_path: Path) -> None:
+    # Review: reading models.json by path was a NotADirectoryError traceback when the package runs
+    # from a zip archive; `estimate --help` printed its help before that change.
+    import zipfile
+
+    package = Path(engine.__file__).resolve().parents[1]
+    archive = tmp_path / "computeops.zip"
+    with zipfile.ZipFile(archive, "w") as out:
+        for path in package.rglob("*"):
+            if path.is_file() and "__pycache__" not in path.parts:
+                out.write(path, path.relative_to(package.parent).as_posix())
+    env = {"PYTHONPATH": str(archive), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(
+        [sys.executable, "-m", "computeops_cdk.cli", "estimate", "--help"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert "--model" in done.stdout

@@ -142,6 +142,18 @@ def test_plot_draws_the_trade_off_as_png_and_svg(tmp_path: Path, capsys: pytest.
         assert label in text
 
 
+@pytest.mark.parametrize("suffix", [".svg", ".png"])
+def test_the_same_decision_draws_the_same_picture(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], suffix: str
+) -> None:
+    # Review: an SVG's element ids were salted at random (matplotlib's svg.hashsalt unset), so two
+    # runs of the same decision wrote different files.
+    first, second = tmp_path / f"a{suffix}", tmp_path / f"b{suffix}"
+    assert run(capsys, SUPPORT_CHAT, "--format", "json", "--plot", str(first))[0] == 0
+    assert run(capsys, SUPPORT_CHAT, "--format", "json", "--plot", str(second))[0] == 0
+    assert first.read_bytes() == second.read_bytes()
+
+
 def test_plot_refuses_another_suffix_before_deciding(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, SUPPORT_CHAT, "--plot", "trade-off.pdf")
     assert (code, out) == (2, "")

@@ -92,6 +92,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         # stderr would land in the decision a pipeline reads. Messages go nowhere; exit codes stay.
         sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115  # lives as long as the process
     try:
+        return _run(argv)
+    finally:
+        if argv is None:  # on every way out (argparse's exit, an error): decide ran with it paused
+            gc.freeze()
+            if collecting:
+                gc.enable()
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    """``main``'s command, with a full disk, a closed stdout or a broken pipe as an exit code."""
+    try:
         code = _main(list(sys.argv[1:] if argv is None else argv), console=argv is None)
         sys.stdout.flush()  # a buffered tail fails here, not in the interpreter's last flush
     except BrokenPipeError:
@@ -115,10 +126,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         with contextlib.suppress(OSError):  # stderr fails too (`2>/dev/full`): the exit code says it
             print(message, file=sys.stderr)
         code = _quiet_stdout(EXIT_INVALID)
-    if argv is None:
-        gc.freeze()
-        if collecting:  # as it was before the command (decide ran with it paused)
-            gc.enable()
     return code
 
 

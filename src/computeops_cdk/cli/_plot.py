@@ -139,7 +139,11 @@ def _save_atomically(figure: Any, path: str, suffix: str, metadata: dict[str, No
     try:
         handle, staged = tempfile.mkstemp(prefix=".plot.", suffix=suffix, dir=folder)
         try:
-            with os.fdopen(handle, "wb") as out:
+            import matplotlib
+
+            # An SVG's element ids are salted at random unless a salt is set: two runs of the same
+            # decision gave different files.
+            with os.fdopen(handle, "wb") as out, matplotlib.rc_context({"svg.hashsalt": "computeops"}):
                 figure.savefig(out, format=suffix[1:], metadata=metadata)
             os.chmod(staged, 0o644)  # mkstemp makes 0600; a picture is for sharing
             os.replace(staged, path)

@@ -50,8 +50,13 @@ def _load() -> tuple[ModelSpec, ...]:
     # A path beside this module, as the embedded catalog is found (catalog._load): importlib.resources
     # would import tempfile, shutil, zipfile, the compressors and threading, about 10 ms of CPU of a
     # cold `computeops decide` (benchmarks/STARTUP.md), for a file that is always on disk.
-    with open(os.path.join(os.path.dirname(__file__), "data", _DATA), encoding="utf-8") as handle:
-        text = handle.read()
+    try:
+        with open(os.path.join(os.path.dirname(__file__), "data", _DATA), encoding="utf-8") as handle:
+            text = handle.read()
+    except OSError:  # not a file on disk (the package run from a zip archive): read the resource
+        from importlib.resources import files
+
+        text = files(__package__).joinpath("data", _DATA).read_text(encoding="utf-8")
     return tuple(_spec(entry) for entry in json.loads(text)["models"])
 
 
