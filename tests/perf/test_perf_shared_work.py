@@ -27,6 +27,7 @@ def _forget() -> None:
     ):
         cached.cache_clear()
     perf._HARDWARE.clear()
+    _inference._SHARED.clear()
 
 
 def _questions(accs: dict[str, Accelerator]) -> list[dict[str, object]]:
@@ -83,8 +84,52 @@ def test_a_replica_is_shared_by_the_estimates_of_its_shape(accs: dict[str, Accel
             perf.resolve_model("llama-3.1-8b"), precision="fp8", accelerator=h100, count=count,
             input_tokens=1024, output_tokens=256, ttft_ms=800, tpot_ms=60,
         )  # fmt: skip
+    # TP 1 asked four times, 2 three times, ...: each made once, then found by the records' identity
     info = _inference._shared_replica.cache_info()
-    assert info.hits >= 6 and info.currsize == 4  # TP 1 asked four times, 2 three times, ...
+    assert info.misses == 4 and info.currsize == 4
+    (shared,) = _inference._SHARED.values()
+    assert sorted(key[1] for key in shared.replicas) == [1, 2, 4, 8]
+    assert sorted(shared.degrees) == [1, 2, 4, 8] and list(shared.precisions) == ["fp8"]
+
+
+def _copy(record: object) -> object:
+    return type(record)(**{name: getattr(record, name) for name in record.__dataclass_fields__})  # type: ignore[attr-defined]
+
+
+def test_equal_records_of_another_identity_share_the_replicas_and_the_numbers(
+    accs: dict[str, Accelerator],
+) -> None:
+    # Kept by identity, a second catalog's equal accelerator (and a second equal model) gets its own
+    # entry, filled from the lru_cache: the very replicas, the same estimates.
+    _forget()
+    model, h100 = perf.resolve_model("llama-3.1-70b"), accs["H100-SXM"]
+    ask = {"precision": "fp8", "count": 8, "input_tokens": 1024, "output_tokens": 256, "ttft_ms": 800.0}
+    first = perf.estimate_inference(model, accelerator=h100, **ask)  # type: ignore[arg-type]
+    _inference.estimate_inference_hw.cache_clear()  # ask again, not read back the whole estimate
+    again = perf.estimate_inference(_copy(model), accelerator=_copy(h100), **ask)  # type: ignore[arg-type]
+    assert repr(again) == repr(first)
+    one, two = _inference._SHARED.values()
+    assert one.model is not two.model and one.hardware is not two.hardware
+    assert one.replicas.keys() == two.replicas.keys()
+    assert all(two.replicas[key] is replica for key, replica in one.replicas.items())
+
+
+def test_what_is_kept_by_identity_is_bounded(accs: dict[str, Accelerator]) -> None:
+    _forget()
+    model = perf.resolve_model("llama-3.1-8b")
+    h100 = accs["H100-SXM"]
+    for n in range(_inference._SHARED_KEPT + 10):
+        copy = Accelerator(**{**{f: getattr(h100, f) for f in h100.__dataclass_fields__}, "id": f"X{n}"})
+        perf.estimate_inference(
+            model, precision="bf16", accelerator=copy, count=1, input_tokens=512, output_tokens=128
+        )
+    assert 0 < len(_inference._SHARED) <= _inference._SHARED_KEPT
+    shared = next(iter(_inference._SHARED.values()))
+    for inp in range(1, _inference._SHARED_KEPT + 10):  # another context each: another replica
+        _inference.estimate_inference_hw(
+            model, shared.hardware, "bf16", 1, inp, 16, None, None, None, 8
+        )  # fmt: skip
+    assert 0 < len(shared.replicas) <= _inference._SHARED_KEPT
 
 
 def test_hardware_is_kept_only_for_frozen_records(accs: dict[str, Accelerator]) -> None:

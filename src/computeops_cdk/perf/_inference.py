@@ -145,6 +145,79 @@ _shared_replica = lru_cache(maxsize=2048)(_replica)
 """``_replica``, one per shape: what the estimates share (their lru_cache is on whole estimates)."""
 
 
+class _Shared:
+    """What the estimates of one model on one accelerator share beyond ``_shared_replica``'s key.
+
+    ``replicas``: (precision, TP, context, crossing nodes) -> the replica ``_shared_replica`` gave;
+    ``precisions``: asked precision -> (the one modelled, the notes saying why and how);
+    ``degrees``: accelerators -> the tensor-parallel degrees tried. The lru_cache's key hashes both
+    records' fields (18 and 15 of them) on every ask: a cold decide asks ~690 times over ~190
+    estimates (~1,400 hashes, about 1 ms of CPU); an entry is found once per estimate, by identity."""
+
+    __slots__ = ("degrees", "hardware", "model", "precisions", "replicas")
+
+    def __init__(self, model: ModelSpec, hardware: Hardware) -> None:
+        self.model = model
+        self.hardware = hardware
+        self.replicas: dict[tuple[str, int, float, bool], _Replica] = {}
+        self.precisions: dict[str, tuple[Precision, tuple[str, ...]]] = {}
+        self.degrees: dict[int, tuple[int, ...]] = {}
+
+
+_SHARED: dict[tuple[int, int], _Shared] = {}
+"""(id(model), id(hardware)) -> their ``_Shared``. Both are frozen records and the entry holds them,
+so no other object takes their ids while it is kept. Equal records of other identities get their own
+entry, whose replicas come from the lru_cache: the very replicas it holds."""
+_SHARED_KEPT = 256
+
+
+def _shared_of(m: ModelSpec, hw: Hardware) -> _Shared:
+    """The ``_Shared`` of ``m`` on ``hw``, made empty on first sight (``_SHARED``)."""
+    key = (id(m), id(hw))
+    found = _SHARED.get(key)
+    if found is not None and found.model is m and found.hardware is hw:
+        return found
+    if len(_SHARED) >= _SHARED_KEPT:
+        _SHARED.clear()
+    found = _SHARED[key] = _Shared(m, hw)
+    return found
+
+
+def _replica_kept(shared: _Shared, prec: Precision, t: int, ctx: float, cross: bool) -> _Replica:
+    """``_shared_replica(m, hw, prec, t, ctx, cross)`` for ``shared``'s model and hardware."""
+    kept = shared.replicas
+    key = (prec, t, ctx, cross)
+    found = kept.get(key)
+    if found is None:
+        if len(kept) >= _SHARED_KEPT:
+            kept.clear()
+        found = kept[key] = _shared_replica(shared.model, shared.hardware, prec, t, ctx, cross)
+    return found
+
+
+def _precision_kept(shared: _Shared, precision: Precision) -> tuple[Precision, tuple[str, ...]]:
+    """The precision modelled for ``precision`` on ``shared``'s hardware and the notes it starts with."""
+    found = shared.precisions.get(precision)
+    if found is None:
+        hw = shared.hardware
+        prec, notes = resolve_precision(hw, precision, training=False)
+        if prec in ("int8", "int4"):
+            notes.append(f"{prec} weight-only quantization: weights stored at {prec}, math in 16-bit")
+        peak_note = hw.peak_tflops(prec)[1]
+        if peak_note:
+            notes.append(peak_note)
+        found = shared.precisions[precision] = (prec, tuple(notes))
+    return found
+
+
+def _degrees_kept(shared: _Shared, count: int) -> tuple[int, ...]:
+    """``_tp_candidates(model, count)`` for ``shared``'s model."""
+    found = shared.degrees.get(count)
+    if found is None:
+        found = shared.degrees[count] = tuple(_tp_candidates(shared.model, count))
+    return found
+
+
 @record(slots=True)
 class _Point:
     batch: int
@@ -381,20 +454,17 @@ def estimate_inference_hw(
 ) -> InferenceEstimate:
     """The estimate for validated inputs (cached: the engine asks the same questions repeatedly),
     with its uncertainty ``band`` and the ``validation`` notes ending its assumptions."""
-    prec, notes = resolve_precision(hw, precision, training=False)
-    if prec in ("int8", "int4"):
-        notes.append(f"{prec} weight-only quantization: weights stored at {prec}, math in 16-bit")
-    peak_note = hw.peak_tflops(prec)[1]
-    if peak_note:
-        notes.append(peak_note)
+    shared = _shared_of(m, hw)
+    prec, first_notes = _precision_kept(shared, precision)
+    notes = list(first_notes)
     ctx = inp + out / 2
-    degrees = [tp_pin] if tp_pin else _tp_candidates(m, count)
+    degrees = (tp_pin,) if tp_pin else _degrees_kept(shared, count)
     best: _Choice | None = None
     fits_in_node = False
     for t in degrees:
         if t > gpn and fits_in_node:
             break  # tensor parallelism stays inside a node whenever the model fits there
-        r = _shared_replica(m, hw, prec, t, ctx, t > gpn)
+        r = _replica_kept(shared, prec, t, ctx, t > gpn)
         if r.max_batch < 1:
             continue
         fits_in_node = fits_in_node or t <= gpn
@@ -402,7 +472,7 @@ def estimate_inference_hw(
         if choice is not None and (best is None or choice.key > best.key):
             best = choice
     if best is None:
-        return _no_fit(m, hw, prec, precision, degrees, ctx, gpn, notes, band, validation)
+        return _no_fit(m, hw, prec, precision, degrees, ctx, gpn, notes, band, validation, shared)
     r, p, replicas = best.replica, best.point, best.replicas
     mem = r.static_gb + p.batch * m.kv_context(ctx) * r.kv_gb_per_token
     notes += _notes(
@@ -493,15 +563,16 @@ def _no_fit(
     hw: Hardware,
     prec: Precision,
     asked: Precision,
-    cands: list[int],
+    cands: tuple[int, ...],
     ctx: float,
     gpn: int,
     notes: list[str],
     band: Uncertainty | None,
     validation: tuple[str, ...],
+    shared: _Shared,
 ) -> InferenceEstimate:
-    t = (cands or [1])[-1]
-    r = _shared_replica(m, hw, prec, t, ctx, t > gpn)
+    t = (cands or (1,))[-1]
+    r = _replica_kept(shared, prec, t, ctx, t > gpn)
     per_acc = r.static_gb + m.kv_context(ctx) * r.kv_gb_per_token
     notes.append(
         f"does not fit: needs {per_acc:.1f} GB per accelerator at tensor parallel {r.t} "
