@@ -80,3 +80,67 @@ def test_a_candidate_that_cannot_be_cheaper_keeps_its_central_figure_unread(
     _, feasible, _intent = _asked("hipaa-us", monkeypatch)
     pending = {id(c.sizing) for c in feasible if getattr(c.sizing, "_central_later", None) is not None}
     assert len(pending) >= 5  # every feasible candidate's was read before the floor
+
+
+def _tiny_rate(rate: float) -> WorkloadIntent:
+    return WorkloadIntent.from_dict(
+        {
+            "name": "tiny",
+            "workload": {
+                "type": "inference",
+                "model": {"name": "mistral-7b", "precision": "fp16"},
+                "serving": {"output_tokens_per_s": rate, "output_tokens": 16, "ttft_ms": 200, "tpot_ms": 200},
+            },
+            "constraints": {"pricing": ["spot"], "residency": {"continents": ["EU"]}},
+            "preferences": {"capacity_headroom": 0},
+        }
+    )
+
+
+@pytest.mark.parametrize("rate", [1e-7, 1e-3])
+def test_a_rate_far_below_one_group_sizes_at_least_one_group(rate: float) -> None:
+    # Review: ceil(rate / throughput - 1e-9) was 0 groups for a tiny rate: the margin line said
+    # "... x0 ... at 0 USD" (1e-3) or divided by zero (1e-7: a ZeroDivisionError traceback), and the
+    # floor, which assumes one group at least, skipped the x0 candidate the full search picked.
+    decision = decide(_tiny_rate(rate), catalog=load_catalog(), pin=placement_pin())
+    assert decision.chosen is not None
+    text = "\n".join(decision.explanation)
+    assert " x0 " not in text and " at 0 USD" not in text
+    assert all(p.instances >= 1 for p in decision.ranked)
+
+
+def test_at_a_tiny_rate_the_lines_are_those_of_the_search_over_every_candidate(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen: list[tuple[Candidate, Sequence[Candidate], WorkloadIntent]] = []
+    real = _decide.margin_lines
+
+    def spy(chosen: Candidate, feasible: Sequence[Candidate], intent: WorkloadIntent) -> tuple[str, ...]:
+        seen.append((chosen, feasible, intent))
+        return real(chosen, feasible, intent)
+
+    monkeypatch.setattr(_decide, "margin_lines", spy)
+    decide(_tiny_rate(1e-3), catalog=load_catalog(), pin=placement_pin())
+    ((chosen, feasible, intent),) = seen
+    assert _margin.margin_lines(chosen, feasible, intent) == _every_candidate(chosen, feasible, intent)
+
+
+def test_a_negative_price_is_no_floor() -> None:
+    # Review: an unvalidated catalog with a negative price reversed the floor's argument.
+    intent = WorkloadIntent.from_file(EXAMPLES / "support-chat.yaml")
+    floor = _margin._floor_of(intent)
+    assert floor is not None
+
+    class _Offer:
+        hourly_usd = -1.0
+
+    class _Row:
+        offer = _Offer()
+
+    class _Sizing:
+        group_instances = 1
+
+    class _Candidate:
+        row, sizing = _Row(), _Sizing()
+
+    assert floor(_Candidate()) == float("-inf")  # type: ignore[arg-type]

@@ -63,7 +63,9 @@ def _floor_of(intent: WorkloadIntent) -> Callable[[Candidate], float] | None:
 
     def floor(c: Candidate) -> float:
         price = c.row.offer.hourly_usd
-        return math.inf if price is None else price * c.sizing.group_instances / per_hour * 1e6
+        if price is None or price < 0:  # a negative price (an unvalidated catalog) is no lower bound
+            return -math.inf if price is not None else math.inf
+        return price * c.sizing.group_instances / per_hour * 1e6
 
     return floor
 

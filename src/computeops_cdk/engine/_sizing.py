@@ -251,7 +251,9 @@ def _central_inference(
     est = _inference(model, precision, acc, group * per_node, per_node, lengths, targets)
     if not est.fits or est.tokens_per_s <= 0 or Sizer._latency(est, *targets, 1.0):
         return None
-    groups = math.ceil(rate / est.tokens_per_s - 1e-9)
+    # At least one group: a rate far below one group's throughput (0.001 tokens/s) rounded to zero
+    # groups, a central figure of "x0 at 0 USD" and a division by zero in the margin line.
+    groups = max(1, math.ceil(rate / est.tokens_per_s - 1e-9))
     return groups * group if groups * group <= MAX_INSTANCES else None
 
 
