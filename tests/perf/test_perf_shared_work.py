@@ -27,7 +27,7 @@ def _forget() -> None:
     ):
         cached.cache_clear()
     perf._HARDWARE.clear()
-    _inference._SHARED.clear()
+    _inference._forget_shared()
 
 
 def _questions(accs: dict[str, Accelerator]) -> list[dict[str, object]]:
@@ -130,6 +130,23 @@ def test_what_is_kept_by_identity_is_bounded(accs: dict[str, Accelerator]) -> No
             model, shared.hardware, "bf16", 1, inp, 16, None, None, None, 8
         )  # fmt: skip
     assert 0 < len(shared.replicas) <= _inference._SHARED_KEPT
+
+
+def test_the_replicas_of_all_entries_together_are_bounded(
+    accs: dict[str, Accelerator], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Review: the two caps nested (256 entries x 256 replicas); one cap now holds for all entries.
+    monkeypatch.setattr(_inference, "_REPLICAS_KEPT", 40)
+    _forget()
+    model = perf.resolve_model("llama-3.1-8b")
+    h100 = accs["H100-SXM"]
+    for n in range(6):
+        copy = Accelerator(**{**{f: getattr(h100, f) for f in h100.__dataclass_fields__}, "id": f"Y{n}"})
+        for inp in range(1, 31):  # another context each: another replica
+            perf.estimate_inference(
+                model, precision="bf16", accelerator=copy, count=1, input_tokens=inp, output_tokens=16
+            )
+    assert 0 < sum(len(shared.replicas) for shared in _inference._SHARED.values()) <= 40
 
 
 def test_hardware_is_kept_only_for_frozen_records(accs: dict[str, Accelerator]) -> None:

@@ -169,6 +169,16 @@ _SHARED: dict[tuple[int, int], _Shared] = {}
 so no other object takes their ids while it is kept. Equal records of other identities get their own
 entry, whose replicas come from the lru_cache: the very replicas it holds."""
 _SHARED_KEPT = 256
+_REPLICAS_KEPT = 2048
+"""All entries' replicas together, as many as ``_shared_replica``'s lru_cache holds: the two caps
+nest (256 entries of 256 replicas were 65,536 replicas, about 80 MB in a long-lived process)."""
+_replicas_added = 0
+
+
+def _forget_shared() -> None:
+    global _replicas_added
+    _SHARED.clear()
+    _replicas_added = 0
 
 
 def _shared_of(m: ModelSpec, hw: Hardware) -> _Shared:
@@ -178,7 +188,7 @@ def _shared_of(m: ModelSpec, hw: Hardware) -> _Shared:
     if found is not None and found.model is m and found.hardware is hw:
         return found
     if len(_SHARED) >= _SHARED_KEPT:
-        _SHARED.clear()
+        _forget_shared()
     found = _SHARED[key] = _Shared(m, hw)
     return found
 
@@ -189,8 +199,14 @@ def _replica_kept(shared: _Shared, prec: Precision, t: int, ctx: float, cross: b
     key = (prec, t, ctx, cross)
     found = kept.get(key)
     if found is None:
-        if len(kept) >= _SHARED_KEPT:
+        global _replicas_added
+        if _replicas_added >= _REPLICAS_KEPT:
+            _forget_shared()  # this entry too, once its caller is done with it
             kept.clear()
+        elif len(kept) >= _SHARED_KEPT:
+            _replicas_added -= len(kept)
+            kept.clear()
+        _replicas_added += 1
         found = kept[key] = _shared_replica(shared.model, shared.hardware, prec, t, ctx, cross)
     return found
 
