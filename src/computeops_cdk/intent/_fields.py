@@ -130,10 +130,6 @@ class FieldSpec:
         """The name users write (the alias where there is one)."""
         return self.alias or self.name
 
-    @property
-    def required(self) -> bool:
-        return self.default is MISSING and self.factory is None
-
 
 # Field specifiers: ``name: str = text(max_length=63)`` declares a field and its rules. They return
 # Any so the annotation, not the specifier, is the field's static type. The constructor takes
