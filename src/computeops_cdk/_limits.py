@@ -10,6 +10,7 @@ from __future__ import annotations
 __all__ = [
     "MAX_ACCELERATORS",
     "MAX_ACCELERATORS_PER_INSTANCE",
+    "MAX_CONCURRENCY",
     "MAX_GLOBAL_BATCH_TOKENS",
     "MAX_INSTANCES",
     "MAX_PARAMS_B",
@@ -33,3 +34,12 @@ MAX_INSTANCES = 256
 
 MAX_ACCELERATORS = MAX_ACCELERATORS_PER_INSTANCE * MAX_INSTANCES
 """Largest number of accelerators one deployment can have: the largest instance, MAX_INSTANCES times."""
+
+MAX_BATCH_PER_REPLICA = 1024
+"""Requests one serving replica schedules at most: the performance model's ``MAX_BATCH``
+(perf/_calibration.py, TensorRT-LLM's default order of magnitude; a test keeps the two equal)."""
+
+MAX_CONCURRENCY = MAX_ACCELERATORS * MAX_BATCH_PER_REPLICA
+"""Requests in flight an inference estimate accepts (``estimate --concurrency``, ``concurrency=``):
+what the largest deployment can ever hold, one replica per accelerator each at its largest batch
+(4,294,967,296). More is not a load the model represents: each replica's batch is capped anyway."""

@@ -8,8 +8,11 @@ import json
 import pytest
 
 from computeops_cdk import _limits
+from computeops_cdk.catalog import load_catalog
 from computeops_cdk.cli import main
+from computeops_cdk.errors import EstimateError
 from computeops_cdk.intent._workload import ModelRef, Serving, Training
+from computeops_cdk.perf import _calibration, estimate_inference, resolve_model
 from computeops_cdk.schemas import load_schema
 
 BASE = ["estimate", "--model", "llama-3.1-8b", "--precision", "bf16", "--accelerator", "H100"]
@@ -32,6 +35,9 @@ TRAINING = [*BASE, "--workload", "training"]
             "10,000,000,000,000",
         ),
         ([*BASE[:1], "--params-b", "100001", *BASE[3:], "--workload", "inference"], "--params-b", "100,000"),
+        # 1e400 requests in flight was an OverflowError traceback (exit 1); 1e12 was exit 0
+        ([*INFERENCE, "--concurrency", "1" + "0" * 400], "--concurrency", "4,294,967,296"),
+        ([*INFERENCE, "--concurrency", "4294967297"], "--concurrency", "4,294,967,296"),
     ],
 )
 def test_a_flag_beyond_its_physical_range_is_exit_2_naming_it(
@@ -68,3 +74,41 @@ def test_one_number_per_quantity() -> None:
         if "accelerator_count" in d.get("properties", {})
     ]
     assert counts and all(c["maximum"] == _limits.MAX_ACCELERATORS_PER_INSTANCE for c in counts)
+
+
+def test_the_most_requests_in_flight_are_still_estimated(capsys: pytest.CaptureFixture[str]) -> None:
+    # The bound is what the model can represent: every replica of the largest deployment at the
+    # largest batch a serving runtime schedules (each replica's batch is capped there anyway).
+    assert _limits.MAX_BATCH_PER_REPLICA == _calibration.MAX_BATCH
+    assert _limits.MAX_CONCURRENCY == _limits.MAX_ACCELERATORS * _calibration.MAX_BATCH == 2**32
+    argv = [*INFERENCE, "--count", str(_limits.MAX_ACCELERATORS), "--concurrency", str(2**32)]
+    assert main([*argv, "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["count"] == _limits.MAX_ACCELERATORS
+
+
+def test_a_long_number_is_echoed_cut(capsys: pytest.CaptureFixture[str]) -> None:
+    # A 5,000-digit value was echoed whole in "must be a whole number (got '1000...')".
+    with pytest.raises(SystemExit) as raised:
+        main([*INFERENCE, "--concurrency", "1" * 5000])
+    err = capsys.readouterr().err
+    assert raised.value.code == 2 and "argument --concurrency: must be a whole number (got '111" in err
+    assert len(err) < 1000
+    with pytest.raises(SystemExit):
+        main([*INFERENCE, "--ttft-ms", "x" * 5000])
+    assert len(capsys.readouterr().err) < 1000
+
+
+@pytest.mark.parametrize("concurrency", [2**32 + 1, 10**400, 10**5000], ids=["2^32+1", "1e400", "1e5000"])
+def test_the_api_refuses_more_requests_than_the_model_represents(concurrency: int) -> None:
+    h100 = next(a for a in load_catalog().accelerators if a.id == "H100-SXM")
+    with pytest.raises(EstimateError, match=r"concurrency must be at most 4,294,967,296 .*To fix") as info:
+        estimate_inference(
+            resolve_model("llama-3.1-8b"),
+            precision="bf16",
+            accelerator=h100,
+            count=8,
+            input_tokens=1024,
+            output_tokens=256,
+            concurrency=concurrency,
+        )
+    assert len(str(info.value)) < 400

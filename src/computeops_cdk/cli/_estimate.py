@@ -18,6 +18,8 @@ from typing import Any
 from .._limits import (
     MAX_ACCELERATORS,
     MAX_ACCELERATORS_PER_INSTANCE,
+    MAX_BATCH_PER_REPLICA,
+    MAX_CONCURRENCY,
     MAX_GLOBAL_BATCH_TOKENS,
     MAX_INSTANCES,
     MAX_PARAMS_B,
@@ -65,7 +67,7 @@ def _whole(value: str, high: int | None = None, what: str = "") -> int:
     try:
         number = int(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number (got {value!r})") from None
+        raise argparse.ArgumentTypeError(f"must be a whole number (got {_cut(value)})") from None
     if number < 1:
         raise argparse.ArgumentTypeError(f"must be >= 1 (got {number})")
     if high is not None and number > high:
@@ -78,12 +80,17 @@ def _positive(value: str, high: float | None = None, what: str = "") -> float:
     try:
         number = float(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number (got {value!r})") from None
+        raise argparse.ArgumentTypeError(f"must be a number (got {_cut(value)})") from None
     if not (number > 0 and math.isfinite(number)):
-        raise argparse.ArgumentTypeError(f"must be a finite number > 0 (got {value!r})")
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0 (got {_cut(value)})")
     if high is not None and number > high:
         raise argparse.ArgumentTypeError(_out_of_range(value, high, what))
     return number
+
+
+def _cut(value: str) -> str:
+    """The flag's value as echoed: 40 characters at most (a 5,000-digit number was echoed whole)."""
+    return repr(value if len(value) <= 40 else value[:40] + "...")
 
 
 def _out_of_range(value: str, high: float, what: str) -> str:
@@ -104,6 +111,9 @@ def _at_most(kind: Callable[[str, Any, str], Any], high: float, what: str) -> Ca
 # The physical ranges the intent models accept for the same quantities (one number each, _limits).
 _COUNT = _at_most(_whole, MAX_ACCELERATORS, f"the largest deployment: {MAX_INSTANCES} instances "
                   f"of {MAX_ACCELERATORS_PER_INSTANCE:,} accelerators")  # fmt: skip
+_CONCURRENCY = _at_most(_whole, MAX_CONCURRENCY, f"requests the largest deployment can hold: "
+                        f"{MAX_BATCH_PER_REPLICA:,} per replica on each of "
+                        f"{MAX_ACCELERATORS:,} accelerators")  # fmt: skip
 _PER_NODE = _at_most(_whole, MAX_ACCELERATORS_PER_INSTANCE, "accelerators of the largest instance")
 _TOKENS = _at_most(_whole, MAX_TOKENS, "the tokens an intent accepts")
 _BATCH_TOKENS = _at_most(_whole, MAX_GLOBAL_BATCH_TOKENS, "the tokens per step an intent accepts")
@@ -177,7 +187,11 @@ def register(commands: Any) -> None:
         "--output-tokens", type=_TOKENS, metavar="N", help="mean completion length. Default: 256"
     )
     serving.add_argument(
-        "--concurrency", type=_whole, metavar="N", help="requests in flight. Default: the most that fit"
+        "--concurrency",
+        type=_CONCURRENCY,
+        metavar="N",
+        help=f"requests in flight, 1..{MAX_CONCURRENCY:,} (each replica batches at most "
+        f"{MAX_BATCH_PER_REPLICA:,}). Default: the most that fit",
     )
     serving.add_argument("--ttft-ms", type=_positive, metavar="MS", help="largest batch meeting this TTFT")
     serving.add_argument("--tpot-ms", type=_positive, metavar="MS", help="largest batch meeting this TPOT")

@@ -23,6 +23,7 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any, Literal, TypeVar, get_args
 
+from .._limits import MAX_ACCELERATORS, MAX_BATCH_PER_REPLICA, MAX_CONCURRENCY
 from ..errors import EstimateError
 from ._calibration import (
     BAND_EXTRAPOLATED,
@@ -67,6 +68,14 @@ __all__ = [
 
 PRECISIONS: tuple[Precision, ...] = get_args(Precision)
 """Every precision the model accepts (one that the accelerator lacks falls back; see assumptions)."""
+
+
+def _digits(value: int) -> str:
+    """A whole number as echoed: written out up to 38 digits, else its size (``str`` of a
+    5,000-digit number raises, and its echo would be a screen)."""
+    if value.bit_length() <= 128:
+        return f"{value:,}"
+    return f"a number of about {value.bit_length() * 0.30103:,.0f} digits"
 
 
 def _positive(name: str, value: object) -> int:
@@ -247,8 +256,14 @@ def estimate_inference(
             f"input_tokens + output_tokens ({inp + out:,}) exceed the context window of {model.name} "
             f"({model.max_context:,} tokens). To fix: shorten the prompt or the completion."
         )
-    if concurrency is not None:
-        _positive("concurrency", concurrency)
+    if concurrency is not None and _positive("concurrency", concurrency) > MAX_CONCURRENCY:
+        # 10**400 was an OverflowError traceback (requests per replica as a float)
+        raise EstimateError(
+            f"concurrency must be at most {MAX_CONCURRENCY:,} (requests the largest deployment can "
+            f"hold: {MAX_BATCH_PER_REPLICA:,} per replica on each of {MAX_ACCELERATORS:,} accelerators; "
+            f"got {_digits(concurrency)}). To fix: pass the requests in flight, or leave it out for "
+            "the most that fit"
+        )
     for label, slo in (("ttft_ms", ttft_ms), ("tpot_ms", tpot_ms)):
         number = isinstance(slo, int | float) and not isinstance(slo, bool)
         if slo is not None and (not number or not slo > 0):
