@@ -237,6 +237,29 @@ class IntentModel:
             data[spec.name if spec is not None else key] = value
         return type(self)(**data)
 
+    def __setstate__(self, state: Any) -> None:
+        """Unpickle this version's state: the mapping of every field, as pickling wrote it (the
+        format is Python's default, unchanged). Anything else is refused here, not at the first
+        field read: a pickle of an earlier version's pydantic model held pydantic's own state
+        (``__dict__``, ``__pydantic_fields_set__``, ...) and unpickled into an object whose every
+        field access raised AttributeError."""
+        names = {spec.name for spec in self.__specs__}
+        if isinstance(state, dict) and state.keys() == names:
+            self.__dict__.update(state)
+            return
+        cls = type(self).__name__
+        earlier = isinstance(state, dict) and "__pydantic_fields_set__" in state
+        what = (
+            "an earlier computeops-cdk whose intent models were pydantic models"
+            if earlier
+            else ("another version of computeops-cdk (its fields differ from this version's)")
+        )
+        raise TypeError(
+            f"cannot unpickle {cls}: the pickle was made by {what}. To fix: rebuild the intent "
+            "from its document (WorkloadIntent.from_file(path) or WorkloadIntent.from_dict(data)) "
+            "and pickle that"
+        )
+
     def __setattr__(self, name: str, value: Any) -> None:
         raise FrozenInstanceError(
             f"cannot assign to field {name!r}: {type(self).__name__} is frozen. To change it: "
