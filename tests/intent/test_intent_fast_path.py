@@ -291,3 +291,43 @@ def test_the_reference_models_are_generated_once_across_threads() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["True", "True"]
+
+
+@pytest.mark.parametrize(
+    ("change", "path"),
+    [
+        ({"workload": {**DOCUMENTS[0]["workload"], "\ud800": 1}}, "workload.\\ud800"),
+        ({"constraints": {"providers": {"allow": ["aws"], "x\udfffy": 1}}},
+         "constraints.providers.x\\udfffy"),
+        ({"\udc00": 1}, "\\udc00"),
+        ({"é\ud800" * 30: 1}, "é\\ud800é\\ud800é\\ud800é\\ud800é\\ud800é\\..."),
+    ],
+)  # fmt: skip
+def test_a_lone_surrogate_in_a_key_gets_the_values_message_at_the_keys_path(
+    change: dict[str, Any], path: str
+) -> None:
+    # Before: pydantic's own words ("Input should be a valid string, unable to parse raw data as a
+    # unicode string") at the path of the mapping holding the key.
+    with pytest.raises(IntentError) as info:
+        WorkloadIntent.from_dict({**DOCUMENTS[0], **change})
+    assert info.value.path == path
+    assert str(info.value) == (
+        f"{path}: holds a lone surrogate (an unpaired \\ud800-\\udfff escape), which is not Unicode "
+        "text. To fix: write the character itself or a valid pair of escapes"
+    )
+    assert "Input should" not in str(info.value)
+
+
+def test_a_lone_surrogate_key_in_a_json_intent_is_named_by_the_cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from computeops_cdk.cli import main
+
+    intent = tmp_path / "intent.json"
+    intent.write_text(
+        '{"name": "chat", "workload": {"type": "training", "model": {"name": "x", "params_b": 13}, '
+        '"training": {"tokens": 1e9, "\\ud800": 1}}}'
+    )
+    assert main(["decide", str(intent)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: workload.training.\\ud800: holds a lone surrogate (an unpaired ")

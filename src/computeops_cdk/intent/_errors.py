@@ -14,7 +14,13 @@ from pydantic_core import ErrorDetails
 
 from ..errors import IntentError, did_you_mean, did_you_mean_text, shown
 
-__all__ = ["intent_error"]
+__all__ = ["LONE_SURROGATE", "intent_error"]
+
+LONE_SURROGATE = (
+    "holds a lone surrogate (an unpaired \\ud800-\\udfff escape), which is not Unicode text. To fix: "
+    "write the character itself or a valid pair of escapes"
+)
+"""What a string holding a lone surrogate is told, a value's (``_reference``) or a key's."""
 
 _BOUNDS = {"greater_than": ">", "greater_than_equal": ">=", "less_than": "<", "less_than_equal": "<="}
 
@@ -69,6 +75,12 @@ def _describe(error: ErrorDetails, model: type[BaseModel]) -> tuple[str, str, li
     got = error.get("input")
     if kind == "intent":
         return _path(loc, ctx.get("field", "")), str(ctx["message"]), list(ctx.get("suggestions", ()))
+    if kind == "string_unicode" and isinstance(got, str):
+        # Only a key gets here (every value is refused by the models' own check first): pydantic
+        # cannot read the key as text, says so in its own words and names the mapping holding it.
+        # The key's path, with the surrogate written as its escape (no output can hold it).
+        key = _key(got.encode("utf-8", "backslashreplace").decode("utf-8"))
+        return _path(loc, key), LONE_SURROGATE, []
     if kind in _BOUNDS:
         bound = next(v for k, v in ctx.items() if k in {"gt", "ge", "lt", "le"})
         return _path(loc), f"must be {_BOUNDS[kind]} {bound:g} (got {_shown(got)})", []

@@ -24,7 +24,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from ._errors import intent_error
+from ._errors import LONE_SURROGATE, intent_error
 from ._fields import MISSING, FieldSpec, IntentModel, Refusal, is_text
 
 __all__ = ["StrictModel", "public", "reference", "validated"]
@@ -66,13 +66,7 @@ class StrictModel(BaseModel):
         items = value if isinstance(value, list | tuple) else (value,)
         for index, item in enumerate(items):
             if isinstance(item, str) and not is_text(item):
-                raise _error(
-                    Refusal(
-                        "holds a lone surrogate (an unpaired \\ud800-\\udfff escape), which is not "
-                        "Unicode text. To fix: write the character itself or a valid pair of escapes",
-                        field=f"[{index}]" if items is value else "",
-                    )
-                )
+                raise _error(Refusal(LONE_SURROGATE, field=f"[{index}]" if items is value else ""))
         return value
 
 
