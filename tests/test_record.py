@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import inspect
 import math
 import pickle
 import sys
@@ -22,7 +23,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from computeops_cdk._record import record
+from computeops_cdk._record import MISSING, record
 
 Decorator = Callable[..., Any]
 
@@ -161,6 +162,12 @@ def test_the_class_is_the_dataclass_it_would_be(shape: str, options: dict[str, A
         for f in dataclasses.fields(ours_cls)
     ]
     assert ours_cls.__match_args__ == theirs_cls.__match_args__
+    assert str(inspect.signature(ours_cls)) == str(inspect.signature(theirs_cls))
+    assert str(inspect.signature(ours_cls.__init__)) == str(inspect.signature(theirs_cls.__init__))
+    assert ours_cls.__init__.__qualname__ == theirs_cls.__init__.__qualname__.replace(
+        theirs_cls.__qualname__, ours_cls.__qualname__
+    )
+    assert _outcome(lambda: ours_cls(nope=1)) == _outcome(lambda: theirs_cls(nope=1))
     assert ours_cls.__doc__ == theirs_cls.__doc__
     assert getattr(ours_cls, "__slots__", None) == getattr(theirs_cls, "__slots__", None)
     assert hasattr(ours, "__dict__") == hasattr(theirs, "__dict__")
@@ -172,7 +179,15 @@ def test_the_class_is_the_dataclass_it_would_be(shape: str, options: dict[str, A
         name = dataclasses.fields(ours_cls)[0].name
         assert _outcome(lambda: setattr(ours, name, 9)) == _outcome(lambda: setattr(theirs, name, 9))
         assert _outcome(lambda: delattr(ours, name)) == _outcome(lambda: delattr(theirs, name))
-    assert _outcome(lambda: setattr(ours, "other", 1)) == _outcome(lambda: setattr(theirs, "other", 1))
+    if options.get("frozen") and options.get("slots"):
+        # dataclass (3.11) gives super()'s TypeError here: its __setattr__ names the class it replaced
+        assert _outcome(lambda: setattr(ours, "other", 1)) == (
+            "raised",
+            "FrozenInstanceError",
+            "cannot assign to field 'other'",
+        )
+    else:
+        assert _outcome(lambda: setattr(ours, "other", 1)) == _outcome(lambda: setattr(theirs, "other", 1))
     if options.get("repr", True):
         assert repr(ours_cls.__repr__).startswith(f"<function {ours_cls.__qualname__}.__repr__")
 
@@ -251,3 +266,130 @@ def test_the_records_of_a_decision_are_records() -> None:
         assert cls.__eq__.__module__ == "computeops_cdk._record", cls
         assert cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
     assert sys.modules["computeops_cdk._record"].record is record
+
+
+# --- records made without dataclasses: the compiled __init__s, pickles, errors, the cold path ---
+
+
+def test_the_compiled_inits_are_the_ones_the_records_need() -> None:
+    # A stale _record_inits.py is not wrong (a source it lacks is compiled when the class is made) but
+    # slow: the cold decide pays 0.1-0.3 ms per record again.
+    from pathlib import Path
+
+    import computeops_cdk._record as made
+
+    written = Path(made.__file__).with_name("_record_inits.py").read_text(encoding="utf-8")
+    assert written == made.compiled_inits_text(made.package_classes()), "run `make records`"
+
+
+def test_every_record_of_the_package_has_a_compiled_init() -> None:
+    import computeops_cdk._record as made
+
+    records = [c for c in made.package_classes() if "__record_params__" in c.__dict__]
+    assert len(records) >= 40
+    for cls in records:
+        if cls.__record_params__.generated_init:  # type: ignore[attr-defined]
+            assert cls.__init__.__code__.co_filename.endswith("_record_inits.py"), cls
+
+
+def test_a_record_the_table_lacks_is_compiled_when_made_and_behaves_the_same() -> None:
+    @record(frozen=True, slots=True, kw_only=True)
+    class Unlisted:
+        """Not in the compiled table: a class made inside a test."""
+
+        name_of_a_field_no_record_has: int
+        other: tuple[int, ...] = ()
+
+    assert Unlisted.__init__.__code__.co_filename == "<string>"
+    made = Unlisted(name_of_a_field_no_record_has=1)
+    assert made.other == () and made == Unlisted(name_of_a_field_no_record_has=1, other=())
+
+
+def test_a_compiled_init_is_the_one_compiled_here() -> None:
+    # The same source compiled here and taken from the table: the same signature, defaults and work.
+    import computeops_cdk._record as made
+    from computeops_cdk.catalog import Offer, load_catalog
+
+    for cls in [c for c in made.package_classes() if "__record_params__" in c.__dict__]:
+        params = cls.__record_params__  # type: ignore[attr-defined]
+        if not params.generated_init:
+            continue
+        source, scope = made._init_source(cls, made.fields(cls), frozen=params.frozen)
+        exec(source, scope)
+        here, compiled = scope["__init__"], cls.__init__
+
+        def described(init: Any) -> list[tuple[str, Any, Any]]:
+            return [(p.name, p.kind, p.default) for p in inspect.signature(init).parameters.values()]
+
+        assert described(here) == described(compiled), cls
+        assert (
+            here.__defaults__ == compiled.__defaults__ and here.__kwdefaults__ == compiled.__kwdefaults__
+        ), cls
+    offer = load_catalog().offers[0]
+    source, scope = made._init_source(Offer, made.fields(Offer), frozen=True)
+    exec(source, scope)
+    again = object.__new__(Offer)
+    scope["__init__"](again, **{f.name: getattr(offer, f.name) for f in made.fields(Offer)})
+    assert again == offer and repr(again) == repr(offer)
+
+
+def test_a_frozen_record_pickles_as_the_dataclass_would() -> None:
+    # The state is dataclass's (a list of the field values), so pickles cross versions both ways.
+    @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+    class Twin:
+        """_Kept under dataclass."""
+
+        a: Any
+        b: tuple[Any, ...] = ()
+
+    kept, twin = _Kept(a=1.5, b=("x",)), Twin(a=1.5, b=("x",))
+    ours, theirs = kept.__reduce_ex__(4), twin.__reduce_ex__(4)
+    assert ours[2:] == theirs[2:] and ours[2] == [1.5, ("x",)]
+    restored = object.__new__(_Kept)
+    restored.__setstate__(theirs[2])  # type: ignore[attr-defined]
+    assert restored == kept
+
+
+def test_assigning_a_field_raises_dataclasses_frozen_instance_error() -> None:
+    from computeops_cdk.catalog import load_catalog
+
+    offer = load_catalog().offers[0]
+    with pytest.raises(dataclasses.FrozenInstanceError, match="cannot assign to field 'hourly_usd'"):
+        offer.hourly_usd = 0.0  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError, match="cannot delete field 'hourly_usd'"):
+        del offer.hourly_usd  # type: ignore[misc]
+
+
+def test_the_record_helpers_are_dataclasses_own() -> None:
+    from computeops_cdk._record import fields, is_record, replace
+    from computeops_cdk.catalog import load_catalog
+
+    offer = load_catalog().offers[0]
+    assert [f.name for f in fields(offer)] == [f.name for f in dataclasses.fields(offer)]
+    assert [f.default for f in fields(offer) if f.default is not MISSING] == [
+        f.default for f in dataclasses.fields(offer) if f.default is not dataclasses.MISSING
+    ]
+    cheaper = replace(offer, hourly_usd=1.0)
+    assert cheaper == dataclasses.replace(offer, hourly_usd=1.0) and cheaper != offer
+    assert is_record(offer) and is_record(type(offer)) and not is_record(object())
+    with pytest.raises(TypeError, match="replace\\(\\) should be called on record instances"):
+        replace(object())
+    with pytest.raises(TypeError, match="must be called with a record type or instance"):
+        fields(object())
+
+
+def test_a_cold_decide_imports_neither_dataclasses_nor_inspect() -> None:
+    import subprocess
+
+    probe = (
+        "import sys\n"
+        "from computeops_cdk.cli import main\n"
+        "try:\n"
+        "    main(['decide', 'examples/support-chat.yaml', '--format', 'json'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(sorted(m for m in ('dataclasses', 'inspect') if m in sys.modules), file=sys.stderr)\n"
+    )
+    root = __import__("pathlib").Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, check=True)
+    assert done.stderr.strip().splitlines()[-1] == "[]", done.stderr[-2000:]

@@ -13,12 +13,12 @@ import json
 import math
 import os
 from collections.abc import Callable
-from dataclasses import MISSING, fields, is_dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
 from .._files import MIB, UnreadableFile, read_regular_file, shown_path
+from .._record import MISSING, fields, is_record
 from ..errors import CatalogError
 from ._packed import file_sha256, packed_path, unpack_catalog
 from ._types import Accelerator, Attestation, Catalog, InstanceType, Offer, Provider, Region, ServiceScope
@@ -320,8 +320,8 @@ def _slot_plan(
     """(required fields, optional fields with their defaults) as slot setters, or None when
     ``cls(**item)`` does more than set them (see ``_records_unchecked``)."""
     if (
-        not is_dataclass(cls)
-        or not cls.__dataclass_params__.init  # type: ignore[attr-defined]  # its own __init__, if any
+        not is_record(cls)
+        or not cls.__record_params__.generated_init  # its own __init__, if any
         or hasattr(cls, "__post_init__")
         or "__slots__" not in cls.__dict__
     ):

@@ -30,12 +30,12 @@ import os
 import stat
 from collections import deque
 from collections.abc import Callable
-from dataclasses import MISSING, fields
 from functools import partial
 from itertools import repeat
 from pathlib import Path
 from typing import Any
 
+from .._record import MISSING, fields
 from ._types import CAPACITY_LEVELS, PRICE_MODELS, PROVIDER_IDS, RESERVED_TERMS_MONTHS, Offer
 
 __all__ = ["PACKED_FORMAT", "file_sha256", "pack_catalog", "packed_path", "unpack_catalog"]

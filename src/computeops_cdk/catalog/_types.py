@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import field, fields
 from typing import Any, Literal, cast
 
-from .._record import record
+from .._record import field, fields, record
 
 __all__ = [
     "COMPLIANCE_SCOPES",

@@ -10,10 +10,9 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import field
 from typing import Any, Literal, overload
 
-from .._record import record
+from .._record import field, record
 from ..catalog import HOURS_PER_MONTH
 from ..errors import IntentError, described
 

@@ -8,10 +8,9 @@ immutable), so repeated decisions over one catalog pay for it once.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import fields
 from itertools import groupby
 
-from .._record import record
+from .._record import fields, record
 from ..catalog import Accelerator, Catalog, InstanceType, Offer, Provider, Region
 
 __all__ = ["CatalogIndex", "Row", "catalog_index"]

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import field
 
-from .._record import record
+from .._record import field, record
 from ..errors import IntentError, described, did_you_mean
 
 __all__ = ["FEATURES", "Pin"]

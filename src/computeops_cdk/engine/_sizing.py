@@ -25,13 +25,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import replace
 from functools import lru_cache, partial
 from typing import TYPE_CHECKING, Literal
 
 from .. import perf
 from .._limits import MAX_INSTANCES  # the largest deployment considered, shared with the CLI
-from .._record import record
+from .._record import record, replace
 from ..catalog import Accelerator, InstanceType
 from ..errors import DoesNotFitError, EstimateError
 from ..intent import Workload

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import FrozenInstanceError
 from typing import Any, ClassVar, Self
 
+from .._record import frozen_instance_error
 from ..errors import did_you_mean, shown
 
 __all__ = [
@@ -261,13 +261,13 @@ class IntentModel:
         )
 
     def __setattr__(self, name: str, value: Any) -> None:
-        raise FrozenInstanceError(
+        raise frozen_instance_error(
             f"cannot assign to field {name!r}: {type(self).__name__} is frozen. To change it: "
             f".replace({name}=...)"
         )
 
     def __delattr__(self, name: str) -> None:
-        raise FrozenInstanceError(f"cannot delete field {name!r}: {type(self).__name__} is frozen")
+        raise frozen_instance_error(f"cannot delete field {name!r}: {type(self).__name__} is frozen")
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):

@@ -19,11 +19,11 @@ weight.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from functools import lru_cache
 from typing import Any, Literal, TypeVar, get_args
 
 from .._limits import MAX_ACCELERATORS, MAX_BATCH_PER_REPLICA, MAX_CONCURRENCY
+from .._record import replace
 from ..errors import EstimateError
 from ._calibration import (
     BAND_EXTRAPOLATED,
@@ -184,7 +184,7 @@ _HARDWARE_KEPT = 256
 
 def _hardware(accelerator: Any) -> Hardware:
     """``hardware_of``, kept per accelerator record (anything else, duck-typed, is reduced each time)."""
-    params = type(accelerator).__dict__.get("__dataclass_params__")
+    params = type(accelerator).__dict__.get("__record_params__")
     if params is None or not params.frozen:
         return hardware_of(accelerator)
     found = _HARDWARE.get(id(accelerator))

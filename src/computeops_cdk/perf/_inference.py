@@ -24,10 +24,9 @@ The model, per replica of ``t`` tensor-parallel accelerators serving ``B`` reque
 from __future__ import annotations
 
 import math
-from dataclasses import field
 from functools import lru_cache
 
-from .._record import record
+from .._record import field, record
 from . import _calibration as cal
 from ._hardware import Hardware, achieved_tflops, bytes_per_param, resolve_precision
 from ._types import Bound, InferenceEstimate, ModelSpec, Precision, Uncertainty
