@@ -41,6 +41,11 @@ _OFF_PATH = (
     "random",
     "bz2",
     "lzma",
+    # the intent's path is read as pathlib reads it (_files.path_text), the embedded catalog's by
+    # plain paths (catalog._load._EMBEDDED_FILE): pathlib imported urllib.parse and ipaddress (~3 ms)
+    "pathlib",
+    "urllib.parse",
+    "ipaddress",
     "rich",
     "jsonschema",
     "httpx",
@@ -67,6 +72,20 @@ def test_a_cold_json_decide_imports_nothing_it_does_not_use() -> None:
     assert json.loads(out)["decision"]["provider"]
     loaded = [name for name in _OFF_PATH if name in modules]
     assert loaded == []
+
+
+def test_the_embedded_catalog_paths_are_made_on_first_use_and_name_the_files_opened() -> None:
+    from computeops_cdk.catalog import _load
+    from computeops_cdk.catalog._packed import packed_path
+
+    embedded, packed = _load.EMBEDDED_CATALOG, _load.PACKED_CATALOG
+    assert embedded == Path(_load._EMBEDDED_FILE)
+    assert embedded == Path(_load.__file__).parent / "data" / "catalog.json"
+    assert packed == packed_path(embedded) == Path(_load._PACKED_FILE)
+    assert _load.EMBEDDED_CATALOG is embedded  # made once, then a module attribute
+    assert "PACKED_CATALOG" in vars(_load)
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
+        _load.no_such_name  # noqa: B018
 
 
 def test_the_drift_names_of_the_engine_resolve_on_first_use() -> None:

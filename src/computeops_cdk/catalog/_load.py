@@ -14,7 +14,6 @@ import math
 import os
 from collections.abc import Callable
 from functools import lru_cache
-from pathlib import Path
 from typing import Any, TypeVar
 
 from .._files import MIB, UnreadableFile, read_regular_file, shown_path
@@ -22,6 +21,10 @@ from .._record import MISSING, fields, is_record
 from ..errors import CatalogError
 from ._packed import file_sha256, packed_path, unpack_catalog
 from ._types import Accelerator, Attestation, Catalog, InstanceType, Offer, Provider, Region, ServiceScope
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = [
     "CATALOG_ENV",
@@ -35,8 +38,31 @@ __all__ = [
 CATALOG_ENV = "COMPUTEOPS_CATALOG"
 """An explicit pointer to a catalog file (e.g. a refreshed one) used wherever none is passed."""
 
-EMBEDDED_CATALOG = Path(__file__).parent / "data" / "catalog.json"
-"""The catalog shipped with the package (built from data/market by `computeops catalog build`)."""
+_EMBEDDED_FILE = os.path.join(os.path.dirname(__file__), "data", "catalog.json")
+_PACKED_FILE = os.path.join(os.path.dirname(__file__), "data", "catalog.packed.json")
+"""The two files as plain paths: a cold start opens them without importing ``pathlib`` (with
+``urllib.parse`` and ``ipaddress``, about 3 ms); ``EMBEDDED_CATALOG`` and ``PACKED_CATALOG`` are
+their ``Path`` objects, made on first use (``__getattr__``; a test checks they name the same files)."""
+
+if TYPE_CHECKING:
+    EMBEDDED_CATALOG: Path
+    """The catalog shipped with the package (built from data/market by `computeops catalog build`)."""
+    PACKED_CATALOG: Path
+    """The embedded catalog's offers packed by column (``_packed``), read instead of parsing
+    ``catalog.json`` when it is provably that file's own."""
+
+
+def __getattr__(name: str) -> Path:
+    """``EMBEDDED_CATALOG`` and ``PACKED_CATALOG``, made (and kept) when first read."""
+    if name == "EMBEDDED_CATALOG":
+        from pathlib import Path
+
+        value = globals()[name] = Path(__file__).parent / "data" / "catalog.json"
+        return value
+    if name == "PACKED_CATALOG":
+        value = globals()[name] = packed_path(__getattr__("EMBEDDED_CATALOG"))
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def load_catalog(path: str | os.PathLike[str] | None = None, *, validate: bool | None = None) -> Catalog:
@@ -62,6 +88,8 @@ def load_catalog(path: str | os.PathLike[str] | None = None, *, validate: bool |
             f"catalog path must be a str or os.PathLike (got {type(path).__name__}). "
             "To fix: pass the catalog JSON file's path, or omit it to use the embedded catalog."
         )
+    from pathlib import Path  # a file passed: the embedded catalog's load never needs it
+
     doc = read_document(Path(path))
     if validate is None or validate:
         from ._validate import validate_document  # on use: the embedded catalog's load never needs it
@@ -71,18 +99,13 @@ def load_catalog(path: str | os.PathLike[str] | None = None, *, validate: bool |
     return catalog_from_document(doc)
 
 
-PACKED_CATALOG = packed_path(EMBEDDED_CATALOG)
-"""The embedded catalog's offers packed by column (``_packed``), read instead of parsing
-``catalog.json`` when it is provably that file's own."""
-
-
 @lru_cache(maxsize=2)
 def _embedded(validate: bool) -> Catalog:
     if not validate:
         found = _from_packed()
         if found is not None:
             return found
-    doc = read_document(EMBEDDED_CATALOG, strict=bool(validate))
+    doc = read_document(__getattr__("EMBEDDED_CATALOG"), strict=bool(validate))
     if validate:
         from ._validate import validate_document
 
@@ -90,7 +113,9 @@ def _embedded(validate: bool) -> Catalog:
     return _catalog(doc, _records_unchecked)
 
 
-def _from_packed(catalog: Path = EMBEDDED_CATALOG, packed_file: Path = PACKED_CATALOG) -> Catalog | None:
+def _from_packed(
+    catalog: str | Path = _EMBEDDED_FILE, packed_file: str | Path = _PACKED_FILE
+) -> Catalog | None:
     """The embedded catalog from ``PACKED_CATALOG`` when that is the packed form of the exact bytes
     of ``catalog.json`` (both digests checked); None otherwise (missing, stale, foreign, unreadable),
     and the caller parses ``catalog.json``. The records are made as ``_records_unchecked`` makes them,

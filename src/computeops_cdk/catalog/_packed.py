@@ -32,11 +32,14 @@ from collections import deque
 from collections.abc import Callable
 from functools import partial
 from itertools import repeat
-from pathlib import Path
 from typing import Any
 
 from .._record import MISSING, fields
 from ._types import CAPACITY_LEVELS, PRICE_MODELS, PROVIDER_IDS, RESERVED_TERMS_MONTHS, Offer
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["PACKED_FORMAT", "file_sha256", "pack_catalog", "packed_path", "unpack_catalog"]
 
@@ -118,7 +121,7 @@ def _offer_fields() -> list[tuple[str, Any]]:
     return [(f.name, f.default) for f in fields(Offer)]
 
 
-def file_sha256(path: Path, *, limit: int) -> tuple[str, int]:
+def file_sha256(path: str | Path, *, limit: int) -> tuple[str, int]:
     """(sha256, size in bytes) of the regular file ``path`` of at most ``limit`` bytes, read in
     blocks (no copy of the whole file is made).
 

@@ -13,7 +13,6 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from operator import attrgetter
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._record import record, replace
@@ -314,7 +313,7 @@ def as_intent(value: object) -> WorkloadIntent:
     if isinstance(value, Mapping):
         return WorkloadIntent.from_dict(dict(value))
     if isinstance(value, str | os.PathLike):
-        return WorkloadIntent.from_file(Path(value))
+        return WorkloadIntent.from_file(value)  # read as Path(value) reads it (_files.path_text)
     raise IntentError(
         f"decide() takes a WorkloadIntent, a mapping or the path of a YAML/JSON intent "
         f"(got {type(value).__name__}). To fix: pass WorkloadIntent.from_file(path) or the path itself."

@@ -5,10 +5,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from pathlib import Path
 from typing import Any, Literal
 
-from .._files import MIB, UnreadableFile, read_regular_file, shown_path
+from .._files import MIB, UnreadableFile, path_text, read_regular_file, shown_path
 from ..errors import IntentError
 from ._build import build
 from ._constraints import Constraints, Preferences
@@ -82,14 +81,14 @@ class WorkloadIntent(IntentModel):
         return cls.from_dict(yaml_data(text, source=source))
 
     @classmethod
-    def from_file(cls, path: str | Path) -> WorkloadIntent:
+    def from_file(cls, path: str | os.PathLike[str]) -> WorkloadIntent:
         """Read an intent from a ``.yaml``/``.yml`` or ``.json`` file."""
         if not isinstance(path, str | os.PathLike):
             raise IntentError(
                 f"intent path must be a str or os.PathLike (got {type(path).__name__}). "
                 "To fix: pass the path of a YAML or JSON intent (see examples/)"
             )
-        file = Path(path)
+        file, suffix = path_text(path)  # str(Path(path)), its suffix: without pathlib for a str
         try:
             text = read_regular_file(file, limit=MAX_INTENT_BYTES).decode("utf-8")
         except UnreadableFile as err:
@@ -120,9 +119,9 @@ class WorkloadIntent(IntentModel):
             raise IntentError(
                 f"{file} is empty. To fix: write an intent in it (computeops decide --help shows one)"
             )
-        if file.suffix.lower() == ".json":
+        if suffix.lower() == ".json":
             return cls.from_dict(json_data(text, file))
-        return cls.from_yaml(text, source=str(file))
+        return cls.from_yaml(text, source=file)
 
     # -- output -------------------------------------------------------------------------------
 

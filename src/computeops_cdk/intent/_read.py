@@ -7,10 +7,13 @@ JSON intents get the limits YAML intents have: duplicate keys, integer digits an
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from ..errors import IntentError, shown
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["MAX_DEPTH", "MAX_DIGITS", "json_data", "yaml_data"]
 
@@ -57,7 +60,7 @@ def _json_int(literal: str) -> int:
     return int(literal)
 
 
-def json_data(text: str, file: Path) -> Any:
+def json_data(text: str, file: str | Path) -> Any:
     """A JSON intent's data, with the limits YAML intents have (duplicate keys, digits, depth)."""
     try:
         data = json.loads(text, object_pairs_hook=_object_without_duplicates, parse_int=_json_int)
