@@ -112,6 +112,13 @@ def uncertainty(accelerator_id: str, kind: Literal["inference", "training"]) -> 
     """The band of an estimate of ``kind`` on ``accelerator_id`` (a catalog id), from the model's
     held-out validation (benchmarks/ACCURACY.md): a known upper bound's measured range, else the
     validated p10-p90 of the kind, else (no measurement of the kind on it) the whole held-out range."""
+    # Kept with the validation notes (the same band, a frozen record): a cold decide's sizing asks
+    # ~220 times for ~50 accelerators, each band made with its text (about 3.4 us) once.
+    return _validation(accelerator_id, kind)[0]
+
+
+def _band(accelerator_id: str, kind: Literal["inference", "training"]) -> Uncertainty:
+    """``uncertainty``, worked out."""
     measured = MEASURED_RANGE.get((accelerator_id, kind))
     if measured:
         return Uncertainty(
@@ -145,7 +152,7 @@ def _validation(acc: str, kind: Literal["inference", "training"]) -> tuple[Uncer
     when no published measurement of this kind on this accelerator backs the estimate, and quote the
     measured range where the held-out rows on it miss the issue's target. The same for every estimate
     there (a cold decide labels ~260 estimates on ~50 accelerators)."""
-    band = uncertainty(acc, kind)
+    band = _band(acc, kind)
     validated = VALIDATED_TRAINING if kind == "training" else VALIDATED_INFERENCE
     notes: list[str] = []
     if acc not in validated:
