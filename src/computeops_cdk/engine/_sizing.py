@@ -178,7 +178,53 @@ def model_spec(workload: Workload) -> perf.ModelSpec:
         return perf.model_from_params(ref.params_b, active_params_b=ref.active_params_b, name=ref.name)
 
 
-@lru_cache(maxsize=8192)
+class _Same:
+    """A frozen record as a cache key, hashed once: equal to the key of an equal record.
+
+    A record's hash reads every field (about 1.5 us for an Accelerator or a ModelSpec), and a cold
+    decide's sizing hashed them ~1,100 times as the keys of its caches (a Sizer's sizings, the
+    estimates below) for ~50 records; ``_key`` makes each record's key once (found by identity) and
+    the caches hash that. Equal records of another identity (a catalog loaded again) give equal
+    keys, so they share the entries, as the records themselves did."""
+
+    __slots__ = ("_hash", "record")
+
+    def __init__(self, record: object) -> None:
+        self.record = record
+        self._hash = hash(record)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _Same):
+            return NotImplemented
+        return self.record is other.record or bool(self.record == other.record)
+
+
+_KEYS: dict[int, _Same] = {}
+"""id(record) -> its key. The key holds the record, so no other object takes its id while kept."""
+_KEYS_KEPT = 1024
+
+
+def _key(record: object) -> _Same:
+    """``record``'s cache key (``_Same``), made once per record (up to ``_KEYS_KEPT`` kept)."""
+    found = _KEYS.get(id(record))
+    if found is not None and found.record is record:
+        return found
+    if len(_KEYS) >= _KEYS_KEPT:
+        _KEYS.clear()
+    found = _KEYS[id(record)] = _Same(record)
+    return found
+
+
+_INFERENCE: dict[tuple[object, ...], perf.InferenceEstimate] = {}
+"""The inference estimates the sizings asked for, by their inputs (the records by ``_key``)."""
+_TRAINING: dict[tuple[object, ...], perf.TrainingEstimate] = {}
+_ESTIMATES_KEPT = 8192
+"""Estimates kept of each kind (then forgotten all at once; they are pure, made again if asked)."""
+
+
 def _inference(
     model: perf.ModelSpec,
     precision: str,
@@ -188,20 +234,25 @@ def _inference(
     lengths: tuple[int, int],
     targets: tuple[float | None, float | None],
 ) -> perf.InferenceEstimate:
-    return perf.estimate_inference(
-        model,
-        precision=precision,  # type: ignore[arg-type]
-        accelerator=acc,
-        count=count,
-        input_tokens=lengths[0],
-        output_tokens=lengths[1],
-        ttft_ms=targets[0],
-        tpot_ms=targets[1],
-        gpus_per_node=per_node,
-    )
+    key = (_key(model), precision, _key(acc), count, per_node, lengths, targets)
+    found = _INFERENCE.get(key)
+    if found is None:  # two threads may both make it: the same estimate
+        if len(_INFERENCE) >= _ESTIMATES_KEPT:
+            _INFERENCE.clear()
+        found = _INFERENCE[key] = perf.estimate_inference(
+            model,
+            precision=precision,  # type: ignore[arg-type]
+            accelerator=acc,
+            count=count,
+            input_tokens=lengths[0],
+            output_tokens=lengths[1],
+            ttft_ms=targets[0],
+            tpot_ms=targets[1],
+            gpus_per_node=per_node,
+        )
+    return found
 
 
-@lru_cache(maxsize=8192)
 def _training(
     model: perf.ModelSpec,
     precision: str,
@@ -211,17 +262,23 @@ def _training(
     shape: tuple[int, int, Literal["full", "lora"]],
     fabric: bool,
 ) -> perf.TrainingEstimate:
-    return perf.estimate_training(
-        model,
-        precision=precision,  # type: ignore[arg-type]
-        accelerator=acc,
-        count=count,
-        seq_len=shape[0],
-        global_batch_tokens=shape[1],
-        method=shape[2],
-        gpus_per_node=per_node,
-        multi_node_fabric=fabric,
-    )
+    key = (_key(model), precision, _key(acc), count, per_node, shape, fabric)
+    found = _TRAINING.get(key)
+    if found is None:
+        if len(_TRAINING) >= _ESTIMATES_KEPT:
+            _TRAINING.clear()
+        found = _TRAINING[key] = perf.estimate_training(
+            model,
+            precision=precision,  # type: ignore[arg-type]
+            accelerator=acc,
+            count=count,
+            seq_len=shape[0],
+            global_batch_tokens=shape[1],
+            method=shape[2],
+            gpus_per_node=per_node,
+            multi_node_fabric=fabric,
+        )
+    return found
 
 
 def _measured_note(c: Calibration) -> str:
@@ -284,11 +341,11 @@ class Sizer:
         # over two catalogs sized the second catalog's accelerator with the first's specs; by the
         # record's identity, it kept every record of every catalog loaded since (equal records size
         # alike, so they share an entry).
-        self._cache: dict[tuple[Accelerator, int, bool], Sizing] = {}
+        self._cache: dict[tuple[_Same, int, bool], Sizing] = {}
 
     def size(self, itype: InstanceType, acc: Accelerator) -> Sizing:
         """The deployment of ``itype`` that meets the intent, or why none does."""
-        key = (acc, itype.accelerator_count, itype.multi_node)
+        key = (_key(acc), itype.accelerator_count, itype.multi_node)
         found = self._cache.get(key)
         if found is None:
             try:
@@ -317,7 +374,8 @@ class Sizer:
         lengths = (serving.input_tokens, serving.output_tokens)
         targets = (serving.ttft_ms, serving.tpot_ms)
         # The operating point must meet the targets even if reality is as slow as the p10 point.
-        tight = tuple(None if t is None else t * low for t in targets)
+        ttft, tpot = targets
+        tight = (None if ttft is None else ttft * low, None if tpot is None else tpot * low)
         group, est = 1, None
         for group in _GROUP_SIZES if multi_node else (1,):
             est = _inference(self._model, self._precision, acc, group * per_node, per_node, lengths, tight)

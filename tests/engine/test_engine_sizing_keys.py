@@ -1,0 +1,107 @@
+"""The sizing's cache keys (engine/_sizing.py ``_key``): each record is hashed once, not once per
+cache lookup (a cold decide's first call hashed accelerator and model records ~1,100 times), and the
+keys keep what the records gave: equal records share entries, unequal ones never do, everything
+kept is bounded."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import replace
+
+import pytest
+from engine_testdata import H100, ITYPES, inference, make_catalog
+
+import computeops_cdk.engine._sizing as sizing
+from computeops_cdk.catalog import Accelerator, load_catalog
+from computeops_cdk.engine import decide
+from computeops_cdk.engine._sizing import Sizer, model_spec
+
+
+def _counting_hashes(monkeypatch: pytest.MonkeyPatch, cls: type) -> list[object]:
+    hashed: list[object] = []
+    own = vars(cls)["__hash__"]
+
+    def counted(self: object) -> int:
+        hashed.append(self)
+        return int(own(self))
+
+    monkeypatch.setattr(cls, "__hash__", counted)
+    return hashed
+
+
+def test_a_decide_hashes_each_accelerator_record_about_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    catalog = load_catalog("src/computeops_cdk/catalog/data/catalog.json")  # records of its own
+    sizing._KEYS.clear()
+    sizing._INFERENCE.clear()
+    hashed = _counting_hashes(monkeypatch, Accelerator)
+    decide("examples/support-chat.yaml", catalog=catalog)
+    mine = [acc for acc in hashed if any(acc is a for a in catalog.accelerators)]
+    distinct = {id(acc) for acc in mine}
+    # before: every sizing hashed its accelerator for the Sizer's cache (twice on a miss) and the
+    # estimates' cache (once more): ~4 per shape, ~560 hashes of ~50 records
+    assert distinct and len(mine) <= 2 * len(distinct)
+
+
+def test_equal_records_of_another_identity_share_the_sizings_and_estimates() -> None:
+    workload = inference().workload
+    sizer = Sizer(workload, model_spec(workload))
+    first = sizer.size(ITYPES[0], H100)
+    estimates = len(sizing._INFERENCE)
+    again = sizer.size(ITYPES[0], replace(H100))
+    other = Sizer(workload, model_spec(workload))  # another Sizer, an equal model of another identity
+    third = other.size(ITYPES[0], replace(H100))
+    assert again == first == third and len(sizer._cache) == 1
+    assert len(sizing._INFERENCE) == estimates  # the estimate was found, not made again
+
+
+def test_unequal_records_never_share_an_entry() -> None:
+    workload = inference().workload
+    sizer = Sizer(workload, model_spec(workload))
+    fast = replace(H100, memory_bw_gbps=(H100.memory_bw_gbps or 0.0) * 3)
+    slow = sizer.size(ITYPES[0], H100)
+    faster = sizer.size(ITYPES[0], fast)
+    assert faster != slow and faster.tokens_per_s > slow.tokens_per_s
+    assert faster == Sizer(workload, model_spec(workload)).size(ITYPES[0], replace(fast))
+
+
+def test_the_keys_and_the_estimates_kept_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sizing, "_KEYS_KEPT", 8)
+    monkeypatch.setattr(sizing, "_ESTIMATES_KEPT", 8)
+    sizing._KEYS.clear()
+    sizing._INFERENCE.clear()
+    workload = inference().workload
+    sizer = Sizer(workload, model_spec(workload))
+    made = [sizer.size(ITYPES[0], replace(H100, id=f"H100-copy-{n}")) for n in range(30)]
+    assert 0 < len(sizing._KEYS) <= 8 and 0 < len(sizing._INFERENCE) <= 8
+    # forgotten keys and estimates are made again, to the same figures
+    assert sizer.size(ITYPES[0], replace(H100, id="H100-copy-0")) == made[0]
+    fresh = Sizer(workload, model_spec(workload))
+    assert [fresh.size(ITYPES[0], replace(H100, id=f"H100-copy-{n}")) for n in range(30)] == made
+
+
+def test_a_key_is_found_by_identity_and_equal_by_value() -> None:
+    a, b = replace(H100), replace(H100)
+    assert sizing._key(a) is sizing._key(a)
+    assert sizing._key(a) is not sizing._key(b) and sizing._key(a) == sizing._key(b)
+    assert hash(sizing._key(a)) == hash(a) == hash(b)
+    assert sizing._key(a) != sizing._key(replace(H100, id="other"))
+    assert sizing._key(a).__eq__(a) is NotImplemented  # a key never equals a record
+
+
+def test_threads_sizing_together_get_the_figures_of_one_thread() -> None:
+    catalog = make_catalog()
+    alone = decide(inference(), catalog=catalog).to_json(rejections="all")
+    sizing._KEYS.clear()
+    sizing._INFERENCE.clear()
+    sizing.sizer_for.cache_clear()
+    results: list[str] = []
+
+    def one() -> None:
+        results.append(decide(inference(), catalog=make_catalog()).to_json(rejections="all"))
+
+    threads = [threading.Thread(target=one) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == [alone] * 6
