@@ -3,7 +3,10 @@ builds its stacks once (module/session-scoped fixtures) and asserts many things 
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -18,6 +21,14 @@ os.environ.setdefault("CDKTN_DISABLE_TELEMETRY", "true")
 # ./computeops.lock.json: tests decide afresh unless they name a lockfile (tests/constructs/test_lock.py).
 os.environ["COMPUTEOPS_LOCKFILE"] = "off"
 os.environ.pop("COMPUTEOPS_RELOCK", None)
+# cdktn's Testing.synth makes a `cdktf.outdir.*` folder in Node's temporary directory for each stack
+# and never removes it (about 300 per run of the suite). The processes the suite starts (Node for
+# jsii, the CLI, terraform) get a temporary directory of the session's own, removed at exit; this
+# process keeps the machine's (pytest's tmp_path stays where it was).
+tempfile.gettempdir()
+SESSION_TMP = tempfile.mkdtemp(prefix="computeops-tests-")
+os.environ["TMPDIR"] = SESSION_TMP
+atexit.register(shutil.rmtree, SESSION_TMP, ignore_errors=True)  # after jsii's own exit handler stops Node
 
 
 def make_placement(**overrides: object):  # type: ignore[no-untyped-def]

@@ -6,12 +6,15 @@ Each test runs in a fresh interpreter so the module cache shows exactly what one
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import tempfile
 import textwrap
+from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, SESSION_TMP
 
 pytestmark = pytest.mark.synth
 
@@ -63,6 +66,26 @@ def test_an_aws_placement_imports_the_aws_binding_only_and_a_cluster_adds_kubern
     aws_only, with_cluster = (json.loads(line) for line in result.stdout.strip().splitlines()[-2:])
     assert aws_only == ["cdktn_provider_aws"]
     assert with_cluster == ["cdktn_provider_aws", "cdktn_provider_helm", "cdktn_provider_kubernetes"]
+
+
+def test_the_suite_gives_the_processes_it_starts_a_temporary_directory_of_their_own(tmp_path: Path) -> None:
+    # conftest's SESSION_TMP, removed at exit: Node puts every Testing.synth folder under TMPDIR.
+    assert os.environ["TMPDIR"] == SESSION_TMP and Path(SESSION_TMP).is_dir()
+    assert Path(tempfile.gettempdir()) != Path(SESSION_TMP)
+    node_tmp = tmp_path / "node-tmp"
+    node_tmp.mkdir()
+    code = "from computeops_cdk._compat import Testing\nprint(Testing.app().outdir)"
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "TMPDIR": str(node_tmp)},
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    made = Path(result.stdout.strip().splitlines()[-1])
+    assert made.parent == node_tmp and made.name.startswith("cdktf.outdir.")
 
 
 def test_a_generic_resource_placement_imports_no_binding() -> None:
