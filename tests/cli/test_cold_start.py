@@ -75,7 +75,7 @@ def test_a_cold_json_decide_imports_nothing_it_does_not_use() -> None:
 
 
 def test_the_embedded_catalog_paths_are_made_on_first_use_and_name_the_files_opened() -> None:
-    from computeops_cdk.catalog import _load
+    from computeops_cdk.catalog import _load, load_catalog
     from computeops_cdk.catalog._packed import packed_path
 
     embedded, packed = _load.EMBEDDED_CATALOG, _load.PACKED_CATALOG
@@ -83,6 +83,9 @@ def test_the_embedded_catalog_paths_are_made_on_first_use_and_name_the_files_ope
     assert embedded == Path(_load.__file__).parent / "data" / "catalog.json"
     assert packed == packed_path(embedded) == Path(_load._PACKED_FILE)
     assert _load.EMBEDDED_CATALOG is embedded  # made once, then a module attribute
+    assert _load.__getattr__("EMBEDDED_CATALOG") is embedded  # what the module reads itself
+    assert load_catalog(validate=True) == load_catalog()  # which reads catalog.json by that Path
+    assert _load.EMBEDDED_CATALOG is embedded and _load.PACKED_CATALOG is packed
     assert "PACKED_CATALOG" in vars(_load)
     with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
         _load.no_such_name  # noqa: B018

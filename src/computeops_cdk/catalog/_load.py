@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 from .._files import MIB, UnreadableFile, read_regular_file, shown_path
 from .._record import MISSING, fields, is_record
 from ..errors import CatalogError
-from ._packed import file_sha256, packed_path, unpack_catalog
+from ._packed import file_sha256, unpack_catalog
 from ._types import Accelerator, Attestation, Catalog, InstanceType, Offer, Provider, Region, ServiceScope
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
@@ -53,16 +53,16 @@ if TYPE_CHECKING:
 
 
 def __getattr__(name: str) -> Path:
-    """``EMBEDDED_CATALOG`` and ``PACKED_CATALOG``, made (and kept) when first read."""
-    if name == "EMBEDDED_CATALOG":
+    """``EMBEDDED_CATALOG`` and ``PACKED_CATALOG``, made when first read and then kept as module
+    attributes (the one object every read gets, as when they were made at import)."""
+    if name not in ("EMBEDDED_CATALOG", "PACKED_CATALOG"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    made: Path | None = globals().get(name)
+    if made is None:
         from pathlib import Path
 
-        value = globals()[name] = Path(__file__).parent / "data" / "catalog.json"
-        return value
-    if name == "PACKED_CATALOG":
-        value = globals()[name] = packed_path(__getattr__("EMBEDDED_CATALOG"))
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        made = globals()[name] = Path(_EMBEDDED_FILE if name == "EMBEDDED_CATALOG" else _PACKED_FILE)
+    return made
 
 
 def load_catalog(path: str | os.PathLike[str] | None = None, *, validate: bool | None = None) -> Catalog:
