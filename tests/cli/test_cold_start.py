@@ -46,6 +46,11 @@ _OFF_PATH = (
     "pathlib",
     "urllib.parse",
     "ipaddress",
+    # a decide written plainly is read without argparse (cli._decide.plain_args), which imports
+    # gettext, and whose parser's build imports locale (about 4 ms with the build)
+    "argparse",
+    "gettext",
+    "locale",
     "rich",
     "jsonschema",
     "httpx",

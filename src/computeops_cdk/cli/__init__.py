@@ -6,8 +6,10 @@ model that does not fit or a missed latency target, 141 the reader of stdout clo
 
 Start-up is part of the interface (``benchmarks/bench_startup.py``): this module imports only os, sys
 and gc; ``computeops --version`` answers from here, ``computeops --help`` from ``_help``
-(argparse's layout without argparse), the parser lives in ``_parser`` and
-registers in full only the subcommand being run, whose module then imports what it needs.
+(argparse's layout without argparse), a ``decide`` written plainly is read
+without argparse too (``_decide.plain_args``, proven equal to argparse's reading), and otherwise
+the parser lives in ``_parser`` and registers in full only the subcommand being run, whose module
+then imports what it needs.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy rea
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
+    from types import SimpleNamespace
 
 EXIT_OK = 0
 EXIT_INVALID = 2
@@ -142,13 +145,18 @@ def _main(given: list[str], *, console: bool = False) -> int:
             return EXIT_OK
     from ..errors import ComputeOpsError, DoesNotFitError, NoFeasiblePlacementError
 
+    args: argparse.Namespace | SimpleNamespace | None
     if console:  # argparse and the command's modules are imported with the collector paused
-        args = _parser_unscanned(given).parse_args(given)
+        args = _plain_unscanned(given)
+        if args is None:
+            args = _parser_unscanned(given).parse_args(given)
     else:
-        from ._parser import build_parser as build
-        from ._parser import command_of
+        args = _plain(given)
+        if args is None:
+            from ._parser import build_parser as build
+            from ._parser import command_of
 
-        args = build(command_of(given)).parse_args(given)
+            args = build(command_of(given)).parse_args(given)
     try:
         code: int = args.handler(args)
         return code
@@ -182,6 +190,31 @@ most 1 MiB, one catalog, one decision; the engine pauses the collector for the d
 whose objects reference counting frees. The collector's passes around the decision (reading the
 intent, writing the output) walked the catalog's records young and freed a few dozen objects:
 about 3 ms of CPU of a cold ``decide`` (benchmarks/STARTUP.md). Their few cycles stay until exit."""
+
+
+def _plain(given: list[str]) -> SimpleNamespace | None:
+    """argparse's arguments for a ``decide`` written plainly, without argparse (``_decide.plain_args``:
+    about 4 ms of a cold decide); None for any other command line, which argparse parses."""
+    if given[:1] != ["decide"]:
+        return None
+    from ._decide import plain_args
+
+    return plain_args(given)
+
+
+def _plain_unscanned(given: list[str]) -> SimpleNamespace | None:
+    """``_plain``, the command's modules imported with the collector paused and then frozen out of it,
+    as ``_parser_unscanned`` imports them (the collector stays paused for ``_RUN_PAUSED``)."""
+    if given[:1] != ["decide"]:
+        return None
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _plain(given)
+    finally:
+        gc.freeze()
+        if enabled and "decide" not in _RUN_PAUSED:
+            gc.enable()
 
 
 def _parser_unscanned(given: list[str]) -> argparse.ArgumentParser:

@@ -13,7 +13,6 @@ misses and the fix; ``--format csv`` the listed rejections).
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections.abc import Mapping, Sequence
@@ -25,6 +24,11 @@ from ..engine._decision import DEFAULT_REJECTIONS, REJECTION_LISTINGS, Rejection
 from ..errors import IntentError, NoFeasiblePlacementError
 from ..intent import WorkloadIntent
 from ..targets import placement_pin
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
+if TYPE_CHECKING:
+    import argparse
+    from types import SimpleNamespace
 
 __all__ = [
     "CSV_COLUMNS",
@@ -88,14 +92,20 @@ def _top(value: str) -> int:
     try:
         number = int(value)
     except ValueError:
+        import argparse  # an error for argparse to report: the plain spellings never import it
+
         raise argparse.ArgumentTypeError(f"--top must be a whole number (got {value!r})") from None
     if number < 0:
+        import argparse
+
         raise argparse.ArgumentTypeError(f"--top must be >= 0 (got {number})")
     return number
 
 
 def register(commands: Any) -> None:
-    """Add the ``decide`` subcommand."""
+    """Add the ``decide`` subcommand (``plain_args`` reads the same options: a test keeps them equal)."""
+    import argparse
+
     parser = commands.add_parser(
         "decide",
         help="decide where a workload intent runs (provider, instance, region, price model)",
@@ -106,7 +116,7 @@ def register(commands: Any) -> None:
     parser.add_argument("intent", metavar="INTENT", help="workload intent file (.yaml, .yml or .json)")
     parser.add_argument(
         "--format",
-        choices=("table", "json", "markdown", "csv"),
+        choices=_FORMATS,
         default="table",
         help="output format (default: table)",
     )
@@ -167,7 +177,72 @@ def register(commands: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace) -> int:
+_FORMATS = ("table", "json", "markdown", "csv")
+_VALUED = frozenset(
+    {"--format", "--rejections", "--plot", "--top", "--catalog", "--accounts", "--provider", "--region"}
+)
+
+
+def plain_args(given: Sequence[str]) -> SimpleNamespace | None:
+    """What ``build_parser("decide").parse_args(given)`` gives, for ``decide INTENT`` with options
+    written plainly, without importing argparse (with ``gettext`` and ``locale``, and the parser's
+    build: about 4 ms of a cold ``computeops decide``): each option of ``register`` spelled in full,
+    at most once, its value after ``=`` or as the next word (one not starting with ``-``), a valid
+    value, one INTENT not starting with ``-``. None for anything else (``--help``, an abbreviation,
+    a repeat, ``--``, a value or an intent starting with ``-``, any error), which argparse then parses
+    with its own messages. Tests compare the two over generated command lines."""
+    if not given or given[0] != "decide":
+        return None
+    from types import SimpleNamespace
+
+    values: dict[str, str] = {}
+    intent: str | None = None
+    cluster = False
+    words = iter(given[1:])
+    for word in words:
+        if not word.startswith("-"):
+            if intent is not None:
+                return None
+            intent = word
+        elif word == "--cluster" and not cluster:
+            cluster = True
+        else:
+            flag, equals, value = word.partition("=")
+            if flag not in _VALUED or flag in values:
+                return None
+            if not equals:
+                value = next(words, "-")
+                if value.startswith("-"):
+                    return None
+            values[flag] = value
+    form = values.get("--format", "table")
+    rejections = values.get("--rejections", DEFAULT_REJECTIONS)
+    if intent is None or form not in _FORMATS or rejections not in REJECTION_LISTINGS:
+        return None
+    try:
+        top = int(values.get("--top", "10"))  # as _top reads it (argparse reports what it refuses)
+    except ValueError:
+        return None
+    if top < 0:
+        return None
+    return SimpleNamespace(
+        version=None,
+        command="decide",
+        intent=intent,
+        format=form,
+        rejections=rejections,
+        plot=values.get("--plot"),
+        top=top,
+        catalog=values.get("--catalog"),
+        accounts=values.get("--accounts"),
+        provider=values.get("--provider"),
+        region=values.get("--region"),
+        cluster=cluster,
+        handler=run,
+    )
+
+
+def run(args: argparse.Namespace | SimpleNamespace) -> int:
     """Handle ``computeops decide``; errors other than infeasibility propagate to ``cli.main``."""
     if args.plot is not None:
         from ._plot import check_plot_path
@@ -213,7 +288,7 @@ _ALL_FEASIBLE = 1_000_000
 """``alternatives=`` large enough to list every distinct feasible candidate (for the plot)."""
 
 
-def _print_infeasible(err: NoFeasiblePlacementError, args: argparse.Namespace) -> None:
+def _print_infeasible(err: NoFeasiblePlacementError, args: argparse.Namespace | SimpleNamespace) -> None:
     draft: Decision | None = err.decision
     if args.format == "json" and draft is not None:
         sys.stdout.write(draft.to_json(rejections=args.rejections))
