@@ -21,6 +21,14 @@
 Decisions record the file's sha256. Parsing is strict (unknown keys, wrong types, percentages outside
 0..100 are ``AccountsError`` with the path and a fix); the file is capped at 256 KiB and read as
 YAML without aliases.
+
+Names: a region (a quota's key, an owned entry's ``region``) and an instance type must be written in
+the catalog's own form (its schema's ``region_code`` and ``instance_type_name`` patterns), else
+``AccountsError``. A well-formed name that the catalog decided over does not list at that provider
+(a typo, or a region or instance type a refreshed catalog dropped) is not an error: the entry limits
+or prices nothing, and the decision's explanation, a re-evaluation's detail and a synth warning say
+so with close matches (``engine._accounts.unlisted_names``). So a catalog change never stops the
+synth of a locked workload or a re-evaluation.
 """
 
 from __future__ import annotations
@@ -53,6 +61,17 @@ _PROVIDER_KEYS = {"quotas", "discounts", "owned"}
 _DISCOUNT_KEYS = {"percent", "family", "pricing"}
 _OWNED_KEYS = {"instance_type", "region", "instances"}
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,127}|\*")
+REGION_CODE = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?"
+"""A region code as the catalog schema's ``region_code`` writes it (a test keeps the two equal)."""
+INSTANCE_TYPE_NAME = r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,78}[A-Za-z0-9])?"
+"""An instance type name as the catalog schema's ``instance_type_name`` writes it (tested equal)."""
+_IDENTIFIERS = {
+    "region": (REGION_CODE, "a region code (letters, digits and '-', at most 64 characters)"),
+    "instance type": (
+        INSTANCE_TYPE_NAME,
+        "an instance type name (letters, digits, '.', '_' and '-', at most 80 characters)",
+    ),
+}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -233,7 +252,8 @@ def _provider(body: Any, where: str) -> ProviderAccount:
     body = _mapping(body, where, _PROVIDER_KEYS)
     quotas = {}
     for region, count in _mapping(body.get("quotas"), f"{where}.quotas", None).items():
-        _name(region, f"{where}.quotas")
+        if region != "*":
+            _identifier(region, f"{where}.quotas", "region")
         quotas[str(region)] = _int(count, f"{where}.quotas.{region}", low=0)
     discounts = tuple(
         _discount(d, f"{where}.discounts[{i}]")
@@ -278,8 +298,8 @@ def _owned(value: Any, where: str) -> Owned:
     for key in ("instance_type", "region", "instances"):
         if key not in body:
             raise AccountsError(f"{where}.{key}: required.")
-    _name(body["instance_type"], f"{where}.instance_type")
-    _name(body["region"], f"{where}.region")
+    _identifier(body["instance_type"], f"{where}.instance_type", "instance type")
+    _identifier(body["region"], f"{where}.region", "region")
     return Owned(
         instance_type=body["instance_type"],
         region=body["region"],
@@ -290,6 +310,19 @@ def _owned(value: Any, where: str) -> Owned:
 def _name(value: Any, where: str) -> None:
     if not isinstance(value, str) or not _NAME.fullmatch(value):
         raise AccountsError(f"{where}: expected a plain name (got {described(value)}).")
+
+
+def _identifier(value: Any, where: str, kind: str) -> None:
+    """A region or instance type name in the catalog's own form, else an AccountsError: only a
+    well-formed name the catalog does not list is left to a warning when deciding
+    (``engine._accounts.unlisted_names``)."""
+    pattern, what = _IDENTIFIERS[kind]
+    if not isinstance(value, str) or not re.fullmatch(pattern, value):
+        raise AccountsError(
+            f"{where}: {described(value)} is not {what}. To fix: write the {kind} as "
+            "`computeops catalog list` shows it"
+            + (' (or "*" for every region)' if where.endswith(".quotas") else "")
+        )
 
 
 def _int(value: Any, where: str, *, low: int) -> int:

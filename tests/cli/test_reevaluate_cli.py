@@ -315,3 +315,40 @@ def test_reevaluate_notes_an_accounts_file_changed_since_the_lock(
     _, out, _ = _run(capsys, str(path), "--format", "json", "--accounts", str(accounts))
     notes = json.loads(out)["workloads"][0]["notes"]
     assert any(n.startswith("the accounts file changed since the lock (none -> sha256 ") for n in notes)
+
+
+def test_a_catalog_that_drops_what_the_accounts_name_is_reevaluated_with_a_warning(
+    lock: tuple[Path, LockedPlacement], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Before: exit 2 (an AccountsError naming the entry) once the catalog no longer listed the
+    # instance type the accounts file owns; the lock could not be re-evaluated at all.
+    path, locked = lock
+    accounts = tmp_path / "computeops.accounts.yaml"
+    accounts.write_text(
+        f"providers:\n  {locked.provider}: {{}}\n  aws:\n"
+        "    owned: [{instance_type: p5.48xlarge, region: us-east-1, instances: 2}]\n",
+        encoding="utf-8",
+    )
+    doc = json.loads(EMBEDDED.read_text())
+    doc["offers"] = [o for o in doc["offers"] if o["instance_type"] != "p5.48xlarge"]
+    doc["instance_types"] = [t for t in doc["instance_types"] if t["name"] != "p5.48xlarge"]
+    doc["version"] = "2026.12.01.2"
+    doc["sha256"] = content_sha256(doc)
+    dropped = tmp_path / "dropped.json"
+    dropped.write_text(json.dumps(doc))
+    argv = [str(path), "--catalog", str(dropped), "--accounts", str(accounts)]
+    code, out, err = _run(capsys, *argv, "--format", "json")
+    report = json.loads(out)["workloads"][0]
+    assert (code, report["status"], err) == (0, "ok", "")
+    (line,) = [d for d in report["detail"] if "p5.48xlarge" in d]
+    assert line.startswith(f"Warning: accounts file {accounts}, providers.aws.owned[0].instance_type: ")
+    assert "catalog 2026.12.01.2 lists no aws instance type 'p5.48xlarge'" in line
+    assert "so this owned capacity prices nothing" in line
+    code, out, _ = _run(capsys, *argv, "--format", "markdown")
+    assert code == 0 and "lists no aws instance type" in out
+    # lock update says it on stderr, and relocks
+    assert main(["lock", "update", str(path), "--catalog", str(dropped), "--accounts", str(accounts)]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("chat/workload: relocked on catalog 2026.12.01.2")
+    assert err.startswith(f"warning: accounts file {accounts}, providers.aws.owned[0].instance_type: ")
+    assert err.count("\n") == 1

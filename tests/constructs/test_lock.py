@@ -207,6 +207,46 @@ def test_the_entry_records_the_accounts_and_a_changed_file_keeps_the_lock(tmp_pa
     assert "accounts file changed" not in _record(tmp_path / "four")["explanation"][0]
 
 
+def test_a_catalog_that_drops_what_the_accounts_name_keeps_the_lock_and_warns(tmp_path: Path) -> None:
+    # Before: once the catalog no longer listed an instance type the accounts file owns (a refreshed
+    # catalog dropping p5.48xlarge), the synth of the locked workload failed with an AccountsError.
+    accounts = tmp_path / "computeops.accounts.yaml"
+    accounts.write_text(
+        "providers:\n  nebius: {}\n  aws:\n    quotas: {eu-north-1: 8}\n"
+        "    owned: [{instance_type: p5.48xlarge, region: us-east-1, instances: 2}]\n",
+        encoding="utf-8",
+    )
+    lock = tmp_path / "app" / "computeops.lock.json"
+    first, terraform = _synth(tmp_path / "one", lock, accounts=accounts)
+    assert first.placement.provider != "aws"
+    catalog = load_catalog()
+    dropped = replace(
+        catalog,
+        offers=tuple(
+            o for o in catalog.offers if o.instance_type != "p5.48xlarge" and o.region != "eu-north-1"
+        ),
+        instance_types=tuple(t for t in catalog.instance_types if t.name != "p5.48xlarge"),
+        regions=tuple(r for r in catalog.regions if (r.provider, r.code) != ("aws", "eu-north-1")),
+        sha256="e" * 64,
+        version="test.dropped",
+    )
+    again, terraform_again = _synth(tmp_path / "two", lock, catalog=dropped, accounts=accounts)
+    assert again.decision.lock["status"] == "locked" and terraform_again == terraform
+    warned = [
+        a["message"]
+        for stack in json.loads((tmp_path / "two" / "manifest.json").read_text())["stacks"].values()
+        for a in stack.get("annotations", [])
+        if "catalog test.dropped lists no" in a["message"]
+    ]
+    assert len(warned) == 2 and all(w.startswith(f"computeops: accounts file {accounts}, ") for w in warned)
+    assert (
+        "providers.aws.owned[0].instance_type: catalog test.dropped lists no aws instance type" in warned[1]
+    )
+    assert "providers.aws.quotas.eu-north-1: catalog test.dropped lists no aws region " in warned[0]
+    record = _record(tmp_path / "two")["explanation"]
+    assert sum("catalog test.dropped lists no" in line for line in record) == 2
+
+
 def test_workload_stack_takes_every_prop_of_compute_workload() -> None:
     # Regression: WorkloadStack repeats ComputeWorkload's keyword props by hand and had dropped
     # `accounts`, so a stack could not be decided under the team's accounts.

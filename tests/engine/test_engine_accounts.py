@@ -170,7 +170,7 @@ def test_cli_accounts_flag_and_environment_variable(
         ),
         (
             "providers:\n  aws:\n    owned: [{instance_type: 'p5${x}', region: r, instances: 1}]\n",
-            r"expected a plain name",
+            r"owned\[0\]\.instance_type: str 'p5\$\{x\}' is not an instance type name \(letters, digits",
         ),
         ("base: &b {}\nproviders:\n  aws: *b\n", r"anchors/aliases are not accepted"),
         ("version: 2\nproviders: {}\n", r"version: only 1 is known"),

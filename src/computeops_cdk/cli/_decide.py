@@ -20,6 +20,7 @@ from typing import Any
 
 from ..catalog import load_catalog
 from ..engine import Decision, Placement, Rejection, decide
+from ..engine._accounts import UNLISTED
 from ..engine._decision import DEFAULT_REJECTIONS, REJECTION_LISTINGS, Rejections
 from ..errors import IntentError, NoFeasiblePlacementError
 from ..intent import WorkloadIntent
@@ -153,7 +154,9 @@ def register(commands: Any) -> None:
         metavar="FILE",
         default=None,
         help="the team's accounts (computeops.accounts.yaml: enabled providers, quotas, negotiated "
-        "discounts, owned capacity). Default: $COMPUTEOPS_ACCOUNTS, else every provider at list price",
+        "discounts, owned capacity); a region or instance type the catalog does not list is a "
+        "warning (it limits or prices nothing), a malformed one an error. Default: "
+        "$COMPUTEOPS_ACCOUNTS, else every provider at list price",
     )
     parser.add_argument(
         "--provider",
@@ -263,6 +266,11 @@ def run(args: argparse.Namespace | SimpleNamespace) -> int:
         _print_infeasible(err, args)
         print(f"error: {err}", file=sys.stderr)
         return EXIT_INFEASIBLE
+    if args.format in ("json", "csv"):
+        # The table and markdown show them in the explanation; a machine format's reader sees stderr.
+        for line in decision.explanation:
+            if line.startswith(UNLISTED):
+                print(f"warning: {line.removeprefix('Warning: ')}", file=sys.stderr)
     if args.format == "json":
         sys.stdout.write(decision.to_json(rejections=args.rejections))
     elif args.format == "markdown":

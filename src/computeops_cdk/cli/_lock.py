@@ -19,6 +19,7 @@ from .. import __version__
 from ..accounts import load_accounts
 from ..catalog import load_catalog
 from ..engine import LockedPlacement, decide
+from ..engine._accounts import UNLISTED
 from ..errors import LockError, did_you_mean
 from ..lockfile import LOCKFILE_NAME, LockEntry, Lockfile, editing, estimate_of
 from ..targets import get_target, placement_pin
@@ -73,7 +74,8 @@ def register(commands: Any) -> None:
             sub.add_argument(
                 "--accounts",
                 metavar="FILE",
-                help="the team's accounts file (default: $COMPUTEOPS_ACCOUNTS, else none)",
+                help="the team's accounts file; a region or instance type the catalog does not list is "
+                "a warning on stderr (default: $COMPUTEOPS_ACCOUNTS, else none)",
             )
         sub.set_defaults(handler=_HANDLERS[verb])
 
@@ -117,6 +119,7 @@ def _relock(args: argparse.Namespace) -> int:
     locked_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     accounts = load_accounts(args.accounts)
     calibrations = lockfile.calibrations()
+    warned: set[str] = set()
     for name in names:
         entry = _entry(lockfile, name)
         pin = placement_pin(
@@ -125,6 +128,10 @@ def _relock(args: argparse.Namespace) -> int:
         decision = decide(
             entry.intent, catalog=catalog, pin=pin, accounts=accounts, calibrations=calibrations
         )
+        for line in decision.explanation:  # accounts names the catalog does not list, said once
+            if line.startswith(UNLISTED) and line not in warned:
+                warned.add(line)
+                print(f"warning: {line.removeprefix('Warning: ')}", file=sys.stderr)
         chosen = decision.chosen
         assert chosen is not None
         new = LockedPlacement.from_placement(

@@ -119,8 +119,9 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--accounts",
         metavar="FILE",
-        help="the team's accounts (computeops.accounts.yaml): locks are re-checked under them "
-        "(default: $COMPUTEOPS_ACCOUNTS, else none)",
+        help="the team's accounts (computeops.accounts.yaml): locks are re-checked under them; a "
+        "region or instance type it names that the catalog does not list is a line of each "
+        "workload's detail, not an error (default: $COMPUTEOPS_ACCOUNTS, else none)",
     )
     parser.add_argument("--format", choices=("table", "json", "markdown"), default="table")
     parser.add_argument(

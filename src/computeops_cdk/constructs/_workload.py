@@ -15,6 +15,7 @@ from .. import _compat
 from ..accounts import load_accounts
 from ..catalog import PROVIDER_IDS, Catalog, load_catalog
 from ..engine import Calibration, Decision, Pin, Placement, decide
+from ..engine._accounts import UNLISTED
 from ..engine._decision import DEFAULT_REJECTIONS
 from ..errors import (
     EstimateError,
@@ -418,6 +419,9 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
             notes.add_warning(f"computeops: {warning}")
         for warning in self.resources.get("warnings", ()):
             notes.add_warning(f"computeops: {warning}")
+        for line in self.decision.explanation:  # accounts names the catalog does not list
+            if line.startswith(UNLISTED):
+                notes.add_warning(f"computeops: {line.removeprefix('Warning: ')}")
 
     def _extras_text(self) -> str:
         if not self.billed:

@@ -13,14 +13,21 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from ..errors import AccountsError, did_you_mean, shown
+from ..errors import did_you_mean, did_you_mean_text, shown
 from ._decision import Placement, Reason
 
 if TYPE_CHECKING:
     from ..accounts import Accounts
     from ..catalog import Catalog
 
-__all__ = ["account_price", "account_rules", "accounts_line", "check_accounts", "team_accounts"]
+__all__ = [
+    "UNLISTED",
+    "account_price",
+    "account_rules",
+    "accounts_line",
+    "team_accounts",
+    "unlisted_names",
+]
 
 _ACCOUNTS_ENV = "COMPUTEOPS_ACCOUNTS"
 """``accounts.ACCOUNTS_ENV`` (a test keeps the two equal), read here so that a decision without
@@ -39,31 +46,62 @@ def team_accounts(accounts: Accounts | str | os.PathLike[str] | None) -> Account
     return accounts if isinstance(accounts, Accounts) else load_accounts(accounts)
 
 
-def check_accounts(accounts: Accounts, catalog: Catalog) -> None:
-    """Every region and instance type the accounts file names must be the provider's in ``catalog``: a
-    quota for a misspelt region (``us-centrl1``) limited nothing, and owned capacity of a misspelt
-    instance type priced nothing, without a word.
+UNLISTED = "Warning: accounts file "
+"""How an explanation line about a name the catalog does not list begins (``unlisted_names``)."""
+MAX_UNLISTED = 5
+"""Unlisted names described one by one (with close matches); the rest are counted in one line."""
 
-    Raises:
-        AccountsError: the first unknown name, its path in the file and close matches.
+
+def unlisted_names(accounts: Accounts, catalog: Catalog) -> tuple[str, ...]:
+    """Warnings, one line each, for the regions and instance types the accounts file names that
+    ``catalog`` does not list at that provider (well-formed names: ``load_accounts`` refuses the
+    others).
+
+    Not errors: a catalog that dropped an instance type a team still owns, or a region it has a
+    quota in, must not stop a decision, nor the synth of a locked workload or a re-evaluation (a
+    running fleet never moves by itself, and nothing may fail because the catalog changed until the
+    user relocks). Such an entry limits or prices nothing (no offer has the name), which is what
+    the line says, with close matches: a misspelt region (``us-centrl1: 0``) used to limit nothing
+    without a word. At most ``MAX_UNLISTED`` lines name an entry; one more counts the rest.
     """
+    where = f"{accounts.path}, " if accounts.path else ""
+    lines: list[str] = []
+    missing = 0
     for provider, account in sorted(accounts.providers.items()):
-        regions = sorted({r.code for r in catalog.regions if r.provider == provider})
-        types = sorted({t.name for t in catalog.instance_types if t.provider == provider})
-        named = [(f"quotas.{region}", region, regions) for region in account.quotas if region != "*"]
+        named = [(f"quotas.{region}", region, "region") for region in account.quotas if region != "*"]
         for i, owned in enumerate(account.owned):
-            named += [(f"owned[{i}].region", owned.region, regions)]
-            named += [(f"owned[{i}].instance_type", owned.instance_type, types)]
-        for where, name, known in named:
-            if name not in known:
-                kind = "instance type" if where.endswith("instance_type") else "region"
-                raise AccountsError(
-                    f"{provider} has no {kind} {shown(name)} in catalog "
-                    f"{catalog.version}. To fix: use a {kind} as `computeops catalog list --provider "
-                    f"{provider}` shows it",
-                    path=f"providers.{provider}.{where}",
-                    suggestions=did_you_mean(name, known),
-                )
+            named.append((f"owned[{i}].region", owned.region, "region"))
+            named.append((f"owned[{i}].instance_type", owned.instance_type, "instance type"))
+        if not named:
+            continue
+        known = {
+            "region": sorted({r.code for r in catalog.regions if r.provider == provider}),
+            "instance type": sorted({t.name for t in catalog.instance_types if t.provider == provider}),
+        }
+        listed = {kind: set(names) for kind, names in known.items()}
+        for entry, name, kind in named:
+            if name in listed[kind]:
+                continue
+            missing += 1
+            if missing > MAX_UNLISTED:
+                continue
+            effect = (
+                "this quota limits nothing"
+                if entry.startswith("quotas.")
+                else ("this owned capacity prices nothing")
+            )
+            lines.append(
+                f"{UNLISTED}{where}providers.{provider}.{entry}: catalog {catalog.version} lists no "
+                f"{provider} {kind} {shown(name)}{did_you_mean_text(did_you_mean(name, known[kind]))}, "
+                f"so {effect}. To fix: correct the name, or remove the entry if {provider} no longer "
+                "offers it."
+            )
+    if missing > MAX_UNLISTED:
+        lines.append(
+            f"{UNLISTED}{where}names {missing - MAX_UNLISTED:,} more regions or instance types that "
+            f"catalog {catalog.version} does not list (fix those above first)."
+        )
+    return tuple(lines)
 
 
 def account_rules(accounts: Accounts, provider: str, region: str, accelerators: int) -> tuple[Reason, ...]:

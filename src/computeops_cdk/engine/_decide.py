@@ -19,7 +19,7 @@ from .._record import record, replace
 from ..catalog import HOURS_PER_MONTH, Catalog, load_catalog
 from ..errors import CatalogError, IntentError, NoFeasiblePlacementError, described, shown
 from ..intent import WorkloadIntent
-from ._accounts import accounts_line, check_accounts, team_accounts
+from ._accounts import accounts_line, team_accounts, unlisted_names
 from ._columns import offer_columns
 from ._decision import SCORE_DIMENSIONS, Decision, EstimateSummary, Placement, UnitCost
 from ._evaluate import Candidate, Evaluation, evaluate_each, evaluator
@@ -156,6 +156,9 @@ class _Header:
     result: Evaluation
     pin: Pin
     accounts: Accounts | None = None
+    unlisted: tuple[str, ...] = ()
+    """Warnings about names the accounts file gives that the catalog does not list
+    (``unlisted_names``): explanation lines, never errors."""
 
     def decision(
         self,
@@ -219,6 +222,7 @@ def _infeasible(header: _Header) -> NoFeasiblePlacementError:
         lines = [f"no feasible placement for intent {header.intent.name!r}: there is no offer {where}"]
     if misses:
         lines.append("nearest misses:\n" + "\n".join(f"  - {m}" for m in misses))
+    lines += header.unlisted  # a misspelt quota region may be why nothing is feasible
     lines.append(_fix(draft, header.pin, result.all_carry("target.unsupported")))
     # replace(), not a second header.decision(): the rejections are the same thousands of records.
     final = replace(draft, explanation=tuple(lines), nearest_misses=tuple(misses))
@@ -381,8 +385,7 @@ def ranked(
         raise IntentError("must be a sequence of engine.Calibration records", path="calibrations")
     index = catalog_index(catalog)
     resolved = resolve(intent, catalog, pin)
-    if accounts is not None:
-        check_accounts(accounts, catalog)
+    unlisted = unlisted_names(accounts, catalog) if accounts is not None else ()
     sizer = sizer_for(intent.workload, intent.preferences.capacity_headroom, tuple(calibrations))
     rules = evaluator(intent, resolved, pin, sizer, suspect_prices(catalog), catalog.as_of, accounts)
     # by group of offers (_groups); a team's accounts price and limit offer by offer
@@ -391,7 +394,9 @@ def ranked(
     if result.feasible:
         score_all(result.feasible, intent, index.regions_per_itype, resolved, catalog, columns)
         rank(result.feasible, by_position=result.by_position)
-    header = _Header(intent=intent, catalog=catalog, result=result, pin=pin, accounts=accounts)
+    header = _Header(
+        intent=intent, catalog=catalog, result=result, pin=pin, accounts=accounts, unlisted=unlisted
+    )
     return Ranked(header=header, resolved=resolved)
 
 
@@ -424,9 +429,9 @@ def _decide(run: Ranked, alternatives: int) -> Decision:
         services=result.feasible[0].services,
     )
     terms = accounts_line(chosen, header.accounts)
-    if terms:  # right after the "Chosen:" line
+    if terms:  # right after the "Chosen:" line, with the names the catalog does not list
         at = next((i + 1 for i, line in enumerate(lines) if line.startswith("Chosen:")), len(lines))
-        lines = (*lines[:at], terms, *lines[at:])
+        lines = (*lines[:at], terms, *header.unlisted, *lines[at:])
     # replace(), not a second header.decision(): the same header fields (the intent's canonical
     # JSON, its digest) are not worked out twice
     return replace(

@@ -283,7 +283,8 @@ class Drift:
         reasons: why the lock is infeasible (rule + message with the numbers).
         held: the lock is younger than ``min_hold_hours`` (no move is proposed).
         summary: one line in words, e.g. for a PR comment's table.
-        detail: further lines: the price move, the trade-off, the hold.
+        detail: further lines: the price move, the trade-off, the hold, and the regions and
+            instance types the accounts file names that the catalog does not list (warnings).
     """
 
     status: DriftStatus
@@ -450,7 +451,7 @@ def evaluate_drift(
             saving_usd_per_month=saving,
             held=False,
             summary=summary,
-            detail=tuple(detail),
+            detail=(*detail, *run.header.unlisted),
         )
     if _price_moved(locked, current):
         status: DriftStatus = "price_changed"
@@ -473,7 +474,7 @@ def evaluate_drift(
         proposed=None,
         held=held,
         summary=summary,
-        detail=tuple(detail),
+        detail=(*detail, *run.header.unlisted),
     )
 
 
@@ -537,7 +538,7 @@ def _infeasible(run: Ranked, locked: LockedPlacement, age: float, policy: DriftP
         reasons=reasons,
         held=age < policy.min_hold_hours,
         summary=f"infeasible: {locked.name} now breaks {rules}{replacement}",
-        detail=detail,
+        detail=(*detail, *run.header.unlisted),
     )
 
 
