@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from .engine import Calibration, EstimateSummary, LockedPlacement
-from .errors import IntentError, LockError, described, shown
+from .errors import IntentError, LockError, described, did_you_mean, did_you_mean_text, shown
 from .intent import WorkloadIntent
 
 __all__ = [
@@ -77,7 +77,40 @@ class Pins:
                     f"must be a non-empty string or null (got {described(value)})", path=f"{path}.{name}"
                 )
             values[name] = value
+        check_pins(values["provider"], values["region"], path)
         return cls(**values)
+
+
+def check_pins(provider: object, region: object, path: str) -> None:
+    """A pin as a workload's props can give it: a catalog provider id and a region code in the
+    catalog's form (lock.schema.json says the same). Before, ``amazon`` or a region of ``${...}``
+    never matched the construct's props, so a synth relocked the entry without a word, and
+    ``reevaluate`` stopped on ``pin.provider`` without naming the lockfile. A well-formed region the
+    catalog does not list (any more) is not refused here: ``reevaluate`` reports the lock infeasible
+    (``pin.region``), as its offer is gone."""
+    from .catalog import PROVIDER_IDS
+    from .catalog._validate import identifier_problem
+
+    fix = (
+        "To fix: write the workload's provider/region props as they are (null when not given), or "
+        "restore the file from git"
+    )
+    for name, value in (("provider", provider), ("region", region)):
+        if value is not None and (not isinstance(value, str) or not value):
+            raise LockError(
+                f"must be a non-empty string or null (got {described(value)}). {fix}", path=f"{path}.{name}"
+            )
+    assert provider is None or isinstance(provider, str)
+    assert region is None or isinstance(region, str)
+    if provider is not None and provider not in PROVIDER_IDS:
+        raise LockError(
+            f"unknown provider {shown(provider)}{did_you_mean_text(did_you_mean(provider, PROVIDER_IDS))}; "
+            f"a pin is one of {', '.join(PROVIDER_IDS)}. {fix}",
+            path=f"{path}.provider",
+        )
+    problem = identifier_problem("region_code", region) if region is not None else None
+    if problem is not None:
+        raise LockError(f"{shown(region)} {problem}. {fix}", path=f"{path}.region")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_reevaluate_cli import _lockfile
+from test_reevaluate_cli import ROOT, _lockfile
 
 from computeops_cdk.cli import main
 
@@ -24,6 +24,14 @@ def _corrupt(tmp_path: Path, text: Any) -> Path:
 def _with_placement(field: str, value: object) -> Any:
     def text(document: dict[str, Any]) -> str:
         document["workloads"]["chat/workload"]["placement"][field] = value
+        return json.dumps(document)
+
+    return text
+
+
+def _with_pin(field: str, value: object) -> Any:
+    def text(document: dict[str, Any]) -> str:
+        document["workloads"]["chat/workload"]["pins"][field] = value
         return json.dumps(document)
 
     return text
@@ -50,6 +58,17 @@ def _with_placement(field: str, value: object) -> Any:
             _with_placement("instance_type", 'p5.48xlarge"'),
             "placement.instance_type: 'p5.48xlarge\"' is not an instance type name",
         ),
+        # pins were not checked: reevaluate stopped on "pin.provider: unknown provider" without naming
+        # the lockfile, lock list read them, and a synth relocked the entry without a word
+        (
+            _with_pin("provider", "amazon"),
+            "workloads['chat/workload'].pins.provider: unknown provider 'amazon'",
+        ),
+        (_with_pin("provider", "Nebius"), "unknown provider 'Nebius' (did you mean 'nebius'?)"),
+        (
+            _with_pin("region", '${file("/etc/passwd")}'),
+            "workloads['chat/workload'].pins.region: '${file(\"/etc/passwd\")}' is not a region code",
+        ),
     ],
     ids=[
         "version-true",
@@ -60,6 +79,9 @@ def _with_placement(field: str, value: object) -> Any:
         "interpolated-region",
         "newline-region",
         "quoted-instance-type",
+        "unknown-pin-provider",
+        "misspelt-pin-provider",
+        "interpolated-pin-region",
     ],
 )
 def test_what_the_schema_refuses_is_exit_2(
@@ -70,6 +92,8 @@ def test_what_the_schema_refuses_is_exit_2(
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert message in err and "Traceback" not in err
+        if ".pins." in message:  # the file, the entry and how to fix
+            assert f"error: {path}: workloads['chat/workload'].pins." in err and "To fix:" in err
 
 
 def test_lock_schema_says_the_same_as_the_reader() -> None:
@@ -83,3 +107,46 @@ def test_lock_schema_says_the_same_as_the_reader() -> None:
     assert placement["provider"]["enum"] == list(PROVIDER_IDS) == catalog["provider_id"]["enum"]
     assert placement["region"]["pattern"] == catalog["region_code"]["pattern"]
     assert placement["instance_type"]["pattern"] == catalog["instance_type_name"]["pattern"]
+    pins = lock["$defs"]["entry"]["properties"]["pins"]["properties"]
+    assert pins["provider"]["oneOf"][0]["enum"] == list(PROVIDER_IDS)
+    assert pins["region"]["oneOf"][0]["pattern"] == catalog["region_code"]["pattern"]
+
+
+def test_a_pinned_region_the_catalog_dropped_is_an_infeasible_lock(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Before: exit 2, "pin.region: unknown region 'us-east-9' of provider nebius. To fix: pin ...",
+    # naming neither the lockfile nor the lock. The region is well-formed: the lock's offer is gone
+    # with it, which is drift (infeasible, nothing inside the pin: exit 3), not bad input.
+    path = _corrupt(tmp_path, _with_pin("region", "us-central9"))
+    assert main(["reevaluate", str(path), "--now", "2026-12-01T12:00:00Z", "--format", "json"]) == 3
+    report = json.loads(capsys.readouterr().out)["workloads"][0]
+    assert report["status"] == "infeasible" and report["proposed"] is None
+    assert [r["rule"] for r in report["reasons"]] == ["pin.region"]
+    message = report["reasons"][0]["message"]
+    assert "lists no region 'us-central9', which the lock is pinned to (did you mean " in message
+    assert "'us-central1'" in message and message.endswith(": the locked offer is gone")
+
+
+@pytest.mark.parametrize(
+    ("pin", "message"),
+    [
+        ({"provider": "amazon"}, "pin.provider: unknown provider 'amazon'"),
+        ({"region": "us-east-1${x}"}, "pin.region: 'us-east-1${x}' is not a region code"),
+        ({"provider": 7}, "pin.provider: must be a non-empty string or null (got int 7)"),
+    ],
+)
+def test_a_decision_records_malformed_pin_is_exit_2_naming_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], pin: dict[str, Any], message: str
+) -> None:
+    # Before: "pin.provider: unknown provider 'amazon'. To fix: pin one of ...", not naming the record.
+    from computeops_cdk.engine import decide
+    from computeops_cdk.targets import placement_pin
+
+    record = json.loads(decide(ROOT / "examples" / "support-chat.yaml", pin=placement_pin()).to_json())
+    record["pin"].update(pin)
+    path = tmp_path / "computeops-decision.json"
+    path.write_text(json.dumps(record))
+    assert main(["reevaluate", str(path), "--now", "2026-12-01T12:00:00Z"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {path}: {message}") and "To fix:" in err

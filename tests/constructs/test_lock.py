@@ -247,6 +247,52 @@ def test_a_catalog_that_drops_what_the_accounts_name_keeps_the_lock_and_warns(tm
     assert sum("catalog test.dropped lists no" in line for line in record) == 2
 
 
+def test_a_malformed_pin_in_the_lockfile_fails_synth_instead_of_relocking(
+    locked: tuple[Path, Any, str], tmp_path: Path
+) -> None:
+    # Before: a pin the construct's props never give ("amazon") did not match them, so the synth
+    # relocked the entry without a word (status "relocked"), whatever the catalog said that day.
+    lock, _, _ = locked
+    copy = tmp_path / "computeops.lock.json"
+    document = json.loads(lock.read_text())
+    document["workloads"][WORKLOAD]["pins"]["provider"] = "amazon"
+    copy.write_text(json.dumps(document))
+    with pytest.raises(LockError) as info:
+        _synth(tmp_path / "out", copy)
+    assert str(info.value).startswith(f"{copy}: workloads['chat/workload'].pins.provider: unknown provider")
+    assert "To fix:" in str(info.value)
+    assert json.loads(copy.read_text()) == document  # nothing written
+
+
+def test_a_catalog_without_the_pinned_region_fails_the_locked_synth_naming_the_lock(tmp_path: Path) -> None:
+    # Before: a TargetError about the 'region' prop ("unknown region"), not naming the lock.
+    lock = tmp_path / "app" / "computeops.lock.json"
+    first, _ = _synth(tmp_path / "one", lock, provider="nebius", region="us-central1")
+    assert first.decision.lock["status"] == "written"
+    catalog = load_catalog()
+    at = ("nebius", "us-central1")
+    dropped = replace(
+        catalog,
+        offers=tuple(o for o in catalog.offers if (o.provider, o.region) != at),
+        regions=tuple(r for r in catalog.regions if (r.provider, r.code) != at),
+        sha256="d" * 64,
+        version="test.dropped",
+    )
+    with pytest.raises(LockedPlacementError) as info:
+        _synth(tmp_path / "two", lock, catalog=dropped, provider="nebius", region="us-central1")
+    message = str(info.value)
+    assert info.value.rule == "pin.region"
+    assert f"[{WORKLOAD}] the placement locked in {lock} (nebius " in message
+    assert (
+        "pin.region: catalog test.dropped lists no nebius region 'us-central1', which the lock is " in message
+    )
+    fix = (
+        "To fix: give the workload a region prop the catalog lists (the next synth decides afresh and "
+        "writes the entry), or synthesize over a catalog that has it"
+    )
+    assert message.endswith(fix)
+
+
 def test_workload_stack_takes_every_prop_of_compute_workload() -> None:
     # Regression: WorkloadStack repeats ComputeWorkload's keyword props by hand and had dropped
     # `accounts`, so a stack could not be decided under the team's accounts.

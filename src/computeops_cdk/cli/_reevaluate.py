@@ -35,7 +35,7 @@ from ..engine import (
 )
 from ..errors import IntentError, LockError
 from ..intent import WorkloadIntent
-from ..lockfile import MAX_LOCKFILE_BYTES, LockEntry, Lockfile, Observation, load_json
+from ..lockfile import MAX_LOCKFILE_BYTES, LockEntry, Lockfile, Observation, check_pins, load_json
 from ..targets import placement_pin
 from ._args import number_in
 
@@ -186,6 +186,9 @@ def _from_record(document: dict[str, Any], path: Path) -> Subject:
     except IntentError as err:
         raise LockError(f"{path}: intent.spec is invalid: {err}") from None
     pin_doc = document.get("pin") or {}
+    if not isinstance(pin_doc, dict):
+        raise LockError(f"{path}: pin must be an object (got {type(pin_doc).__name__})")
+    check_pins(pin_doc.get("provider"), pin_doc.get("region"), f"{path}: pin")
     lock_doc = document.get("lock") or {}
     catalog = document.get("catalog") or {}
     locked = LockedPlacement.from_dict(

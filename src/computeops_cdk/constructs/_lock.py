@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,7 @@ from .. import __version__, _compat
 from ..accounts import Accounts, sha256_label
 from ..catalog import HOURS_PER_MONTH, Catalog
 from ..engine import Calibration, Decision, LockedPlacement, Pin, Placement, placement_of
+from ..engine._drift import pin_gone
 from ..engine._explain import compare
 from ..errors import LockedPlacementError, PinnedPlacementError, TargetError, described
 from ..intent import WorkloadIntent
@@ -147,8 +148,22 @@ def apply_lock(
     with editing(path):
         lockfile = Lockfile.read(path)
         calibrations = lockfile.calibrations()
-        decision = fresh(calibrations)
         entry = lockfile.workloads.get(workload)
+        if entry is not None and entry.matches(intent, pins) and not _relock_requested(workload):
+            gone = pin_gone(pin, catalog)  # the locked offer went with its pinned region or provider
+            if gone is not None:
+                prop = gone.rule.removeprefix("pin.")
+                raise _infeasible(
+                    entry,
+                    path,
+                    workload,
+                    catalog.version,
+                    gone.rule,
+                    [(gone.rule, gone.message)],
+                    fix=f"To fix: give the workload a {prop} prop the catalog lists (the next synth "
+                    "decides afresh and writes the entry), or synthesize over a catalog that has it",
+                )
+        decision = fresh(calibrations)
         assert decision.chosen is not None
         if entry is not None and entry.matches(intent, pins) and not _relock_requested(workload):
             kept = _locked(
@@ -230,16 +245,8 @@ def _locked(
             accounts=accounts,
         )
     except PinnedPlacementError as err:
-        why = "; ".join(f"{rule}: {message}" for rule, message in err.reasons) or str(err)
-        raise LockedPlacementError(
-            f"[{workload}] the placement locked in {path} ({locked.name}, locked {locked.locked_at} on "
-            f"catalog {locked.catalog_version}) is no longer feasible on catalog {decision.catalog_version}: "
-            f"{why}. To fix: relock on purpose "
-            f"(COMPUTEOPS_RELOCK=1 cdktn synth, or `computeops lock update {path} --workload {workload}`), "
-            "or relax the intent's constraint",
-            rule=err.rule,
-            reasons=err.reasons,
-            path=str(path),
+        raise _infeasible(
+            entry, path, workload, decision.catalog_version, err.rule, err.reasons, str(err)
         ) from None
     chosen = _sized_as_locked(current, locked)
     fresh = decision.chosen
@@ -288,6 +295,35 @@ def _locked(
                 "unit_cost": fresh.unit_cost.to_dict(),
             },
         },
+    )
+
+
+def _infeasible(
+    entry: LockEntry,
+    path: Path,
+    workload: str,
+    catalog_version: str,
+    rule: str,
+    reasons: Sequence[tuple[str, str]],
+    text: str = "",
+    fix: str = "",
+) -> LockedPlacementError:
+    """The synth's error for a locked placement a constraint (or a catalog without its pinned
+    region) now rejects: the lock, the rules and how to relock on purpose."""
+    locked = entry.placement
+    why = "; ".join(f"{r}: {message}" for r, message in reasons) or text
+    return LockedPlacementError(
+        f"[{workload}] the placement locked in {path} ({locked.name}, locked {locked.locked_at} on "
+        f"catalog {locked.catalog_version}) is no longer feasible on catalog {catalog_version}: "
+        f"{why}. "
+        + (
+            fix
+            or "To fix: relock on purpose (COMPUTEOPS_RELOCK=1 cdktn synth, or "
+            f"`computeops lock update {path} --workload {workload}`), or relax the intent's constraint"
+        ),
+        rule=rule,
+        reasons=reasons,
+        path=str(path),
     )
 
 

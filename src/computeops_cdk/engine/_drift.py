@@ -410,9 +410,21 @@ def evaluate_drift(
     if not isinstance(locked, LockedPlacement):
         raise LockError(f"locked must be a LockedPlacement (got {described(locked)})")
     age = _age_hours(locked, now)
-    run = ranked(
-        as_intent(intent), as_catalog(catalog), pin if pin is not None else Pin(), calibrations, accounts
-    )
+    pin = pin if pin is not None else Pin()
+    today = as_catalog(catalog)
+    gone = pin_gone(pin, today)
+    if gone is not None:
+        return Drift(
+            status="infeasible",
+            locked=locked,
+            current=None,
+            proposed=None,
+            reasons=(gone,),
+            held=age < policy.min_hold_hours,
+            summary=f"infeasible: {locked.name} now breaks {gone.rule}; nothing is feasible inside the pin",
+            detail=(f"{gone.rule}: {gone.message}",),
+        )
+    run = ranked(as_intent(intent), today, pin, calibrations, accounts)
     feasible = run.feasible
     mine = next((c for c in feasible if locked.holds(c)), None)
     if mine is None:
@@ -475,6 +487,31 @@ def evaluate_drift(
         held=held,
         summary=summary,
         detail=(*detail, *run.header.unlisted),
+    )
+
+
+def pin_gone(pin: Pin, catalog: Catalog) -> Reason | None:
+    """The lock's pin names a provider or region ``catalog`` does not list (a refreshed catalog
+    dropped it): the locked offer is gone with it. An infeasible lock to report, not bad input (a
+    malformed pin is refused when the lockfile is read); before, ``reevaluate`` stopped with exit 2
+    on ``pin.region`` without naming the lock."""
+    providers = sorted(p.id for p in catalog.providers)
+    if pin.provider is not None and pin.provider not in providers:
+        return Reason(
+            rule="pin.provider",
+            message=f"catalog {catalog.version} lists no provider {shown(pin.provider)}, which the lock is "
+            "pinned to: the locked offer is gone",
+        )
+    if pin.region is None:
+        return None
+    codes = sorted({r.code for r in catalog.regions if pin.provider in (None, r.provider)})
+    if pin.region in codes:
+        return None
+    where = f"{pin.provider} " if pin.provider else ""
+    return Reason(
+        rule="pin.region",
+        message=f"catalog {catalog.version} lists no {where}region {shown(pin.region)}, which the lock is "
+        f"pinned to{did_you_mean_text(did_you_mean(pin.region, codes))}: the locked offer is gone",
     )
 
 
