@@ -166,6 +166,25 @@ def test_the_configured_accounts_file_is_decided_under_like_the_cli(
     assert json.loads(state["decision_json"])["accounts"]["sha256"] != ""
 
 
+def test_an_accounts_name_the_catalog_does_not_list_is_a_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Before: an error (the decision was refused) once the catalog did not list a region the file
+    # names; now the decision is made and the line is a warning diagnostic.
+    accounts = tmp_path / "computeops.accounts.yaml"
+    accounts.write_text("providers:\n  nebius: {quotas: {us-centrl1: 0}}\n", encoding="utf-8")
+    diags = Diagnostics()
+    SETTINGS.configure(diags, {"catalog": None, "accounts": str(accounts)})
+    state, diags = read({"intent": intent_text()})
+    assert state is not None and state["cloud"] == "nebius"
+    (warning,) = diags.items
+    assert warning.severity == "warning"
+    assert warning.summary == "Accounts file names what the catalog does not list"
+    assert "providers.nebius.quotas.us-centrl1: catalog " in warning.detail
+    assert "(did you mean 'us-central1'?)" in warning.detail
+    assert state["decision_json"] == cli_json(capsys, str(SUPPORT_CHAT), "--accounts", str(accounts))
+
+
 def test_a_bad_accounts_file_is_an_error_on_the_provider_block(tmp_path: Path) -> None:
     bad = tmp_path / "computeops.accounts.yaml"
     bad.write_text("providers:\n  aws:\n    discounts: [{percent: 150}]\n", encoding="utf-8")

@@ -320,6 +320,11 @@ def _read(diags: Diagnostics, config: dict[str, Any]) -> dict[str, Any] | None:
     decision = decide_config(diags, config)
     if decision is None:
         return None
+    from ..engine._accounts import UNLISTED
+
+    for line in decision.explanation:  # the accounts file names what the catalog does not list
+        if line.startswith(UNLISTED):
+            diags.warning("Accounts file names what the catalog does not list", line)
     return {**config, **decision_values(decision, listing)}
 
 
