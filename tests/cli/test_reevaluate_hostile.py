@@ -150,3 +150,19 @@ def test_a_decision_records_malformed_pin_is_exit_2_naming_the_file(
     assert main(["reevaluate", str(path), "--now", "2026-12-01T12:00:00Z"]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"error: {path}: {message}") and "To fix:" in err
+
+
+def test_lock_update_of_an_entry_pinned_to_a_dropped_region_names_the_entry(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Before: "pin.region: unknown region 'us-central9'. To fix: pin a region code ...", naming
+    # neither the lockfile nor the entry, with the CLI's --region words for a fix.
+    path = _corrupt(tmp_path, _with_pin("region", "us-central9"))
+    before = path.read_text()
+    assert main(["lock", "update", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(
+        f"error: {path}: workloads['chat/workload'].pins.region: unknown region 'us-central9'"
+    )
+    assert "(did you mean " in err and "To fix: change the workload's region prop and synthesize" in err
+    assert path.read_text() == before

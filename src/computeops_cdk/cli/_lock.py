@@ -20,7 +20,7 @@ from ..accounts import load_accounts
 from ..catalog import load_catalog
 from ..engine import LockedPlacement, decide
 from ..engine._accounts import UNLISTED
-from ..errors import LockError, did_you_mean
+from ..errors import IntentError, LockError, did_you_mean, did_you_mean_text
 from ..lockfile import LOCKFILE_NAME, LockEntry, Lockfile, editing, estimate_of
 from ..targets import get_target, placement_pin
 
@@ -125,9 +125,21 @@ def _relock(args: argparse.Namespace) -> int:
         pin = placement_pin(
             provider=entry.pins.provider, region=entry.pins.region, cluster=bool(entry.pins.cluster)
         )
-        decision = decide(
-            entry.intent, catalog=catalog, pin=pin, accounts=accounts, calibrations=calibrations
-        )
+        try:
+            decision = decide(
+                entry.intent, catalog=catalog, pin=pin, accounts=accounts, calibrations=calibrations
+            )
+        except IntentError as err:
+            if not err.path.startswith("pin."):
+                raise
+            # the entry's pin names a region (or provider) this catalog does not list
+            what = str(err).removeprefix(f"{err.path}: ").split(". To fix:")[0]
+            raise LockError(
+                f"{what}{did_you_mean_text(err.suggestions)}, so the entry cannot be relocked inside its "
+                f"pin. To fix: change the workload's {err.path.removeprefix('pin.')} prop and synthesize "
+                "(a changed pin decides afresh), or relock over a catalog that lists it",
+                path=f"{lockfile.path}: workloads[{name!r}].pins.{err.path.removeprefix('pin.')}",
+            ) from None
         for line in decision.explanation:  # accounts names the catalog does not list, said once
             if line.startswith(UNLISTED) and line not in warned:
                 warned.add(line)
