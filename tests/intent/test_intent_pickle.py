@@ -31,6 +31,15 @@ def test_this_versions_pickles_round_trip(protocol: int) -> None:
         assert back.workload.model == intent.workload.model
 
 
+def test_copies_go_through_the_same_state() -> None:
+    # copy and deepcopy reconstruct through __reduce_ex__ and __setstate__ too
+    import copy
+
+    intent = WorkloadIntent.from_file(ROOT / "examples" / "support-chat.yaml")
+    assert copy.copy(intent) == intent and copy.deepcopy(intent) == intent
+    assert copy.deepcopy(intent.workload) == intent.workload
+
+
 def test_the_pickle_format_is_pythons_default() -> None:
     # The class and the mapping of its fields: what pickles of this version have always held.
     intent = WorkloadIntent.from_file(ROOT / "examples" / "support-chat.yaml")
