@@ -68,8 +68,14 @@ def test_plain_yaml_still_reads() -> None:
             None,
             "this owned capacity prices nothing",
         ),
+        (
+            "aws: {discounts: [{percent: 10, family: p55}]}",
+            "providers.aws.discounts[0].family",
+            "p5",
+            "this discount applies to nothing",
+        ),
     ],
-    ids=["quota-region", "owned-instance-type", "owned-region"],
+    ids=["quota-region", "owned-instance-type", "owned-region", "discount-family"],
 )
 def test_a_name_the_catalog_does_not_list_is_a_warning_with_close_matches(
     account: str, path: str, hint: str | None, effect: str
@@ -97,7 +103,7 @@ def test_the_unlisted_names_are_bounded() -> None:
     )
     accounts = parse_accounts(f"version: 1\nproviders:\n  aws:\n    owned:\n{owned}".encode())
     lines = [x for x in decide(SUPPORT_CHAT, accounts=accounts).explanation if x.startswith("Warning: acc")]
-    assert len(lines) == 6 and "names 995 more regions or instance types" in lines[-1]
+    assert len(lines) == 6 and "names 995 more regions, instance types or families" in lines[-1]
 
 
 def test_a_misspelt_quota_region_is_said_when_nothing_is_feasible() -> None:
@@ -132,6 +138,12 @@ def test_a_misspelt_quota_region_is_said_when_nothing_is_feasible() -> None:
             "providers.aws.owned[0].region",
             "a region code",
         ),
+        # a family is a name's part before its first '.', '_' or '-': "p5.48" never matched anything
+        (
+            "aws: {discounts: [{percent: 10, family: p5.48}]}",
+            "providers.aws.discounts[0].family",
+            "an instance family",
+        ),
     ],
 )
 def test_a_malformed_name_is_refused_with_the_catalogs_rule(account: str, path: str, what: str) -> None:
@@ -152,6 +164,8 @@ def test_the_name_patterns_are_the_catalog_schemas() -> None:
     shape = load_schema("accounts")["$defs"]
     assert shape["region_code"]["pattern"] == catalog["region_code"]["pattern"]
     assert shape["instance_type_name"]["pattern"] == catalog["instance_type_name"]["pattern"]
+    family = shape["account"]["properties"]["discounts"]["items"]["properties"]["family"]["pattern"]
+    assert family == f"^{module._IDENTIFIERS['family'][0]}$"
     quotas = shape["account"]["properties"]["quotas"]["propertyNames"]["pattern"]
     assert quotas == f"^(?:{module.REGION_CODE}|\\*)$"
 

@@ -23,12 +23,13 @@ Decisions record the file's sha256. Parsing is strict (unknown keys, wrong types
 YAML without aliases.
 
 Names: a region (a quota's key, an owned entry's ``region``) and an instance type must be written in
-the catalog's own form (its schema's ``region_code`` and ``instance_type_name`` patterns), else
-``AccountsError``. A well-formed name that the catalog decided over does not list at that provider
-(a typo, or a region or instance type a refreshed catalog dropped) is not an error: the entry limits
-or prices nothing, and the decision's explanation, a re-evaluation's detail and a synth warning say
-so with close matches (``engine._accounts.unlisted_names``). So a catalog change never stops the
-synth of a locked workload or a re-evaluation.
+the catalog's own form (its schema's ``region_code`` and ``instance_type_name`` patterns), and a
+discount's ``family`` in letters and digits (the part of a name before its first '.', '_' or '-'),
+else ``AccountsError``. A well-formed name that the catalog decided over does not list at that
+provider (a typo, or a region, instance type or family a refreshed catalog dropped) is not an error:
+the entry limits or prices nothing, and the decision's explanation, a re-evaluation's detail and a
+synth warning say so with close matches (``engine._accounts.unlisted_names``). So a catalog change
+never stops the synth of a locked workload or a re-evaluation.
 """
 
 from __future__ import annotations
@@ -60,7 +61,6 @@ _KEYS = {"version", "providers"}
 _PROVIDER_KEYS = {"quotas", "discounts", "owned"}
 _DISCOUNT_KEYS = {"percent", "family", "pricing"}
 _OWNED_KEYS = {"instance_type", "region", "instances"}
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,127}|\*")
 REGION_CODE = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?"
 """A region code as the catalog schema's ``region_code`` writes it (a test keeps the two equal)."""
 INSTANCE_TYPE_NAME = r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,78}[A-Za-z0-9])?"
@@ -70,6 +70,11 @@ _IDENTIFIERS = {
     "instance type": (
         INSTANCE_TYPE_NAME,
         "an instance type name (letters, digits, '.', '_' and '-', at most 80 characters)",
+    ),
+    "family": (
+        r"[A-Za-z0-9]{1,80}",
+        "an instance family (letters and digits: the instance type name's part before its first "
+        "'.', '_' or '-', p5 for p5.48xlarge)",
     ),
 }
 
@@ -284,7 +289,7 @@ def _discount(value: Any, where: str) -> Discount:
         raise AccountsError(f"{where}.percent: expected a number 0..100 (got {described(percent)}).")
     family = body.get("family")
     if family is not None:
-        _name(family, f"{where}.family")
+        _identifier(family, f"{where}.family", "family")
     pricing = body.get("pricing")
     if pricing is not None and pricing not in PRICE_MODELS:
         raise AccountsError(
@@ -307,19 +312,15 @@ def _owned(value: Any, where: str) -> Owned:
     )
 
 
-def _name(value: Any, where: str) -> None:
-    if not isinstance(value, str) or not _NAME.fullmatch(value):
-        raise AccountsError(f"{where}: expected a plain name (got {described(value)}).")
-
-
 def _identifier(value: Any, where: str, kind: str) -> None:
     """A region or instance type name in the catalog's own form, else an AccountsError: only a
     well-formed name the catalog does not list is left to a warning when deciding
     (``engine._accounts.unlisted_names``)."""
     pattern, what = _IDENTIFIERS[kind]
     if not isinstance(value, str) or not re.fullmatch(pattern, value):
+        shows = "the start of an instance type" if kind == "family" else f"the {kind}"
         raise AccountsError(
-            f"{where}: {described(value)} is not {what}. To fix: write the {kind} as "
+            f"{where}: {described(value)} is not {what}. To fix: write {shows} as "
             "`computeops catalog list` shows it"
             + (' (or "*" for every region)' if where.endswith(".quotas") else "")
         )

@@ -52,10 +52,17 @@ MAX_UNLISTED = 5
 """Unlisted names described one by one (with close matches); the rest are counted in one line."""
 
 
+_EFFECTS = {
+    "quotas": "this quota limits nothing",
+    "owned": "this owned capacity prices nothing",
+    "discounts": "this discount applies to nothing",
+}
+
+
 def unlisted_names(accounts: Accounts, catalog: Catalog) -> tuple[str, ...]:
-    """Warnings, one line each, for the regions and instance types the accounts file names that
-    ``catalog`` does not list at that provider (well-formed names: ``load_accounts`` refuses the
-    others).
+    """Warnings, one line each, for the regions, instance types and discount families the accounts
+    file names that ``catalog`` does not list at that provider (well-formed names: ``load_accounts``
+    refuses the others).
 
     Not errors: a catalog that dropped an instance type a team still owns, or a region it has a
     quota in, must not stop a decision, nor the synth of a locked workload or a re-evaluation (a
@@ -64,6 +71,8 @@ def unlisted_names(accounts: Accounts, catalog: Catalog) -> tuple[str, ...]:
     the line says, with close matches: a misspelt region (``us-centrl1: 0``) used to limit nothing
     without a word. At most ``MAX_UNLISTED`` lines name an entry; one more counts the rest.
     """
+    from ..accounts import family_of
+
     where = f"{accounts.path}, " if accounts.path else ""
     lines: list[str] = []
     missing = 0
@@ -72,11 +81,17 @@ def unlisted_names(accounts: Accounts, catalog: Catalog) -> tuple[str, ...]:
         for i, owned in enumerate(account.owned):
             named.append((f"owned[{i}].region", owned.region, "region"))
             named.append((f"owned[{i}].instance_type", owned.instance_type, "instance type"))
+        for i, discount in enumerate(account.discounts):
+            if discount.family is not None:
+                named.append((f"discounts[{i}].family", discount.family.lower(), "instance family"))
         if not named:
             continue
+        types = sorted({t.name for t in catalog.instance_types if t.provider == provider})
+        families = any(kind == "instance family" for _, _, kind in named)
         known = {
             "region": sorted({r.code for r in catalog.regions if r.provider == provider}),
-            "instance type": sorted({t.name for t in catalog.instance_types if t.provider == provider}),
+            "instance type": types,
+            "instance family": sorted({family_of(name) for name in types}) if families else [],
         }
         listed = {kind: set(names) for kind, names in known.items()}
         for entry, name, kind in named:
@@ -85,11 +100,7 @@ def unlisted_names(accounts: Accounts, catalog: Catalog) -> tuple[str, ...]:
             missing += 1
             if missing > MAX_UNLISTED:
                 continue
-            effect = (
-                "this quota limits nothing"
-                if entry.startswith("quotas.")
-                else ("this owned capacity prices nothing")
-            )
+            effect = _EFFECTS[entry.partition("[")[0].partition(".")[0]]
             lines.append(
                 f"{UNLISTED}{where}providers.{provider}.{entry}: catalog {catalog.version} lists no "
                 f"{provider} {kind} {shown(name)}{did_you_mean_text(did_you_mean(name, known[kind]))}, "
@@ -98,8 +109,8 @@ def unlisted_names(accounts: Accounts, catalog: Catalog) -> tuple[str, ...]:
             )
     if missing > MAX_UNLISTED:
         lines.append(
-            f"{UNLISTED}{where}names {missing - MAX_UNLISTED:,} more regions or instance types that "
-            f"catalog {catalog.version} does not list (fix those above first)."
+            f"{UNLISTED}{where}names {missing - MAX_UNLISTED:,} more regions, instance types or "
+            f"families that catalog {catalog.version} does not list (fix those above first)."
         )
     return tuple(lines)
 
