@@ -112,3 +112,23 @@ def test_the_api_refuses_more_requests_than_the_model_represents(concurrency: in
             concurrency=concurrency,
         )
     assert len(str(info.value)) < 400
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        # 10**400 accelerators was an OverflowError traceback; 2**40 was estimated
+        ({"count": 10**400}, "count must be at most 4,194,304 (the largest deployment"),
+        ({"count": 2**40}, "count must be at most 4,194,304 (the largest deployment"),
+        ({"input_tokens": 10**400}, "input_tokens must be at most 10,000,000 ("),
+        ({"gpus_per_node": 16385}, "gpus_per_node must be at most 16,384 ("),
+        ({"tensor_parallel": 10**400}, "tensor_parallel (a number of about 400 digits) cannot exceed count"),
+    ],
+    ids=["count-1e400", "count-2^40", "input-1e400", "per-node", "tensor-parallel-1e400"],
+)
+def test_the_api_has_the_flags_ranges(change: dict[str, int], message: str) -> None:
+    h100 = next(a for a in load_catalog().accelerators if a.id == "H100-SXM")
+    args: dict[str, int] = {"count": 8, "input_tokens": 1024, "output_tokens": 256, **change}
+    with pytest.raises(EstimateError) as info:
+        estimate_inference(resolve_model("llama-3.1-8b"), precision="bf16", accelerator=h100, **args)
+    assert message in str(info.value) and len(str(info.value)) < 300

@@ -22,9 +22,16 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Literal, TypeVar, get_args
 
-from .._limits import MAX_ACCELERATORS, MAX_BATCH_PER_REPLICA, MAX_CONCURRENCY
+from .._limits import (
+    MAX_ACCELERATORS,
+    MAX_ACCELERATORS_PER_INSTANCE,
+    MAX_BATCH_PER_REPLICA,
+    MAX_CONCURRENCY,
+    MAX_GLOBAL_BATCH_TOKENS,
+    MAX_TOKENS,
+)
 from .._record import replace
-from ..errors import EstimateError
+from ..errors import EstimateError, shown
 from ._calibration import (
     BAND_EXTRAPOLATED,
     BAND_VALIDATED,
@@ -78,10 +85,25 @@ def _digits(value: int) -> str:
     return f"a number of about {value.bit_length() * 0.30103:,.0f} digits"
 
 
-def _positive(name: str, value: object) -> int:
+def _positive(name: str, value: object, high: int | None = None, what: str = "") -> int:
+    """A whole number >= 1 and, given ``high``, <= ``high`` (the physical range of ``what``, the
+    CLI's for the same flag): 10**400 accelerators was an OverflowError traceback."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise EstimateError(f"{name} must be a positive integer, got {value!r}")
+        got = (
+            (repr(value) if value.bit_length() <= 128 else _digits(value))
+            if isinstance(value, int)
+            else (shown(value))
+        )
+        raise EstimateError(f"{name} must be a positive integer, got {got}")
+    if high is not None and value > high:
+        raise EstimateError(
+            f"{name} must be at most {high:,} ({what}; got {_digits(value)}). To fix: give a value in "
+            "that range"
+        )
     return value
+
+
+_LARGEST = f"the largest deployment: {MAX_ACCELERATORS:,} accelerators"
 
 
 def _inputs(model: object, accelerator: object) -> None:
@@ -206,7 +228,12 @@ def _hardware(accelerator: Any) -> Hardware:
 
 def _gpus_per_node(gpus_per_node: int | None, count: int, hw: Hardware) -> int:
     if gpus_per_node is not None:
-        return _positive("gpus_per_node", gpus_per_node)
+        return _positive(
+            "gpus_per_node",
+            gpus_per_node,
+            MAX_ACCELERATORS_PER_INSTANCE,
+            "accelerators of the largest instance",
+        )
     # A TPU slice is one ICI domain, up to the generation's largest slice (more chips are several
     # slices joined over the data-center network); GPU servers hold 8 (HGX, MI300X OAM platforms).
     if hw.is_tpu:
@@ -254,9 +281,9 @@ def estimate_inference(
         EstimateError: invalid arguments, or the accelerator lacks a spec the model needs.
     """
     _inputs(model, accelerator)
-    count = _positive("count", count)
-    inp = _positive("input_tokens", input_tokens)
-    out = _positive("output_tokens", output_tokens)
+    count = _positive("count", count, MAX_ACCELERATORS, _LARGEST)
+    inp = _positive("input_tokens", input_tokens, MAX_TOKENS, "the tokens an intent accepts")
+    out = _positive("output_tokens", output_tokens, MAX_TOKENS, "the tokens an intent accepts")
     # A published context window is a hard limit; a defaulted one (unknown model) is only a guess.
     if "max_context" not in model.estimated_fields and inp + out > model.max_context:
         raise EstimateError(
@@ -276,7 +303,7 @@ def estimate_inference(
         if slo is not None and (not number or not slo > 0):
             raise EstimateError(f"{label} must be a positive number of milliseconds, got {slo!r}")
     if tensor_parallel is not None and (_positive("tensor_parallel", tensor_parallel) > count):
-        raise EstimateError(f"tensor_parallel ({tensor_parallel}) cannot exceed count ({count})")
+        raise EstimateError(f"tensor_parallel ({_digits(tensor_parallel)}) cannot exceed count ({count:,})")
     hw = _hardware(accelerator)
     # made labelled (no copy with the labels added, as a training estimate gets in _label_validation)
     band, validation = _validation(str(getattr(accelerator, "id", "")), "inference")
@@ -326,9 +353,14 @@ def estimate_training(
         An estimate; ``fits=False`` when the model cannot be sharded into ``count`` accelerators.
     """
     _inputs(model, accelerator)
-    count = _positive("count", count)
-    seq = _positive("seq_len", seq_len)
-    gbt = _positive("global_batch_tokens", global_batch_tokens)
+    count = _positive("count", count, MAX_ACCELERATORS, _LARGEST)
+    seq = _positive("seq_len", seq_len, MAX_TOKENS, "the tokens an intent accepts")
+    gbt = _positive(
+        "global_batch_tokens",
+        global_batch_tokens,
+        MAX_GLOBAL_BATCH_TOKENS,
+        "the tokens per step an intent accepts",
+    )
     if gbt < seq:  # a step holds at least one whole sequence (the intent checks the same)
         raise EstimateError(
             f"global_batch_tokens ({gbt}) must be >= seq_len ({seq}): a step holds at least one "
