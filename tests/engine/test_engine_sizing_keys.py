@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from engine_testdata import H100, ITYPES, inference, make_catalog
@@ -105,3 +106,26 @@ def test_threads_sizing_together_get_the_figures_of_one_thread() -> None:
     for thread in threads:
         thread.join()
     assert results == [alone] * 6
+
+
+def test_a_catalog_file_with_other_specs_is_sized_with_its_own_after_the_embedded_one(tmp_path: Path) -> None:
+    # The sizings and estimates kept for the embedded catalog's records are never read for another
+    # catalog's unequal ones: the same bytes as a process that never decided over the embedded one.
+    import json
+
+    doc = json.loads(Path("src/computeops_cdk/catalog/data/catalog.json").read_text(encoding="utf-8"))
+    for acc in doc["accelerators"]:
+        if acc.get("memory_bw_gbps"):
+            acc["memory_bw_gbps"] = acc["memory_bw_gbps"] * 2
+    from computeops_cdk.catalog._build import content_sha256
+
+    doc["sha256"] = content_sha256(doc)
+    other = tmp_path / "catalog.json"
+    other.write_text(json.dumps(doc), encoding="utf-8")
+    embedded = decide("examples/support-chat.yaml").to_json(rejections="all")
+    after = decide("examples/support-chat.yaml", catalog=load_catalog(other)).to_json(rejections="all")
+    sizing._KEYS.clear()
+    sizing._INFERENCE.clear()
+    sizing.sizer_for.cache_clear()
+    alone = decide("examples/support-chat.yaml", catalog=load_catalog(other)).to_json(rejections="all")
+    assert after == alone != embedded
