@@ -26,7 +26,9 @@ Assigning a non-field attribute to a frozen slotted record raises ``FrozenInstan
 
 from __future__ import annotations
 
-from _thread import get_ident
+import re
+import sys
+from _thread import allocate_lock, get_ident
 from operator import attrgetter
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
@@ -39,6 +41,8 @@ if TYPE_CHECKING:
 __all__ = ["MISSING", "Field", "field", "fields", "is_record", "record", "replace"]
 
 _OWN_METHODS = ("__eq__", "__hash__", "__repr__")
+_LEADING_NAME = re.compile(r"^(?:\s*(\w+)\s*\.)?\s*(\w+)")  # dataclass's: `ClassVar[...]`, `typing.ClassVar`
+_RESERVED = "__record_"  # the generated __init__'s own names start so: no field may
 
 
 class _Sentinel:
@@ -59,7 +63,18 @@ _HAS_FACTORY: Any = _Sentinel("<factory>")  # the __init__ default of a default_
 class Field:
     """One field of a record: what ``dataclasses.Field`` holds for the options ``record`` supports."""
 
-    __slots__ = ("compare", "default", "default_factory", "hash", "init", "kw_only", "name", "repr", "type")
+    __slots__ = (
+        "classvar",
+        "compare",
+        "default",
+        "default_factory",
+        "hash",
+        "init",
+        "kw_only",
+        "name",
+        "repr",
+        "type",
+    )
 
     def __init__(
         self,
@@ -81,6 +96,8 @@ class Field:
         self.hash = hash
         self.compare = compare
         self.kw_only = kw_only
+        self.classvar = False
+        """A ``ClassVar`` annotation's entry (in ``__record_declared__``, never a field)."""
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in Field.__slots__)
@@ -204,7 +221,9 @@ class _DataclassView:
     """``__dataclass_fields__`` (or ``__dataclass_params__``) of a record, made on first read.
 
     ``dataclasses.fields``, ``replace``, ``asdict`` and ``is_dataclass`` read these; making them
-    imports ``dataclasses``, which only code that uses it pays. Kept on the class once made."""
+    imports ``dataclasses``, which only code that uses it pays. Kept on the record class once made
+    (one set for all threads); a plain subclass of a record gets them made on each read, so that it
+    never looks like a dataclass of its own to a record made from it later."""
 
     __slots__ = ("_params",)
 
@@ -212,10 +231,19 @@ class _DataclassView:
         self._params = params
 
     def __get__(self, obj: object, owner: type) -> Any:
-        made_fields, made_params = _as_dataclass(owner)
-        type.__setattr__(owner, "__dataclass_fields__", made_fields)
-        type.__setattr__(owner, "__dataclass_params__", made_params)
-        return made_params if self._params else made_fields
+        if "__record_fields__" not in owner.__dict__:
+            made_fields, made_params = _as_dataclass(owner)
+            return made_params if self._params else made_fields
+        with _VIEW_LOCK:
+            kept = owner.__dict__["__dataclass_fields__"]
+            if type(kept) is _DataclassView:  # not made yet
+                made_fields, made_params = _as_dataclass(owner)
+                type.__setattr__(owner, "__dataclass_fields__", made_fields)
+                type.__setattr__(owner, "__dataclass_params__", made_params)
+        return owner.__dict__["__dataclass_params__" if self._params else "__dataclass_fields__"]
+
+
+_VIEW_LOCK = allocate_lock()
 
 
 def _as_dataclass(cls: type) -> tuple[dict[str, Any], Any]:
@@ -225,7 +253,7 @@ def _as_dataclass(cls: type) -> tuple[dict[str, Any], Any]:
         return dataclasses.MISSING if value is MISSING else value
 
     made: dict[str, Any] = {}
-    for f in cls.__record_fields__:  # type: ignore[attr-defined]
+    for f in cls.__record_declared__:  # type: ignore[attr-defined]
         one = dataclasses.field(
             default=theirs(f.default),
             default_factory=theirs(f.default_factory),
@@ -236,7 +264,8 @@ def _as_dataclass(cls: type) -> tuple[dict[str, Any], Any]:
             kw_only=theirs(f.kw_only),
         )
         one.name, one.type = f.name, f.type
-        one._field_type = dataclasses._FIELD  # type: ignore[attr-defined]  # what dataclass sets
+        # what dataclass sets
+        one._field_type = dataclasses._FIELD_CLASSVAR if f.classvar else dataclasses._FIELD  # type: ignore[attr-defined]
         made[f.name] = one
     given: _Params = cls.__record_params__  # type: ignore[attr-defined]
     common = {"init": given.init, "repr": given.repr, "eq": given.eq, "order": False, "unsafe_hash": False}
@@ -255,15 +284,48 @@ def _as_dataclass(cls: type) -> tuple[dict[str, Any], Any]:
     return made, params
 
 
-def _is_classvar(kind: object) -> bool:
-    if isinstance(kind, str):
-        return kind.startswith(("ClassVar", "typing.ClassVar", "t.ClassVar"))
-    return repr(kind).startswith("typing.ClassVar")
+def _is_classvar(kind: object, cls: type) -> bool:
+    """Whether the annotation ``kind`` is ``typing.ClassVar`` or ``ClassVar[...]``, as ``dataclass``
+    decides it: a string annotation's leading name (``ClassVar[int]``, ``typing.ClassVar[int]``) is
+    looked up in the class's module."""
+    typing = sys.modules.get("typing")
+    if typing is None:  # no module can have named typing.ClassVar
+        return False
+
+    def is_classvar(value: object) -> bool:
+        return value is typing.ClassVar or (
+            type(value) is typing._GenericAlias and value.__origin__ is typing.ClassVar  # type: ignore[attr-defined]
+        )
+
+    if not isinstance(kind, str):
+        return is_classvar(kind)
+    match = _LEADING_NAME.match(kind)
+    module = sys.modules.get(cls.__module__)
+    if match is None or module is None:
+        return False
+    prefix, name = match.groups()
+    if prefix:  # `typing.ClassVar`: the name is typing's
+        return module.__dict__.get(prefix) is typing and is_classvar(getattr(typing, name, None))
+    return is_classvar(module.__dict__.get(name))
 
 
-def _is_unsupported(kind: object) -> bool:
-    shown = kind if isinstance(kind, str) else repr(kind)
-    return shown.startswith(("InitVar", "dataclasses.InitVar", "KW_ONLY", "dataclasses.KW_ONLY"))
+def _is_unsupported(kind: object, cls: type) -> bool:
+    """``InitVar`` and ``KW_ONLY`` (dataclasses' own annotations), which ``record`` does not take."""
+    if not isinstance(kind, str):
+        return type(kind).__module__ == "dataclasses" or kind.__class__.__name__ == "InitVar"
+    match = _LEADING_NAME.match(kind)
+    dataclasses: Any = sys.modules.get("dataclasses")
+    if match is None or dataclasses is None:  # nothing can have named them
+        return False
+    prefix, name = match.groups()
+    module = sys.modules.get(cls.__module__)
+    space = module.__dict__ if module is not None else {}
+    if prefix:  # `dataclasses.KW_ONLY`: the name is dataclasses'
+        if space.get(prefix) is not dataclasses:
+            return False
+        space = vars(dataclasses)
+    value = space.get(name)
+    return value is not None and (value is dataclasses.KW_ONLY or value is dataclasses.InitVar)
 
 
 def _field_from(value: object) -> Field | None:
@@ -292,27 +354,32 @@ def _field_from(value: object) -> Field | None:
     return None
 
 
-def _collect(cls: type, *, kw_only: bool, frozen: bool) -> tuple[Field, ...]:
-    """The fields of ``cls`` (its record bases' first), as ``dataclass`` collects them."""
+def _collect(cls: type, *, kw_only: bool, frozen: bool, init: bool) -> tuple[Field, ...]:
+    """The fields of ``cls`` (its record bases' first) and its ``ClassVar`` entries, in order, as
+    ``dataclass`` collects them."""
     found: dict[str, Field] = {}
+    bases_frozen: list[bool] = []
     for base in cls.__mro__[-1:0:-1]:
         inherited = base.__dict__.get("__record_fields__")
         if inherited is not None:
-            if base.__record_params__.frozen != frozen:  # type: ignore[attr-defined]
-                which = "frozen" if frozen else "non-frozen"
-                raise TypeError(f"cannot inherit {which} record {cls.__qualname__} from {base.__qualname__}")
-            found.update((f.name, f) for f in inherited)
-        elif "__dataclass_fields__" in base.__dict__:
+            bases_frozen.append(base.__record_params__.frozen)  # type: ignore[attr-defined]
+            found.update((f.name, f) for f in base.__dict__["__record_declared__"])
+        elif "__dataclass_params__" in base.__dict__:  # a dataclass (a record has __record_fields__)
             raise TypeError(
                 f"{cls.__qualname__} extends the dataclass {base.__qualname__}: use dataclasses.dataclass"
             )
     annotations: dict[str, Any] = cls.__dict__.get("__annotations__", {})  # noqa: RUF063  # not inspect (4-7 ms)
     for name, kind in annotations.items():
-        if _is_classvar(kind):
+        value = getattr(cls, name, MISSING)  # dataclass's: a base's attribute is the default too
+        if type(value).__name__ == "member_descriptor":  # a slot of a base: no default
+            value = MISSING
+        if _is_classvar(kind, cls):  # kept in place, as dataclass keeps it among the fields
+            found[name] = _classvar(cls, name, kind, value)
             continue
-        if _is_unsupported(kind):
+        if _is_unsupported(kind, cls):
             raise TypeError(f"{cls.__qualname__}.{name}: {kind} is not supported by record")
-        value = cls.__dict__.get(name, MISSING)
+        if name.startswith(_RESERVED):
+            raise TypeError(f"{cls.__qualname__}.{name}: a field name may not start with {_RESERVED!r}")
         given = _field_from(value)
         if given is None:
             given = Field(
@@ -324,7 +391,7 @@ def _collect(cls: type, *, kw_only: bool, frozen: bool) -> tuple[Field, ...]:
                 compare=True,
                 kw_only=MISSING,
             )
-        else:  # dataclass leaves the default as the class attribute, or none
+        elif name in cls.__dict__:  # dataclass leaves the default as the class attribute, or none
             if given.default is MISSING:
                 delattr(cls, name)
             else:
@@ -340,16 +407,49 @@ def _collect(cls: type, *, kw_only: bool, frozen: bool) -> tuple[Field, ...]:
     for name, value in cls.__dict__.items():
         if _field_from(value) is not None and name not in annotations:
             raise TypeError(f"{name!r} is a field but has no type annotation")
-    seen_default = False
-    for f in found.values():
+    if bases_frozen:  # after the fields' own errors, as dataclass
+        if any(bases_frozen) and not frozen:
+            raise TypeError("cannot inherit non-frozen dataclass from a frozen one")
+        if not any(bases_frozen) and frozen:
+            raise TypeError("cannot inherit frozen dataclass from a non-frozen one")
+    if init:
+        _check_order(f for f in found.values() if not f.classvar)
+    return tuple(found.values())
+
+
+def _check_order(own: Iterable[Field]) -> None:
+    """``dataclass``'s refusal of a positional field without a default after one with a default."""
+    seen_default: Field | None = None
+    for f in own:
         if not f.init or f.kw_only:
             continue
         if f.default is MISSING and f.default_factory is MISSING:
-            if seen_default:
-                raise TypeError(f"non-default argument {f.name!r} follows default argument")
+            if seen_default is not None:
+                after = f" {seen_default.name!r}" if sys.version_info >= (3, 13) else ""
+                raise TypeError(f"non-default argument {f.name!r} follows default argument{after}")
         else:
-            seen_default = True
-    return tuple(found.values())
+            seen_default = f
+
+
+def _classvar(cls: type, name: str, kind: object, value: object) -> Field:
+    """A ``ClassVar`` annotation: no field; a ``field()`` given is refused or unwrapped (``dataclass``)."""
+    found = _field_from(value)
+    given = found or Field(
+        default=value, default_factory=MISSING, init=True, repr=True, hash=None, compare=True, kw_only=MISSING
+    )
+    if found is None:
+        pass
+    elif given.default_factory is not MISSING:
+        raise TypeError(f"field {name} cannot have a default factory")
+    elif given.kw_only is not MISSING:
+        raise TypeError(f"field {name} is a ClassVar but specifies kw_only")
+    elif name in cls.__dict__:
+        if given.default is MISSING:
+            delattr(cls, name)
+        else:
+            setattr(cls, name, given.default)
+    given.name, given.type, given.classvar = name, kind, True
+    return given
 
 
 def _slotted(cls: type, names: tuple[str, ...]) -> type:
@@ -371,7 +471,9 @@ def _slotted(cls: type, names: tuple[str, ...]) -> type:
     return made
 
 
-def _init_source(cls: type, own: tuple[Field, ...], *, frozen: bool) -> tuple[str, dict[str, Any]]:
+def _init_source(
+    cls: type, own: tuple[Field, ...], *, frozen: bool, slots: bool
+) -> tuple[str, dict[str, Any]]:
     """The source of ``cls.__init__`` as ``dataclass`` writes it (the same parameters, defaults and
     assignments), and the names it reads with their values."""
     names = {f.name for f in own}
@@ -393,7 +495,7 @@ def _init_source(cls: type, own: tuple[Field, ...], *, frozen: bool) -> tuple[st
             else:
                 param, value = name, name
             (keyword if f.kw_only else positional).append(param)
-        elif f.default is not MISSING:
+        elif f.default is not MISSING and slots:  # without slots the class attribute is the value
             scope[f"__record_default_{name}__"] = f.default
             value = f"__record_default_{name}__"
         elif f.default_factory is not MISSING:
@@ -433,9 +535,9 @@ def _compiled() -> dict[str, _Factory]:
     return compiled
 
 
-def _init(cls: type, own: tuple[Field, ...], *, frozen: bool) -> Callable[..., None]:
+def _init(cls: type, own: tuple[Field, ...], *, frozen: bool, slots: bool) -> Callable[..., None]:
     """``cls.__init__``, from the compiled ones when its source is there, else compiled now."""
-    source, scope = _init_source(cls, own, frozen=frozen)
+    source, scope = _init_source(cls, own, frozen=frozen, slots=slots)
     factory = _compiled().get(source)
     if factory is not None:
         made: Callable[..., None] = factory(**scope)
@@ -448,9 +550,9 @@ def _init(cls: type, own: tuple[Field, ...], *, frozen: bool) -> Callable[..., N
     return made
 
 
-def _signature_text(cls: type, own: tuple[Field, ...]) -> str:
+def _signature_text(cls: type, own: tuple[Field, ...], *, made_init: bool) -> str:
     """``str(inspect.signature(cls))`` of the generated ``__init__``, as ``dataclass`` writes ``__doc__``."""
-    if any(not isinstance(f.type, str) for f in own):  # inspect formats such annotations
+    if not made_init or any(not isinstance(f.type, str) for f in own):  # inspect reads other __init__s
         import inspect
 
         try:
@@ -548,7 +650,12 @@ def compiled_inits_text(classes: Iterable[type]) -> str:
         params: _Params | None = cls.__dict__.get("__record_params__")
         if params is None or not params.generated_init:
             continue
-        source, scope = _init_source(cls, cls.__record_fields__, frozen=params.frozen)  # type: ignore[attr-defined]
+        source, scope = _init_source(
+            cls,
+            cls.__record_fields__,  # type: ignore[attr-defined]
+            frozen=params.frozen,
+            slots=params.slots,
+        )
         made[source] = tuple(scope)
     lines = [
         '"""The ``__init__`` of each record of the package, compiled with it (see ``_record._compiled``).',
@@ -633,22 +740,24 @@ def _make(
     own_methods = [name for name in _OWN_METHODS if name in given.__dict__]
     if own_methods:
         raise TypeError(f"{given.__qualname__} defines {', '.join(own_methods)}: use dataclasses.dataclass")
-    own = _collect(given, kw_only=kw_only, frozen=frozen)
+    declared = _collect(given, kw_only=kw_only, frozen=frozen, init=init)
+    own = tuple(f for f in declared if not f.classvar)
     cls = _slotted(given, tuple(f.name for f in own)) if slots else given
     cls.__record_fields__ = own  # type: ignore[attr-defined]
+    cls.__record_declared__ = declared  # type: ignore[attr-defined]
     cls.__record_params__ = _Params(  # type: ignore[attr-defined]
         init=init, repr=with_repr, eq=eq, frozen=frozen, match_args=match_args, kw_only=kw_only, slots=slots
     )
     cls.__dataclass_fields__ = _DataclassView(params=False)  # type: ignore[attr-defined]
     cls.__dataclass_params__ = _DataclassView(params=True)  # type: ignore[attr-defined]
     if init and "__init__" not in cls.__dict__:  # dataclass keeps a class's own __init__ too
-        cls.__init__ = _init(cls, own, frozen=frozen)  # type: ignore[misc]
+        cls.__init__ = _init(cls, own, frozen=frozen, slots=slots)  # type: ignore[misc]
         cls.__record_params__.generated_init = True  # type: ignore[attr-defined]
     _add_methods(cls, own, eq=eq, with_repr=with_repr, frozen=frozen)
     if frozen:
         _add_frozen(cls, own)
     if not cls.__doc__:
-        cls.__doc__ = cls.__name__ + _signature_text(cls, own)
+        cls.__doc__ = cls.__name__ + _signature_text(cls, own, made_init=cls.__record_params__.generated_init)  # type: ignore[attr-defined]
     if match_args and "__match_args__" not in cls.__dict__:
         cls.__match_args__ = tuple(f.name for f in own if f.init and not f.kw_only)  # type: ignore[attr-defined, misc]
     if slots and frozen:  # pickling sets the slots past the frozen __setattr__
@@ -656,7 +765,7 @@ def _make(
             cls.__getstate__ = _getstate  # type: ignore[assignment]
         if "__setstate__" not in cls.__dict__:
             cls.__setstate__ = _setstate  # type: ignore[attr-defined]
-    if "__replace__" not in cls.__dict__:
+    if sys.version_info >= (3, 13) and "__replace__" not in cls.__dict__:  # as dataclass
         cls.__replace__ = _replace_method  # type: ignore[attr-defined]
     return cls
 

@@ -29,11 +29,10 @@
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from functools import lru_cache
 from typing import Literal
 
-from .._record import record
+from .._record import record, replace
 from . import _calibration as cal
 from ._hardware import Hardware, achieved_tflops, bytes_per_param, resolve_precision
 from ._types import Bound, ModelSpec, Precision, TrainingEstimate
