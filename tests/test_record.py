@@ -391,8 +391,9 @@ def test_a_cold_decide_imports_neither_dataclasses_nor_inspect() -> None:
         "print(sorted(m for m in ('dataclasses', 'inspect') if m in sys.modules), file=sys.stderr)\n"
     )
     root = __import__("pathlib").Path(__file__).resolve().parents[1]
-    for intent in ("support-chat.yaml", "llama-8b-pretrain.yaml"):  # inference and training
-        code = probe.replace("support-chat.yaml", intent)
+    accounts = "', '--accounts', 'examples/accounts/computeops.accounts.yaml"
+    for intent in ("support-chat.yaml", "llama-8b-pretrain.yaml", "support-chat.yaml" + accounts):
+        code = probe.replace("support-chat.yaml", intent)  # inference, training, with accounts
         done = subprocess.run(
             [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True
         )

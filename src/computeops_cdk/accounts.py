@@ -37,10 +37,10 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ._record import record
 from .catalog import PRICE_MODELS, PROVIDER_IDS
 from .errors import AccountsError, described, did_you_mean
 
@@ -79,7 +79,7 @@ _IDENTIFIERS = {
 }
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class Discount:
     """A negotiated discount off list price."""
 
@@ -101,7 +101,7 @@ class Discount:
         return f"{self.percent:g} % negotiated discount on {scope}"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class Owned:
     """Instances already paid for (a reservation, committed nodes)."""
 
@@ -110,7 +110,7 @@ class Owned:
     instances: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class ProviderAccount:
     """What the team has at one provider."""
 
@@ -131,7 +131,7 @@ class ProviderAccount:
         return sum(o.instances for o in self.owned if o.instance_type == instance_type and o.region == region)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class Accounts:
     """A parsed accounts file."""
 
