@@ -98,6 +98,19 @@ def test_a_long_number_is_echoed_cut(capsys: pytest.CaptureFixture[str]) -> None
     assert len(capsys.readouterr().err) < 1000
 
 
+@pytest.mark.parametrize("flag", ["--count", "--concurrency", "--input-tokens", "--gpus-per-node"])
+def test_a_long_negative_number_is_echoed_cut(flag: str, capsys: pytest.CaptureFixture[str]) -> None:
+    # A 4,000-digit negative was echoed whole in "must be >= 1 (got -999...)" (4,690 bytes).
+    with pytest.raises(SystemExit) as raised:
+        main([*INFERENCE, flag, "-" + "9" * 4000])
+    err = capsys.readouterr().err
+    assert raised.value.code == 2 and f"argument {flag}: must be >= 1 (got '-999" in err
+    assert len(err) < 1000
+    with pytest.raises(SystemExit):
+        main([*TRAINING, "--seq-len", "-" + "9" * 4000])
+    assert len(capsys.readouterr().err) < 1000
+
+
 @pytest.mark.parametrize("concurrency", [2**32 + 1, 10**400, 10**5000], ids=["2^32+1", "1e400", "1e5000"])
 def test_the_api_refuses_more_requests_than_the_model_represents(concurrency: int) -> None:
     h100 = next(a for a in load_catalog().accelerators if a.id == "H100-SXM")

@@ -69,7 +69,9 @@ def _whole(value: str, high: int | None = None, what: str = "") -> int:
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be a whole number (got {_cut(value)})") from None
     if number < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1 (got {number})")
+        # a long one as the given text, cut (a 4,000-digit negative was echoed whole)
+        got = number if len(value) <= 40 else _cut(value.strip())
+        raise argparse.ArgumentTypeError(f"must be >= 1 (got {got})")
     if high is not None and number > high:
         raise argparse.ArgumentTypeError(_out_of_range(value, high, what))
     return number
