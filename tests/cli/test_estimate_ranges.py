@@ -145,3 +145,49 @@ def test_the_api_has_the_flags_ranges(change: dict[str, int], message: str) -> N
     with pytest.raises(EstimateError) as info:
         estimate_inference(resolve_model("llama-3.1-8b"), precision="bf16", accelerator=h100, **args)
     assert message in str(info.value) and len(str(info.value)) < 300
+
+
+@pytest.mark.parametrize(
+    ("change", "got"),
+    [
+        # 10**400 was an OverflowError traceback (float of it), -10**5000 a ValueError (repr of it)
+        ({"tpot_ms": 10**400}, "a number of about 400 digits"),
+        ({"ttft_ms": 10**400}, "a number of about 400 digits"),
+        ({"tpot_ms": -(10**5000)}, "about 5,000 digits"),
+        ({"ttft_ms": float("inf")}, "inf"),
+        ({"tpot_ms": float("nan")}, "nan"),
+        ({"tpot_ms": -1.5}, "-1.5"),
+    ],
+    ids=["tpot-1e400", "ttft-1e400", "tpot-minus-1e5000", "ttft-inf", "tpot-nan", "tpot-negative"],
+)
+def test_a_latency_target_out_of_range_is_an_estimate_error(change: dict[str, object], got: str) -> None:
+    h100 = next(a for a in load_catalog().accelerators if a.id == "H100-SXM")
+    (name,) = change
+    with pytest.raises(EstimateError) as info:
+        estimate_inference(
+            resolve_model("llama-3.1-8b"),
+            precision="bf16",
+            accelerator=h100,
+            count=8,
+            input_tokens=1024,
+            output_tokens=256,
+            **change,  # type: ignore[arg-type]
+        )
+    text = str(info.value)
+    assert text.startswith(f"{name} must be a finite number of milliseconds > 0 (at most 1.798e+308; got ")
+    assert got in text and "To fix: pass the latency target in milliseconds" in text and len(text) < 300
+
+
+def test_the_largest_latency_target_is_still_estimated() -> None:
+    h100 = next(a for a in load_catalog().accelerators if a.id == "H100-SXM")
+    estimate = estimate_inference(
+        resolve_model("llama-3.1-8b"),
+        precision="bf16",
+        accelerator=h100,
+        count=8,
+        input_tokens=1024,
+        output_tokens=256,
+        ttft_ms=10**300,
+        tpot_ms=1.7e308,
+    )
+    assert estimate.slo_met

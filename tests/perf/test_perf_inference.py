@@ -126,11 +126,14 @@ def test_tensor_parallel_across_nodes_costs_communication(accs: dict[str, Accele
     [
         ({"count": 0}, "count must be a positive integer"),
         ({"input_tokens": -3}, "input_tokens must be a positive integer"),
-        ({"ttft_ms": 0}, "ttft_ms must be a positive number"),
+        ({"ttft_ms": 0}, "ttft_ms must be a finite number of milliseconds > 0"),
         ({"precision": "fp6"}, "unknown precision 'fp6'"),
         ({"tensor_parallel": 16}, "tensor_parallel (16) cannot exceed count (8)"),
         # were a TypeError, and "accelerator 'accelerator' has no published memory_gb, ..."
-        ({"ttft_ms": "800"}, "ttft_ms must be a positive number of milliseconds, got '800'"),
+        (
+            {"ttft_ms": "800"},
+            "ttft_ms must be a finite number of milliseconds > 0 (at most 1.798e+308; got '800')",
+        ),
         (
             {"accelerator": "H100"},
             "accelerator must be a catalog Accelerator (got str 'H100'). "

@@ -19,6 +19,8 @@ weight.
 
 from __future__ import annotations
 
+import math
+import sys
 from functools import lru_cache
 from typing import Any, Literal, TypeVar, get_args
 
@@ -101,6 +103,26 @@ def _positive(name: str, value: object, high: int | None = None, what: str = "")
             "that range"
         )
     return value
+
+
+def _milliseconds(name: str, value: object) -> float:
+    """A latency target: a finite number of milliseconds > 0, as the CLI's flag and the intent take
+    it. 10**400 was an OverflowError traceback (``float`` of it), -10**5000 a ValueError (``repr``
+    of it)."""
+    number: float | None = None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        try:
+            number = float(value)
+        except OverflowError:  # an int beyond the largest float
+            number = None
+    if number is None or not (number > 0 and math.isfinite(number)):
+        got = _digits(value) if isinstance(value, int) and not isinstance(value, bool) else shown(value)
+        raise EstimateError(
+            f"{name} must be a finite number of milliseconds > 0 (at most {sys.float_info.max:.4g}; "
+            f"got {got}). To fix: pass the latency target in milliseconds (e.g. 50), or None for no "
+            "target"
+        )
+    return number
 
 
 _LARGEST = f"the largest deployment: {MAX_ACCELERATORS:,} accelerators"
@@ -298,10 +320,8 @@ def estimate_inference(
             f"got {_digits(concurrency)}). To fix: pass the requests in flight, or leave it out for "
             "the most that fit"
         )
-    for label, slo in (("ttft_ms", ttft_ms), ("tpot_ms", tpot_ms)):
-        number = isinstance(slo, int | float) and not isinstance(slo, bool)
-        if slo is not None and (not number or not slo > 0):
-            raise EstimateError(f"{label} must be a positive number of milliseconds, got {slo!r}")
+    ttft = None if ttft_ms is None else _milliseconds("ttft_ms", ttft_ms)
+    tpot = None if tpot_ms is None else _milliseconds("tpot_ms", tpot_ms)
     if tensor_parallel is not None and (_positive("tensor_parallel", tensor_parallel) > count):
         raise EstimateError(f"tensor_parallel ({_digits(tensor_parallel)}) cannot exceed count ({count:,})")
     hw = _hardware(accelerator)
@@ -315,8 +335,8 @@ def estimate_inference(
         inp,
         out,
         concurrency,
-        None if ttft_ms is None else float(ttft_ms),
-        None if tpot_ms is None else float(tpot_ms),
+        ttft,
+        tpot,
         _gpus_per_node(gpus_per_node, count, hw),
         tensor_parallel,
         band,
