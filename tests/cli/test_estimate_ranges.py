@@ -4,6 +4,9 @@ catalog use for the same quantities (red team: --count 1e20 gave 9.8e22 tokens/s
 from __future__ import annotations
 
 import json
+import numbers
+from decimal import Decimal
+from fractions import Fraction
 
 import pytest
 
@@ -191,3 +194,53 @@ def test_the_largest_latency_target_is_still_estimated() -> None:
         tpot_ms=1.7e308,
     )
     assert estimate.slo_met
+
+
+@numbers.Integral.register
+class _Int64:
+    """What numpy's int64 is to these checks: an Integral that is not an int."""
+
+    def __repr__(self) -> str:
+        return "np.int64(8)"
+
+
+class _Loud:
+    def __repr__(self) -> str:  # pragma: no cover - never called: an unknown type shows its name
+        raise AssertionError("repr of an unknown type was called")
+
+
+@pytest.mark.parametrize(
+    ("change", "got"),
+    [
+        # a numpy int64, a Decimal, a Fraction were shown as <int64>, <Decimal>, <Fraction>
+        ({"count": _Int64()}, "got np.int64(8). To fix: pass a Python int >= 1 (int(x) of"),
+        ({"concurrency": Decimal(8)}, "got Decimal('8'). To fix: pass a Python int >= 1 (int(x) of"),
+        ({"input_tokens": Fraction(8)}, "got Fraction(8, 1). To fix: pass a Python int >= 1 (int(x) of"),
+        ({"count": Decimal("1" * 5000)}, "got Decimal('1111111111111111111111111111..."),
+        ({"count": Fraction(10**5000)}, "got <Fraction>"),
+        ({"tensor_parallel": "8"}, "got '8'. To fix: pass a Python int >= 1"),
+        ({"gpus_per_node": _Loud()}, "got <_Loud>. To fix: pass a Python int >= 1"),
+        # a huge negative said "a number of about 400 digits"
+        ({"count": -(10**400)}, "got a negative number of about 400 digits. To fix: pass a Python int >= 1"),
+        ({"ttft_ms": -(10**400)}, "got a negative number of about 400 digits). To fix"),
+        ({"tpot_ms": Decimal(-5)}, "got Decimal('-5')). To fix"),
+    ],
+    ids=[
+        "int64",
+        "decimal",
+        "fraction",
+        "long-decimal",
+        "huge-fraction",
+        "str",
+        "unknown",
+        "neg",
+        "neg-ms",
+        "dec-ms",
+    ],
+)
+def test_a_bad_argument_is_shown_by_a_short_repr_with_a_fix(change: dict[str, object], got: str) -> None:
+    h100 = next(a for a in load_catalog().accelerators if a.id == "H100-SXM")
+    args: dict[str, object] = {"count": 8, "input_tokens": 1024, "output_tokens": 256, **change}
+    with pytest.raises(EstimateError) as info:
+        estimate_inference(resolve_model("llama-3.1-8b"), precision="bf16", accelerator=h100, **args)  # type: ignore[arg-type]
+    assert got in str(info.value) and len(str(info.value)) < 300

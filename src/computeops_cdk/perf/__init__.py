@@ -84,19 +84,35 @@ def _digits(value: int) -> str:
     5,000-digit number raises, and its echo would be a screen)."""
     if value.bit_length() <= 128:
         return f"{value:,}"
-    return f"a number of about {value.bit_length() * 0.30103:,.0f} digits"
+    sign = "a negative" if value < 0 else "a"  # -10**400 was "a number of about 400 digits"
+    return f"{sign} number of about {value.bit_length() * 0.30103:,.0f} digits"
+
+
+def _given(value: object) -> str:
+    """A bad argument as echoed, 40 characters at most: an int written out (its size when huge),
+    another number (a numpy int64, a Decimal, a Fraction) its own ``repr`` cut (its type name alone,
+    ``<int64>``, lost the value), anything else as ``errors.shown`` shows it."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return int.__repr__(value) if value.bit_length() <= 128 else _digits(value)
+    import numbers  # only on this error path
+
+    if isinstance(value, numbers.Number) and not isinstance(value, float | complex):
+        try:
+            text = repr(value)
+        except Exception:  # a Fraction of a 5,000-digit int: repr raises
+            return shown(value, limit=40)
+        return text if len(text) <= 40 else text[:37] + "..."
+    return shown(value, limit=40)
 
 
 def _positive(name: str, value: object, high: int | None = None, what: str = "") -> int:
     """A whole number >= 1 and, given ``high``, <= ``high`` (the physical range of ``what``, the
     CLI's for the same flag): 10**400 accelerators was an OverflowError traceback."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        got = (
-            (repr(value) if value.bit_length() <= 128 else _digits(value))
-            if isinstance(value, int)
-            else (shown(value))
+        raise EstimateError(
+            f"{name} must be a positive integer, got {_given(value)}. To fix: pass a Python int >= 1"
+            + ("" if isinstance(value, int) else " (int(x) of a numpy integer, a Decimal or a Fraction)")
         )
-        raise EstimateError(f"{name} must be a positive integer, got {got}")
     if high is not None and value > high:
         raise EstimateError(
             f"{name} must be at most {high:,} ({what}; got {_digits(value)}). To fix: give a value in "
@@ -116,7 +132,7 @@ def _milliseconds(name: str, value: object) -> float:
         except OverflowError:  # an int beyond the largest float
             number = None
     if number is None or not (number > 0 and math.isfinite(number)):
-        got = _digits(value) if isinstance(value, int) and not isinstance(value, bool) else shown(value)
+        got = _digits(value) if isinstance(value, int) and not isinstance(value, bool) else _given(value)
         raise EstimateError(
             f"{name} must be a finite number of milliseconds > 0 (at most {sys.float_info.max:.4g}; "
             f"got {got}). To fix: pass the latency target in milliseconds (e.g. 50), or None for no "
