@@ -80,6 +80,18 @@ def test_the_keys_and_the_estimates_kept_are_bounded(monkeypatch: pytest.MonkeyP
     assert [fresh.size(ITYPES[0], replace(H100, id=f"H100-copy-{n}")) for n in range(30)] == made
 
 
+def test_the_sizings_a_sizer_keeps_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    # reviewer 4: over 200 catalogs of other accelerators in one process, each Sizer kept every
+    # sizing (and the record its key holds) of every catalog, about 0.55 MB per catalog
+    monkeypatch.setattr(sizing, "_SIZINGS_KEPT", 8)
+    workload = inference().workload
+    sizer = Sizer(workload, model_spec(workload))
+    made = [sizer.size(ITYPES[0], replace(H100, id=f"H100-kept-{n}")) for n in range(30)]
+    assert 0 < len(sizer._cache) <= 8
+    fresh = Sizer(workload, model_spec(workload))
+    assert [fresh.size(ITYPES[0], replace(H100, id=f"H100-kept-{n}")) for n in range(30)] == made
+
+
 def test_a_key_is_found_by_identity_and_equal_by_value() -> None:
     a, b = replace(H100), replace(H100)
     assert sizing._key(a) is sizing._key(a)

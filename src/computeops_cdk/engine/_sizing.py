@@ -313,6 +313,10 @@ def _central_inference(
     return groups * group if groups * group <= MAX_INSTANCES else None
 
 
+_SIZINGS_KEPT = 2048
+"""Sizings one Sizer keeps (64 Sizers are kept: at most 131,072 sizings in all)."""
+
+
 @lru_cache(maxsize=64)
 def sizer_for(workload: Workload, headroom: float = 0.0, calibrations: tuple[Calibration, ...] = ()) -> Sizer:
     """The Sizer of a workload, headroom and calibrations, shared by every decision about them (pure,
@@ -340,7 +344,9 @@ class Sizer:
         # Keyed by the accelerator record's value: keyed by its id string, a Sizer shared by decisions
         # over two catalogs sized the second catalog's accelerator with the first's specs; by the
         # record's identity, it kept every record of every catalog loaded since (equal records size
-        # alike, so they share an entry).
+        # alike, so they share an entry). At most _SIZINGS_KEPT, then forgotten and made again: one
+        # catalog needs a few hundred, and a long-lived process (the Terraform provider) deciding over
+        # many catalogs kept every one of them (about 0.55 MB per catalog, reviewer 4).
         self._cache: dict[tuple[_Same, int, bool], Sizing] = {}
 
     def size(self, itype: InstanceType, acc: Accelerator) -> Sizing:
@@ -357,6 +363,8 @@ class Sizer:
                 found = Sizing(instances=1, reasons=(Reason(rule="memory.fit", message=str(err)),))
             except EstimateError as err:
                 found = Sizing(instances=1, reasons=(Reason(rule="spec.unknown", message=str(err)),))
+            if len(self._cache) >= _SIZINGS_KEPT:
+                self._cache.clear()
             self._cache[key] = found
         return found
 
