@@ -51,6 +51,10 @@ _OFF_PATH = (
     "argparse",
     "gettext",
     "locale",
+    # our modules use typing in annotations only (under TYPE_CHECKING), its few run-time names from
+    # computeops_cdk._lazy_typing: typing imported warnings too (about 3-4 ms)
+    "typing",
+    "warnings",
     "rich",
     "jsonschema",
     "httpx",

@@ -14,7 +14,6 @@ import math
 import os
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, TypeVar
 
 from .._files import MIB, UnreadableFile, read_regular_file, shown_path
 from .._record import MISSING, fields, is_record
@@ -25,6 +24,9 @@ from ._types import Accelerator, Attestation, Catalog, InstanceType, Offer, Prov
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Any, TypeVar
+
+    _Record = TypeVar("_Record")
 
 __all__ = [
     "CATALOG_ENV",
@@ -253,9 +255,6 @@ def _first_mark(doc: Any) -> tuple[str, _Refused]:
         elif isinstance(value, list):
             stack.extend((f"{where}[{i}]", v) for i, v in reversed(list(enumerate(value))))
     raise AssertionError("a refused value was marked but not found")  # pragma: no cover
-
-
-_Record = TypeVar("_Record")
 
 
 def _records_called(cls: type[_Record], items: list[dict[str, Any]]) -> tuple[_Record, ...]:

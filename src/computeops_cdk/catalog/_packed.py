@@ -35,7 +35,6 @@ from collections import deque
 from collections.abc import Callable
 from functools import partial
 from itertools import repeat
-from typing import Any
 
 from .._record import MISSING, fields
 from ._types import CAPACITY_LEVELS, PRICE_MODELS, PROVIDER_IDS, RESERVED_TERMS_MONTHS, Offer
@@ -43,6 +42,7 @@ from ._types import CAPACITY_LEVELS, PRICE_MODELS, PROVIDER_IDS, RESERVED_TERMS_
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Any
 
 __all__ = ["PACKED_FORMAT", "file_sha256", "pack_catalog", "packed_path", "unpack_catalog"]
 

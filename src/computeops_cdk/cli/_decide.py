@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from ..catalog import load_catalog
 from ..engine import Decision, Placement, Rejection, decide
@@ -30,6 +29,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy rea
 if TYPE_CHECKING:
     import argparse
     from types import SimpleNamespace
+    from typing import Any
 
 __all__ = [
     "CSV_COLUMNS",

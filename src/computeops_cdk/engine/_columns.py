@@ -13,17 +13,25 @@ import bisect
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from operator import attrgetter
-from typing import Any, Generic, TypeVar
 
 from .._record import record
 from ..catalog import Catalog, Provider
-from ..catalog._types import PriceModel
 from ._decision import Reason
 from ._index import CatalogIndex, Row
 from ._retired import RETIRED
 from ._rules import attestation_applies
 from ._sizing import Sizer, Sizing
 from ._suspect import price_label
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
+if TYPE_CHECKING:
+    from typing import Any, Generic, TypeVar
+
+    from ..catalog._types import PriceModel
+
+    K = TypeVar("K")
+else:
+    from .._lazy_typing import Generic
 
 __all__ = ["Columns", "Ladder", "Sized", "Span", "assemble", "offer_columns", "set_bits"]
 
@@ -41,9 +49,6 @@ class Sized:
     """The offers of the runs sized across several instances (a multi-node fabric)."""
     fitting: tuple[tuple[tuple[Span, ...], Sizing], ...]
     """The groups of runs whose sizing is meaningful (the price caps apply), with it."""
-
-
-K = TypeVar("K")
 
 
 @record(frozen=True, slots=True)
@@ -194,7 +199,7 @@ def _ladders(run: tuple[Row, ...]) -> tuple[Ladder, ...]:
     return tuple(ladders)
 
 
-class Column(Generic[K]):
+class Column(Generic["K"]):
     """One value per offer (its country, its price model, ...), coded so that the mask of the offers
     holding any of a set of values is made by C loops, not a Python one per offer: each offer's
     value number is coded as byte planes (plane ``j`` holds byte ``j`` of every offer's number: one

@@ -13,7 +13,6 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any
 
 from .._record import record, replace
 from ..catalog import HOURS_PER_MONTH, Catalog, load_catalog
@@ -37,7 +36,10 @@ from ._scores import compliance_credit
 from ._sizing import Calibration, sizer_for
 from ._suspect import suspect_prices
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..accounts import Accounts
 
 __all__ = ["DEFAULT_ALTERNATIVES", "Ranked", "as_catalog", "as_intent", "decide", "ranked"]

@@ -10,11 +10,15 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Literal, overload
 
+from .._lazy_typing import literal_aliases
 from .._record import field, record
 from ..catalog import HOURS_PER_MONTH
 from ..errors import IntentError, described
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
+if TYPE_CHECKING:
+    from typing import Any, Literal, overload
 
 __all__ = [
     "DEFAULT_REJECTIONS",
@@ -30,9 +34,18 @@ __all__ = [
     "UnitName",
 ]
 
-UnitName = Literal["usd_per_million_output_tokens", "usd_per_training_step"]
-RejectionListing = Literal["all", "summary"]
+if TYPE_CHECKING:  # the aliases mypy reads; at run time made by __getattr__ from the same values
+    UnitName = Literal["usd_per_million_output_tokens", "usd_per_training_step"]
+    RejectionListing = Literal["all", "summary"]
+
 REJECTION_LISTINGS: tuple[RejectionListing, ...] = ("all", "summary")
+__getattr__ = literal_aliases(
+    globals(),
+    {
+        "UnitName": ("usd_per_million_output_tokens", "usd_per_training_step"),
+        "RejectionListing": REJECTION_LISTINGS,
+    },
+)
 DEFAULT_REJECTIONS: RejectionListing = "summary"
 """How many rejections a decision document lists by default: ``summary``, the first rejection (in
 canonical order) carrying each rule, with every reason it has. ``rejections_by_rule`` and
@@ -324,11 +337,13 @@ class Rejections(Sequence[Rejection]):
     def __len__(self) -> int:
         return len(self._records)
 
-    @overload
-    def __getitem__(self, index: int) -> Rejection: ...
+    if TYPE_CHECKING:  # the overloads mypy reads (typing is not imported at run time)
 
-    @overload
-    def __getitem__(self, index: slice) -> tuple[Rejection, ...]: ...
+        @overload
+        def __getitem__(self, index: int) -> Rejection: ...
+
+        @overload
+        def __getitem__(self, index: slice) -> tuple[Rejection, ...]: ...
 
     def __getitem__(self, index: int | slice) -> Rejection | tuple[Rejection, ...]:
         if isinstance(index, slice):

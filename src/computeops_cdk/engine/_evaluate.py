@@ -10,7 +10,6 @@ from __future__ import annotations
 import abc
 import math
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
 
 from .._record import record
 from ..catalog import HOURS_PER_MONTH, PRICE_MODELS
@@ -38,6 +37,7 @@ from ._rules import (
 from ._sizing import Sizer, Sizing
 from ._suspect import offer_key
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
 if TYPE_CHECKING:
     from ..accounts import Accounts
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import TypeVar, overload
 
 from ..catalog import HOURS_PER_MONTH
 from ._columns import Column, Columns, Sized, Span, assemble, set_bits
@@ -27,9 +26,13 @@ from ._retired import retired_rule
 from ._rules import placement_services
 from ._sizing import Sizing
 
-__all__ = ["evaluate_grouped"]
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
+if TYPE_CHECKING:
+    from typing import TypeVar, overload
 
-K = TypeVar("K")
+    K = TypeVar("K")
+
+__all__ = ["evaluate_grouped"]
 
 
 class _Rules:
@@ -346,11 +349,13 @@ class _RejectedRows(Masked):
     def __len__(self) -> int:
         return self._count
 
-    @overload
-    def __getitem__(self, index: int) -> Rejected: ...
+    if TYPE_CHECKING:  # the overloads mypy reads (typing is not imported at run time)
 
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[Rejected]: ...
+        @overload
+        def __getitem__(self, index: int) -> Rejected: ...
+
+        @overload
+        def __getitem__(self, index: slice) -> Sequence[Rejected]: ...
 
     def __getitem__(self, index: int | slice) -> Rejected | Sequence[Rejected]:
         if self._all is not None:  # a list indexes (and refuses) as the sequence does

@@ -13,13 +13,17 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, TypeVar
 
 from ._fields import MISSING, FieldSpec, IntentModel, Refusal, is_text
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    M = TypeVar("M", bound=IntentModel)
+
 __all__ = ["build", "built_fast"]
 
-M = TypeVar("M", bound=IntentModel)
 
 _NO: Any = object()
 """A value the fast path does not take (the reference models decide)."""

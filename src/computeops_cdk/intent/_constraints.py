@@ -7,8 +7,8 @@ breaks it; a preference always has a weight and only moves candidates up or down
 from __future__ import annotations
 
 import re
-from typing import Literal, get_args
 
+from .._lazy_typing import literal_aliases
 from ..catalog._types import COMPLIANCE_SCOPES, PRICE_MODELS, PROVIDER_IDS
 from ..errors import did_you_mean, shown
 from ._fields import (
@@ -25,6 +25,10 @@ from ._fields import (
     texts,
 )
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
+if TYPE_CHECKING:
+    from typing import Literal
+
 __all__ = [
     "DEFAULT_PRICING",
     "DEFAULT_WEIGHTS",
@@ -36,7 +40,11 @@ __all__ = [
     "Weights",
 ]
 
-PriceModel = Literal["on_demand", "spot", "reserved"]
+if TYPE_CHECKING:  # the alias mypy reads; at run time made by __getattr__ from the same values
+    PriceModel = Literal["on_demand", "spot", "reserved"]
+
+_PRICE_MODELS = ("on_demand", "spot", "reserved")
+__getattr__ = literal_aliases(globals(), {"PriceModel": _PRICE_MODELS})
 DEFAULT_PRICING: tuple[PriceModel, ...] = ("on_demand",)
 """Interruptible (spot) and committed (reserved) capacity must be asked for explicitly."""
 
@@ -181,7 +189,7 @@ class Constraints(IntentModel):
     providers: ProviderFilter | None = nested(ProviderFilter, default=None)
     accelerators: AcceleratorFilter | None = nested(AcceleratorFilter, default=None)
     pricing: tuple[PriceModel, ...] = choices(
-        get_args(PriceModel),
+        _PRICE_MODELS,
         default=DEFAULT_PRICING,
         min_length=1,
         max_length=len(PRICE_MODELS),

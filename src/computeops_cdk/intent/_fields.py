@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, ClassVar, Self
 
 from .._record import frozen_instance_error
 from ..errors import did_you_mean, shown
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
+if TYPE_CHECKING:
+    from typing import Any, ClassVar, Self
 
 __all__ = [
     "CONTINENTS",

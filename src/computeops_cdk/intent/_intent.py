@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from typing import Any, Literal
 
 from .._files import MIB, UnreadableFile, path_text, read_regular_file, shown_path
 from ..errors import IntentError
@@ -14,6 +13,10 @@ from ._constraints import Constraints, Preferences
 from ._fields import IntentModel, Refusal, choice, nested, text
 from ._read import json_data, yaml_data
 from ._workload import Workload
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
+if TYPE_CHECKING:
+    from typing import Any, Literal
 
 __all__ = ["API_VERSION", "WorkloadIntent"]
 

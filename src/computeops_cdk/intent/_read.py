@@ -7,13 +7,13 @@ JSON intents get the limits YAML intents have: duplicate keys, integer digits an
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from ..errors import IntentError, shown
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Any
 
 __all__ = ["MAX_DEPTH", "MAX_DIGITS", "json_data", "yaml_data"]
 

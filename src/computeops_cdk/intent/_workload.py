@@ -2,18 +2,36 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, get_args
-
+from .._lazy_typing import literal_aliases
 from .._limits import MAX_GLOBAL_BATCH_TOKENS, MAX_PARAMS_B, MAX_TOKENS
 from ..errors import EstimateError, did_you_mean
-from ..perf._types import Precision  # the precisions the performance model can estimate: one vocabulary
+from ..perf import _types as _perf_types
 from ._fields import IntentModel, Refusal, choice, integer, nested, number, text
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    from ..perf._types import Precision  # the precisions the performance model can estimate: one vocabulary
 
 __all__ = ["ModelRef", "Precision", "Serving", "Training", "Workload", "WorkloadType"]
 
-WorkloadType = Literal["inference", "training", "fine_tuning"]
-TrainingMethod = Literal["full", "lora"]
-PRECISIONS: tuple[str, ...] = get_args(Precision)
+if TYPE_CHECKING:  # the aliases mypy reads; at run time made by __getattr__ from the same values
+    WorkloadType = Literal["inference", "training", "fine_tuning"]
+    TrainingMethod = Literal["full", "lora"]
+
+_WORKLOAD_TYPES = ("inference", "training", "fine_tuning")
+_TRAINING_METHODS = ("full", "lora")
+PRECISIONS: tuple[str, ...] = _perf_types.PRECISIONS
+_aliases = literal_aliases(globals(), {"WorkloadType": _WORKLOAD_TYPES, "TrainingMethod": _TRAINING_METHODS})
+
+
+def __getattr__(name: str) -> object:
+    """The Literal aliases, made when first read (``Precision`` is the performance model's own)."""
+    if name == "Precision":
+        alias = globals()[name] = _perf_types.Precision
+        return alias
+    return _aliases(name)
 
 
 def _registry_params(name: str) -> tuple[float, float] | None:
@@ -147,7 +165,7 @@ class Training(IntentModel):
     seq_len: int = integer(default=4096, gt=0, le=MAX_TOKENS)
     global_batch_tokens: int = integer(default=4_194_304, gt=0, le=MAX_GLOBAL_BATCH_TOKENS)
     deadline_hours: float | None = number(default=None, gt=0)
-    method: TrainingMethod = choice(get_args(TrainingMethod), default="full")
+    method: TrainingMethod = choice(_TRAINING_METHODS, default="full")
 
     def _check(self) -> None:
         if self.global_batch_tokens < self.seq_len:
@@ -167,7 +185,7 @@ class Workload(IntentModel):
         training: required for training and fine_tuning, forbidden for inference.
     """
 
-    type: WorkloadType = choice(get_args(WorkloadType))
+    type: WorkloadType = choice(_WORKLOAD_TYPES)
     model: ModelRef = nested(ModelRef)
     serving: Serving | None = nested(Serving, default=None)
     training: Training | None = nested(Training, default=None)

@@ -31,7 +31,10 @@ values, integer digits), so the bounds' messages are PyYAML's too.
 from __future__ import annotations
 
 import json
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["MAX_SUBSET_CHARS", "subset_data"]
 
@@ -137,7 +140,8 @@ def _json_nan(literal: str) -> Any:
 # _NOTHING when the line ends at the colon) or a scalar or flow collection on its own (_VALUE).
 # `- - a: 1` is three entries, each at the column where it starts.
 
-Entry = tuple[int, int, Any, Any]
+if TYPE_CHECKING:
+    Entry = tuple[int, int, Any, Any]
 
 
 def _entries(lines: list[str]) -> list[Entry]:

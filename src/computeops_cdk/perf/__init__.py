@@ -22,7 +22,6 @@ from __future__ import annotations
 import math
 import sys
 from functools import lru_cache
-from typing import Any, Literal, TypeVar, get_args
 
 from .._limits import (
     MAX_ACCELERATORS,
@@ -45,16 +44,28 @@ from ._calibration import (
 from ._hardware import Hardware, hardware_of
 from ._inference import estimate_inference_hw
 from ._registry import model_from_params, model_names, resolve_model
-from ._types import (
-    Bound,
-    Evidence,
-    InferenceEstimate,
-    ModelSpec,
-    Precision,
-    TrainingEstimate,
-    Uncertainty,
-    WorkloadKind,
-)
+from ._types import PRECISIONS, InferenceEstimate, ModelSpec, TrainingEstimate, Uncertainty
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
+if TYPE_CHECKING:
+    from typing import Any, Literal, TypeVar
+
+    from ._types import Bound, Evidence, Precision, WorkloadKind
+
+    _Estimate = TypeVar("_Estimate", InferenceEstimate, TrainingEstimate)
+
+_ALIASES = ("Bound", "Evidence", "Precision", "WorkloadKind")
+
+
+def __getattr__(name: str) -> object:
+    """The Literal aliases of ``_types`` (made there when first read, without importing typing before)."""
+    if name not in _ALIASES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from . import _types
+
+    alias = globals()[name] = getattr(_types, name)
+    return alias
+
 
 __all__ = [
     "MODEL_VERSION",
@@ -74,9 +85,6 @@ __all__ = [
     "resolve_model",
     "uncertainty",
 ]
-
-PRECISIONS: tuple[Precision, ...] = get_args(Precision)
-"""Every precision the model accepts (one that the accelerator lacks falls back; see assumptions)."""
 
 
 def _digits(value: int) -> str:
@@ -163,9 +171,6 @@ def _precision(value: str) -> Precision:
     if value not in PRECISIONS:
         raise EstimateError(f"unknown precision {value!r}. To fix: use one of {', '.join(PRECISIONS)}")
     return value
-
-
-_Estimate = TypeVar("_Estimate", InferenceEstimate, TrainingEstimate)
 
 
 def uncertainty(accelerator_id: str, kind: Literal["inference", "training"]) -> Uncertainty:

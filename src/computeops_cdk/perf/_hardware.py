@@ -9,12 +9,16 @@ falls back to the nearest one it has, and the estimate says so.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from .._record import record
 from ..errors import EstimateError
 from . import _calibration as cal
-from ._types import Precision
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ._types import Precision
 
 __all__ = ["Hardware", "bytes_per_param", "hardware_of"]
 

@@ -29,7 +29,11 @@ from functools import lru_cache
 from .._record import field, record
 from . import _calibration as cal
 from ._hardware import Hardware, achieved_tflops, bytes_per_param, resolve_precision
-from ._types import Bound, InferenceEstimate, ModelSpec, Precision, Uncertainty
+from ._types import InferenceEstimate, ModelSpec, Uncertainty
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
+if TYPE_CHECKING:
+    from ._types import Bound, Precision
 
 __all__ = ["estimate_inference_hw"]
 

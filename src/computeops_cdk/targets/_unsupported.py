@@ -16,14 +16,17 @@ the registry has a target for exactly these providers (tests/targets/test_regist
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import TypeVar
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    _V = TypeVar("_V")
 
 __all__ = ["UNSUPPORTED"]
 
-_V = TypeVar("_V")
 
-
-class _ReadOnly(Mapping[str, _V]):
+class _ReadOnly(Mapping[str, "_V"]):
     """A mapping nobody can change that still copies and pickles (a ``MappingProxyType`` does neither,
     and callers deep-copy or pickle a ``Pin`` that carries these tables)."""
 
