@@ -248,10 +248,13 @@ def mark(): t.append(time.perf_counter())
 import computeops_cdk.cli as cli
 paused = hasattr(cli, "_parser_unscanned")
 if paused: gc.disable()
-import argparse, json; mark()
-import collections, contextlib, dataclasses, datetime, functools, hashlib, math, pathlib, re
-import typing; mark()
-if not (pathlib.Path(cli.__file__).parent.parent / "intent" / "_yaml_subset.py").exists(): import yaml
+import json, os
+if not hasattr(cli, "_plain"): import argparse  # the tree's parser needs it for a plain decide
+mark()
+for name in sys.argv[2].split(","): __import__(name)  # what the tree's own cold decide imports
+mark()
+subset = os.path.join(os.path.dirname(cli.__file__), "..", "intent", "_yaml_subset.py")
+if not os.path.exists(subset): import yaml
 mark()
 import computeops_cdk.catalog; mark()
 import computeops_cdk.perf; mark()
@@ -259,10 +262,14 @@ import computeops_cdk.intent; mark()
 import computeops_cdk.engine; mark()
 import computeops_cdk.targets; mark()
 import computeops_cdk.cli._decide; mark()
-from computeops_cdk.cli._parser import build_parser
 run_paused = 'decide' in getattr(cli, '_RUN_PAUSED', ())  # the console runs decide with it paused
 if paused: gc.freeze(); None if run_paused else gc.enable()
-args = build_parser("decide").parse_args(["decide", sys.argv[1], "--format", "json"]); mark()
+argv = ["decide", sys.argv[1], "--format", "json"]
+args = cli._plain(argv) if hasattr(cli, "_plain") else None  # read as the tree's console reads it
+if args is None:
+    from computeops_cdk.cli._parser import build_parser
+    args = build_parser("decide").parse_args(argv)
+mark()
 from computeops_cdk.intent import WorkloadIntent
 intent = WorkloadIntent.from_file(sys.argv[1]); mark()
 from computeops_cdk.catalog import load_catalog
@@ -275,8 +282,8 @@ decide(intent, catalog=catalog, pin=placement_pin()); mark()
 print(" ".join(f"{(b - a) * 1000:.2f}" for a, b in zip(t, t[1:])))
 """
 PHASE_NAMES = (
-    "argparse + json",
-    "the rest of the standard library our modules import (dataclasses, hashlib, ...)",
+    "json (and argparse where the tree's plain decide needs it)",
+    "the rest of the standard library the tree's cold decide imports (hashlib, datetime, ...)",
     "yaml (PyYAML's import; none where intent/_yaml_subset reads the example)",
     "catalog modules",
     "performance model modules",
@@ -293,9 +300,36 @@ PHASE_NAMES = (
 )
 
 
-def _phases(code: str, src: Path | None) -> list[float]:
+_STDLIB_OF = """
+import sys
+started = set(sys.modules)
+from computeops_cdk.cli import main
+main(["decide", sys.argv[1], "--format", "json"])
+made = [m for m in sys.modules if m not in started and m.split(".")[0] not in ("computeops_cdk", "yaml")]
+sys.stderr.write("\\n" + ",".join(made))
+"""
+
+
+def _stdlib_of(src: Path | None) -> str:
+    """The standard-library modules (comma-separated, in import order) a cold decide of the tree at
+    ``src`` imports, so its profile's standard-library phase holds exactly those."""
     done = subprocess.run(
-        [sys.executable, "-c", code, str(EXAMPLE)], capture_output=True, text=True, check=True, env=_env(src)
+        [sys.executable, "-c", _STDLIB_OF, str(EXAMPLE)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=_env(src),
+    )
+    return done.stderr.splitlines()[-1]
+
+
+def _phases(code: str, src: Path | None, stdlib: str) -> list[float]:
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(EXAMPLE), stdlib],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=_env(src),
     )
     return [float(x) for x in done.stdout.split()]
 
@@ -317,6 +351,7 @@ def profile(repeat: int, *, cpu: bool = False, against: Path | None = None) -> s
     for src in trees:
         if src is not None:
             _compiled(src)
+    stdlib = [_stdlib_of(src) for src in trees]
     decide = [_exe(), "decide", str(EXAMPLE), "--format", "json"]
     baseline = [sys.executable, "-c", f"import json\nwith open({_catalog_path()!r}, 'rb') as f: json.load(f)"]
     runs: list[list[list[float]]] = [[] for _ in trees]
@@ -324,7 +359,7 @@ def profile(repeat: int, *, cpu: bool = False, against: Path | None = None) -> s
     baselines: list[float] = []
     for _ in range(repeat):
         for n, src in enumerate(trees):
-            runs[n].append(_phases(code, src))
+            runs[n].append(_phases(code, src, stdlib[n]))
             if cpu:
                 processes[n].append(_cpu_ms_of(decide, src))
         if cpu:
