@@ -69,16 +69,66 @@ class Pins:
     def from_dict(cls, data: object, *, path: str) -> Pins:
         if not isinstance(data, Mapping):
             raise LockError(f"must be an object (got {described(data)})", path=path)
+        unknown = [key for key in data if key not in ("provider", "region", "cluster")]
+        if unknown:  # lock.schema.json: additionalProperties false (a 'zone' pin was read and ignored)
+            raise LockError(
+                f"unknown pin {shown(unknown[0], limit=40)}; a pin is provider, region or cluster. To fix: "
+                "remove it, or restore the file from git",
+                path=path,
+            )
         values = {}
         for name in ("provider", "region", "cluster"):
             value = data.get(name)
             if value is not None and (not isinstance(value, str) or not value):
                 raise LockError(
-                    f"must be a non-empty string or null (got {described(value)})", path=f"{path}.{name}"
+                    f"must be a non-empty string or null (got {described(value)}). To fix: write the "
+                    f"workload's {name} prop as it is (null when not given), or restore the file from git",
+                    path=f"{path}.{name}",
                 )
             values[name] = value
         check_pins(values["provider"], values["region"], path)
+        problem = cluster_problem(values["cluster"]) if values["cluster"] is not None else None
+        if problem is not None:
+            raise LockError(
+                f"{problem}. To fix: write the workload's cluster prop as it is (null when not given), or "
+                "restore the file from git",
+                path=f"{path}.cluster",
+            )
         return cls(**values)
+
+
+MAX_CLUSTER_CHARS = 512
+"""A cluster prop's longest value: a name (EKS 100 characters, AKS 63, GKE 40) or a resource id
+(an AKS id, ``/subscriptions/<36>/resourceGroups/<90>/providers/.../managedClusters/<63>``, is about
+280 characters)."""
+
+_CDK_TOKEN = re.compile(r"\$\{TfToken\[[A-Za-z0-9_.\-]+\]\}")
+"""A cdktn token (another resource's attribute, ``aks.id``), as targets/_escape.py leaves it intact."""
+_NOT_ONE_LINE = re.compile("[\x00-\x1f\x7f\ud800-\udfff]")
+
+
+def cluster_problem(cluster: str) -> str | None:
+    """Why ``cluster`` cannot be a workload's cluster prop (and so a lock's cluster pin), or None.
+
+    One rule for the construct and the lockfile, so that every lock the construct writes reads back:
+    one line without control characters, at most ``MAX_CLUSTER_CHARS``, and no Terraform template
+    (``${...}``, ``%{...}``) but a cdktn token. Before, the construct took ``${file("/etc/passwd")}``
+    (escaped at synth, so inert, but written into the lock) and a lockfile's pin of a NUL or a
+    megabyte was read."""
+    if len(cluster) > MAX_CLUSTER_CHARS:
+        return (
+            f"a cluster of {len(cluster):,} characters is longer than a cluster name or resource id "
+            f"(at most {MAX_CLUSTER_CHARS})"
+        )
+    if _NOT_ONE_LINE.search(cluster):
+        return f"cluster {shown(cluster, limit=60)} holds a control character (one line of text expected)"
+    literal = _CDK_TOKEN.sub("", cluster)
+    if "${" in literal or "%{" in literal:
+        return (
+            f"cluster {shown(cluster, limit=60)} holds Terraform template syntax ('${{' or '%{{'); a "
+            "cluster is a name, a resource id or another resource's attribute"
+        )
+    return None
 
 
 def check_pins(provider: object, region: object, path: str) -> None:

@@ -69,6 +69,23 @@ def _with_pin(field: str, value: object) -> Any:
             _with_pin("region", '${file("/etc/passwd")}'),
             "workloads['chat/workload'].pins.region: '${file(\"/etc/passwd\")}' is not a region code",
         ),
+        # a cluster pin was any string, and an unknown pin key was read and ignored
+        (
+            _with_pin("cluster", '${file("/etc/passwd")}'),
+            "workloads['chat/workload'].pins.cluster: cluster '${file(\"/etc/passwd\")}' holds Terraform "
+            "template syntax",
+        ),
+        (
+            _with_pin("cluster", "%{ if true }x%{ endif }"),
+            ".pins.cluster: cluster '%{ if true }x%{ endif }' holds",
+        ),
+        (_with_pin("cluster", "a\u0000"), ".pins.cluster: cluster 'a\\x00' holds a control character"),
+        (_with_pin("cluster", "c" * 1_000_000), ".pins.cluster: a cluster of 1,000,000 characters is longer"),
+        (_with_pin("cluster", [1]), ".pins.cluster: must be a non-empty string or null"),
+        (
+            _with_pin("zone", "x"),
+            "workloads['chat/workload'].pins: unknown pin 'zone'; a pin is provider, region",
+        ),
     ],
     ids=[
         "version-true",
@@ -82,6 +99,12 @@ def _with_pin(field: str, value: object) -> Any:
         "unknown-pin-provider",
         "misspelt-pin-provider",
         "interpolated-pin-region",
+        "interpolated-pin-cluster",
+        "directive-pin-cluster",
+        "nul-pin-cluster",
+        "huge-pin-cluster",
+        "list-pin-cluster",
+        "unknown-pin-key",
     ],
 )
 def test_what_the_schema_refuses_is_exit_2(
@@ -166,3 +189,27 @@ def test_lock_update_of_an_entry_pinned_to_a_dropped_region_names_the_entry(
     )
     assert "(did you mean " in err and "To fix: change the workload's region prop and synthesize" in err
     assert path.read_text() == before
+
+
+@pytest.mark.parametrize(
+    "cluster",
+    [
+        "prod",
+        "projects/p/locations/us-central1/clusters/gpu",
+        "/subscriptions/"
+        + "0" * 36
+        + "/resourceGroups/"
+        + "r" * 90
+        + "/providers/Microsoft.ContainerService/managedClusters/"
+        + "a" * 63,
+        "${TfToken[TOKEN.12]}",
+        "x" * 512,
+    ],
+    ids=["name", "gke-path", "aks-id", "cdktn-token", "longest"],
+)
+def test_a_cluster_the_construct_takes_is_a_cluster_pin_the_lockfile_reads(cluster: str) -> None:
+    from computeops_cdk.lockfile import Pins, cluster_problem
+
+    assert cluster_problem(cluster) is None
+    pins = Pins.from_dict({"provider": None, "region": None, "cluster": cluster}, path="p")
+    assert pins.cluster == cluster

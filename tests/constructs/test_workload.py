@@ -197,6 +197,12 @@ def test_bad_props_fail_at_construction() -> None:
         ComputeWorkload(stack, "i", intent=42)  # type: ignore[arg-type]
     with pytest.raises(TargetError, match=r"'cluster' is empty"):
         ComputeWorkload(stack, "e", intent=EXAMPLES / "support-chat.yaml", cluster=" ")
+    # a template was taken (inert at synth, but written into the lock, whose reader now refuses it)
+    for index, cluster in enumerate(
+        ['${file("/etc/passwd")}', "%{ if true }x%{ endif }", "a\x00", "c" * 513]
+    ):
+        with pytest.raises(TargetError, match=r"^\[s/c\d\] 'cluster': .*To fix: name an existing cluster"):
+            ComputeWorkload(stack, f"c{index}", intent=EXAMPLES / "support-chat.yaml", cluster=cluster)
 
 
 def test_a_second_default_provider_block_fails_at_synth_with_the_path() -> None:

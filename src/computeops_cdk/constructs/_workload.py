@@ -28,7 +28,7 @@ from ..errors import (
     did_you_mean_text,
 )
 from ..intent import WorkloadIntent
-from ..lockfile import Pins
+from ..lockfile import Pins, cluster_problem
 from ..perf import resolve_model
 from ..targets import TARGETS, Target, TargetProps, get_target, placement_pin, supported_providers
 from ..targets._billed import BilledPart
@@ -261,6 +261,12 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
         if cluster is not None and not cluster.strip():
             raise TargetError(
                 f"[{self.node.path}] 'cluster' is empty. To fix: name an existing cluster or leave it out."
+            )
+        problem = cluster_problem(cluster) if cluster is not None else None
+        if problem is not None:  # the lock's cluster pin is checked by the same rule
+            raise TargetError(
+                f"[{self.node.path}] 'cluster': {problem}. To fix: name an existing cluster (its name "
+                "or resource id, or another resource's attribute) or leave it out."
             )
         # Eager: a pinned provider without node pools can never take `cluster=`; say so before deciding.
         # (Unpinned, the engine only considers providers whose target has node pools.)
