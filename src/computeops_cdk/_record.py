@@ -354,6 +354,19 @@ def _field_from(value: object) -> Field | None:
     return None
 
 
+def _plain_field(default: object) -> Field:
+    """The field an annotation with a plain default (or none: ``MISSING``) declares."""
+    return Field(
+        default=default,
+        default_factory=MISSING,
+        init=True,
+        repr=True,
+        hash=None,
+        compare=True,
+        kw_only=MISSING,
+    )
+
+
 def _collect(cls: type, *, kw_only: bool, frozen: bool, init: bool) -> tuple[Field, ...]:
     """The fields of ``cls`` (its record bases' first) and its ``ClassVar`` entries, in order, as
     ``dataclass`` collects them."""
@@ -382,15 +395,7 @@ def _collect(cls: type, *, kw_only: bool, frozen: bool, init: bool) -> tuple[Fie
             raise TypeError(f"{cls.__qualname__}.{name}: a field name may not start with {_RESERVED!r}")
         given = _field_from(value)
         if given is None:
-            given = Field(
-                default=value,
-                default_factory=MISSING,
-                init=True,
-                repr=True,
-                hash=None,
-                compare=True,
-                kw_only=MISSING,
-            )
+            given = _plain_field(value)
         elif name in cls.__dict__:  # dataclass leaves the default as the class attribute, or none
             if given.default is MISSING:
                 delattr(cls, name)
@@ -434,9 +439,7 @@ def _check_order(own: Iterable[Field]) -> None:
 def _classvar(cls: type, name: str, kind: object, value: object) -> Field:
     """A ``ClassVar`` annotation: no field; a ``field()`` given is refused or unwrapped (``dataclass``)."""
     found = _field_from(value)
-    given = found or Field(
-        default=value, default_factory=MISSING, init=True, repr=True, hash=None, compare=True, kw_only=MISSING
-    )
+    given = found or _plain_field(value)
     if found is None:
         pass
     elif given.default_factory is not MISSING:
