@@ -68,3 +68,40 @@ def test_a_state_with_other_fields_is_a_clear_error() -> None:
     ):
         with pytest.raises(TypeError, match=r"^cannot unpickle WorkloadIntent: .*fields differ.*To fix"):
             made.__setstate__(state)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "problem"),
+    [
+        ("name", '${file("/etc/passwd")}', "(name: must be lower-case letters"),
+        ("name", 123, "(name: must be a string"),
+        ("preferences", "garbage", "(preferences: must be a mapping"),
+    ],
+    ids=["template-name", "int-name", "str-preferences"],
+)
+def test_a_state_with_bad_values_is_a_clear_error(field: str, value: object, problem: str) -> None:
+    # The field names were checked, the values not: a forged state made an unvalidated intent.
+    intent = WorkloadIntent.from_file(ROOT / "examples" / "support-chat.yaml")
+    made = object.__new__(WorkloadIntent)
+    with pytest.raises(TypeError) as info:
+        made.__setstate__({**intent.__dict__, field: value})
+    message = str(info.value)
+    assert message.startswith(
+        f"cannot unpickle WorkloadIntent: its state is not a valid WorkloadIntent {problem}"
+    )
+    assert "To fix: rebuild the intent from its document" in message and len(message) < 1000
+    # and through pickle itself, with a nested model's state forged
+    forged = pickle.dumps(intent).replace(b"support-chat", b"Support-chat")
+    with pytest.raises(
+        TypeError, match=r"^cannot unpickle (WorkloadIntent|ModelRef|Serving): its state is not"
+    ):
+        pickle.loads(forged)
+
+
+def test_a_state_is_taken_in_its_validated_form() -> None:
+    intent = WorkloadIntent.from_file(ROOT / "examples" / "support-chat.yaml")
+    made = object.__new__(WorkloadIntent)
+    made.__setstate__({**intent.__dict__, "preferences": intent.preferences.to_dict()})
+    assert (
+        made == intent and made.sha256 == intent.sha256 and type(made.preferences) is type(intent.preferences)
+    )

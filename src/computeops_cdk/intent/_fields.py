@@ -247,10 +247,24 @@ class IntentModel:
         (``__dict__``, ``__pydantic_fields_set__``, ...) and unpickled into an object whose every
         field access raised AttributeError."""
         names = {spec.name for spec in self.__specs__}
-        if isinstance(state, dict) and state.keys() == names:
-            self.__dict__.update(state)
-            return
         cls = type(self).__name__
+        if isinstance(state, dict) and state.keys() == names:
+            # The values are validated as the constructor validates them (a nested model arrives
+            # built, through its own __setstate__): a forged state's name='${file(...)}' or
+            # preferences='garbage' made an unvalidated intent before.
+            from ..errors import IntentError
+            from ._build import build
+
+            try:
+                made = build(type(self), dict(state))
+            except IntentError as error:
+                raise TypeError(
+                    f"cannot unpickle {cls}: its state is not a valid {cls} ({error}). To fix: rebuild "
+                    "the intent from its document (WorkloadIntent.from_file(path) or "
+                    "WorkloadIntent.from_dict(data)) and pickle that"
+                ) from None
+            self.__dict__.update({name: made.__dict__[name] for name in state})
+            return
         earlier = isinstance(state, dict) and "__pydantic_fields_set__" in state
         what = (
             "an earlier computeops-cdk whose intent models were pydantic models"
