@@ -192,3 +192,59 @@ def test_every_help_and_usage_is_at_argparses_own_width(
     monkeypatch.setattr(_Parser, "_get_formatter", argparse.ArgumentParser._get_formatter)
     assert ours == [(p.format_help(), p.format_usage()) for p in parsers]
     assert len(parsers) > 15
+
+
+@pytest.mark.parametrize(
+    ("argv", "shown"),
+    [
+        (["decide", None], "argv item 1 (None) is of type NoneType, not str"),
+        (["decide", "examples/support-chat.yaml", 8], "argv item 2 (8) is of type int, not str"),
+        ([b"decide"], "argv item 0 (b'decide') is of type bytes, not str"),
+        (["catalog", "list", ["x" * 100]], "argv item 2 (['" + "x" * 35 + "...) is of type list, not str"),
+    ],
+    ids=["none", "int", "bytes", "list"],
+)
+def test_an_argv_item_that_is_not_a_str_is_exit_2(
+    argv: list[object], shown: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # main(["decide", None]) was an AttributeError traceback (plain_args called .startswith on it)
+    assert main(argv) == 2  # type: ignore[arg-type]
+    err = capsys.readouterr().err
+    assert err.startswith(f"computeops: error: {shown}") and "To fix: pass strings" in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["decide", "examples/support-chat.yaml", "--catalog=--"],
+        ["decide", "examples/support-chat.yaml", "--plot=--"],
+        ["decide", "examples/support-chat.yaml", "--accounts=--"],
+        ["decide", "examples/support-chat.yaml", "--provider=--"],
+        ["decide", "--region=--", "examples/support-chat.yaml", "--format", "json"],
+        ["decide", "examples/support-chat.yaml", "--format=--"],
+        ["estimate", "--model=--", "--workload", "inference"],
+        ["catalog", "list", "--catalog=--"],
+    ],
+)
+def test_an_option_given_as_dash_dash_is_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    # argparse gives `--catalog=--` the value [] (the catalog was silently ignored, --plot=-- was a
+    # TypeError traceback) while decide's plain reading took "--"
+    option = next(word for word in argv if word.endswith("=--")).partition("=")[0]
+    for console in (False, True):
+        from computeops_cdk.cli import _main
+
+        assert _main(list(argv), console=console) == 2
+        err = capsys.readouterr().err
+        assert err == (
+            f"computeops: error: argument {option}: '--' is not a value (it ends the options). To fix: "
+            f"give {option} its value ({option}=VALUE), or leave it out\n"
+        )
+
+
+def test_words_after_a_bare_dash_dash_are_not_options(capsys: pytest.CaptureFixture[str]) -> None:
+    from computeops_cdk.cli._decide import plain_args
+
+    assert plain_args(["decide", "x.yaml", "--catalog=--"]) is None
+    assert plain_args(["decide", None]) is None  # type: ignore[list-item]
+    assert main(["decide", "--", "--catalog=--"]) == 2
+    assert "'--' is not a value" not in capsys.readouterr().err

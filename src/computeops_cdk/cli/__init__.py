@@ -133,6 +133,10 @@ def _run(argv: Sequence[str] | None) -> int:
 
 
 def _main(given: list[str], *, console: bool = False) -> int:
+    refused = _refused_word(given)
+    if refused is not None:
+        print(f"computeops: error: {refused}", file=sys.stderr)
+        return EXIT_INVALID
     if given == ["--version"]:  # the common case, answered before argparse is even imported
         sys.stdout.write(version_text() + "\n")
         return EXIT_OK
@@ -175,6 +179,32 @@ def _main(given: list[str], *, console: bool = False) -> int:
     except BrokenPipeError:
         # The reader went away (`computeops catalog list --json | head`): not an error of ours.
         return _quiet_stdout(EXIT_BROKEN_PIPE)
+
+
+def _refused_word(given: list[str]) -> str | None:
+    """Why a word of ``given`` is no command-line word, or None: an item that is not a str
+    (``main(["decide", None])`` was an AttributeError traceback), or ``--OPTION=--``, for which
+    argparse gives the option [] (``decide --catalog=--`` ignored the catalog, ``--plot=--`` was a
+    TypeError traceback) while ``_decide.plain_args`` read "--". Words after a bare ``--`` are
+    positional, whatever they look like."""
+    for index, word in enumerate(given):
+        if not isinstance(word, str):
+            from ..errors import shown
+
+            return (
+                f"argv item {index} ({shown(word, limit=40)}) is of type {type(word).__name__}, not str. "
+                "To fix: pass strings (each item is one word of the command line)"
+            )
+    for word in given:
+        if word == "--":
+            break
+        option, equals, value = word.partition("=")
+        if equals and value == "--" and option.startswith("--"):
+            return (
+                f"argument {option}: '--' is not a value (it ends the options). To fix: give "
+                f"{option} its value ({option}=VALUE), or leave it out"
+            )
+    return None
 
 
 def _quiet_stdout(code: int) -> int:

@@ -194,8 +194,8 @@ def plain_args(given: Sequence[str]) -> SimpleNamespace | None:
     value, one INTENT not starting with ``-``. None for anything else (``--help``, an abbreviation,
     a repeat, ``--``, a value or an intent starting with ``-``, any error), which argparse then parses
     with its own messages. Tests compare the two over generated command lines."""
-    if not given or given[0] != "decide":
-        return None
+    if not given or given[0] != "decide" or not all(isinstance(word, str) for word in given):
+        return None  # a word that is not a str: main refuses it (.startswith raised AttributeError)
     from types import SimpleNamespace
 
     values: dict[str, str] = {}
@@ -211,8 +211,8 @@ def plain_args(given: Sequence[str]) -> SimpleNamespace | None:
             cluster = True
         else:
             flag, equals, value = word.partition("=")
-            if flag not in _VALUED or flag in values:
-                return None
+            if flag not in _VALUED or flag in values or value == "--":
+                return None  # --OPTION=--: argparse gives [] (main refuses it)
             if not equals:
                 value = next(words, "-")
                 if value.startswith("-"):
