@@ -98,9 +98,9 @@ class Pins:
 
 
 MAX_CLUSTER_CHARS = 512
-"""A cluster prop's longest value: a name (EKS 100 characters, AKS 63, GKE 40) or a resource id
-(an AKS id, ``/subscriptions/<36>/resourceGroups/<90>/providers/.../managedClusters/<63>``, is about
-280 characters)."""
+"""A cluster prop's longest value: a bound on what is read, not a provider's limit. It is meant to be
+well past any cluster name or resource id (an AKS id, ``/subscriptions/<id>/resourceGroups/<group>/
+providers/Microsoft.ContainerService/managedClusters/<name>``, names three things)."""
 
 _CDK_TOKEN = re.compile(r"\$\{TfToken\[[A-Za-z0-9_.\-]+\]\}")
 """A cdktn token (another resource's attribute, ``aks.id``), as targets/_escape.py leaves it intact."""
