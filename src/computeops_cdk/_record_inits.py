@@ -6,13 +6,14 @@ Written by ``make records``; tests/test_record.py fails when it is not what the 
 # ruff: noqa
 # mypy: ignore-errors
 
-def _init_0(__record_factory__, __record_setattr__):
-    def __init__(self, *, accelerators, residency_regions, preferred_regions, pin_provider, pin_region):
+def _init_0(__record_factory__, __record_setattr__, __record_default_unlisted__):
+    def __init__(self, *, accelerators, residency_regions, preferred_regions, pin_provider, pin_region, unlisted=__record_default_unlisted__):
         __record_setattr__(self, 'accelerators', accelerators)
         __record_setattr__(self, 'residency_regions', residency_regions)
         __record_setattr__(self, 'preferred_regions', preferred_regions)
         __record_setattr__(self, 'pin_provider', pin_provider)
         __record_setattr__(self, 'pin_region', pin_region)
+        __record_setattr__(self, 'unlisted', unlisted)
     return __init__
 
 def _init_1(__record_factory__, __record_setattr__):
@@ -611,7 +612,7 @@ def _init_46(__record_factory__, __record_setattr__):
     return __init__
 
 FACTORIES: dict = {  # the source of an __init__ -> the function above that makes it
-    "def __init__(self, *, accelerators, residency_regions, preferred_regions, pin_provider, pin_region):\n    __record_setattr__(self, 'accelerators', accelerators)\n    __record_setattr__(self, 'residency_regions', residency_regions)\n    __record_setattr__(self, 'preferred_regions', preferred_regions)\n    __record_setattr__(self, 'pin_provider', pin_provider)\n    __record_setattr__(self, 'pin_region', pin_region)\n": _init_0,
+    "def __init__(self, *, accelerators, residency_regions, preferred_regions, pin_provider, pin_region, unlisted=__record_default_unlisted__):\n    __record_setattr__(self, 'accelerators', accelerators)\n    __record_setattr__(self, 'residency_regions', residency_regions)\n    __record_setattr__(self, 'preferred_regions', preferred_regions)\n    __record_setattr__(self, 'pin_provider', pin_provider)\n    __record_setattr__(self, 'pin_region', pin_region)\n    __record_setattr__(self, 'unlisted', unlisted)\n": _init_0,
     "def __init__(self, *, evidence, low, high, basis):\n    __record_setattr__(self, 'evidence', evidence)\n    __record_setattr__(self, 'low', low)\n    __record_setattr__(self, 'high', high)\n    __record_setattr__(self, 'basis', basis)\n": _init_1,
     "def __init__(self, *, header, resolved):\n    __record_setattr__(self, 'header', header)\n    __record_setattr__(self, 'resolved', resolved)\n": _init_2,
     "def __init__(self, *, hysteresis_percent=__record_default_hysteresis_percent__, min_hold_hours=__record_default_min_hold_hours__):\n    __record_setattr__(self, 'hysteresis_percent', hysteresis_percent)\n    __record_setattr__(self, 'min_hold_hours', min_hold_hours)\n    self.__post_init__()\n": _init_3,

@@ -352,3 +352,73 @@ def test_a_catalog_that_drops_what_the_accounts_name_is_reevaluated_with_a_warni
     assert out.startswith("chat/workload: relocked on catalog 2026.12.01.2")
     assert err.startswith(f"warning: accounts file {accounts}, providers.aws.owned[0].instance_type: ")
     assert err.count("\n") == 1
+
+
+def _entry(intent: Any) -> LockEntry:
+    decision = decide(intent, pin=placement_pin())
+    assert decision.chosen is not None
+    return LockEntry(
+        intent=intent,
+        pins=Pins(),
+        placement=LockedPlacement.from_placement(
+            decision.chosen,
+            locked_at=OLD,
+            catalog_version=decision.catalog_version,
+            catalog_sha256=decision.catalog_sha256,
+        ),
+        engine_version="test",
+        estimate=estimate_of(decision.chosen.estimate),
+    )
+
+
+def _without_mi300x(path: Path) -> Path:
+    doc = json.loads(EMBEDDED.read_text())
+    gone = {t["name"] for t in doc["instance_types"] if t["accelerator"] == "MI300X"}
+    doc["accelerators"] = [a for a in doc["accelerators"] if a["id"] != "MI300X"]
+    doc["instance_types"] = [t for t in doc["instance_types"] if t["name"] not in gone]
+    doc["offers"] = [o for o in doc["offers"] if o["instance_type"] not in gone]
+    doc["version"] = "2026.12.01.3"
+    doc["sha256"] = content_sha256(doc)
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_a_catalog_that_drops_an_accelerator_an_intent_names_is_judged_entry_by_entry(
+    lock: tuple[Path, LockedPlacement], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Before: exit 2 for the whole lockfile (`constraints.accelerators.allow[3]: unknown accelerator
+    # 'MI300X'`), naming neither the lockfile nor the entry, one entry blocking every other.
+    from computeops_cdk import WorkloadIntent
+
+    path, _ = lock
+    lora = WorkloadIntent.from_file(ROOT / "examples" / "lora-finetune.yaml")
+    assert "MI300X" in lora.constraints.accelerators.allow  # type: ignore[union-attr]
+    only = WorkloadIntent.from_dict(
+        {
+            **lora.to_dict(),
+            "name": "mi300x-only",
+            "constraints": {**lora.to_dict()["constraints"], "accelerators": {"allow": ["MI300X"]}},
+        }
+    )
+    lockfile = Lockfile.read(path).with_entry("lora/workload", _entry(lora))
+    lockfile.with_entry("only/workload", _entry(only)).write()
+    dropped = _without_mi300x(tmp_path / "dropped.json")
+    code, out, err = _run(capsys, str(path), "--catalog", str(dropped), "--format", "json")
+    report = {w["workload"]: w for w in json.loads(out)["workloads"]}
+    assert (code, err) == (3, "")  # one entry is infeasible with nothing to move to: exit 3, never 2
+    assert report["chat/workload"]["status"] == "ok"
+    assert report["lora/workload"]["status"] != "infeasible"  # H100, H200 and A100-80GB still allowed
+    (line,) = [d for d in report["lora/workload"]["detail"] if d.startswith("Warning: intent ")]
+    assert line.startswith(
+        "Warning: intent 'lora-finetune', constraints.accelerators.allow[3]: catalog 2026.12.01.3 lists "
+        "no accelerator 'MI300X'"
+    )
+    assert report["only/workload"]["status"] == "infeasible"
+    assert any("lists no accelerator 'MI300X'" in d for d in report["only/workload"]["detail"])
+    assert not any("Warning: intent" in d for d in report["chat/workload"]["detail"])
+    # lock update relocks the entry that keeps a feasible placement, saying so on stderr
+    argv = ["lock", "update", str(path), "--catalog", str(dropped), "--workload", "lora/workload"]
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("lora/workload: relocked on catalog 2026.12.01.3")
+    assert err == f"warning: {line.removeprefix('Warning: ')}\n"

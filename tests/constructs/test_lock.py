@@ -293,6 +293,57 @@ def test_a_catalog_without_the_pinned_region_fails_the_locked_synth_naming_the_l
     assert message.endswith(fix)
 
 
+def test_a_catalog_that_drops_a_region_or_accelerator_the_intent_names_keeps_the_lock_and_warns(
+    tmp_path: Path,
+) -> None:
+    # Before: once the catalog no longer listed a region the intent prefers (aws us-east-1) or an
+    # accelerator it allows (MI300X), the synth of the locked workload failed with an IntentError
+    # (`preferences.regions[0]: unknown region 'aws:us-east-1' in the catalog`).
+    intent = tmp_path / "support-chat.yaml"
+    intent.write_text(
+        INTENT.read_text(encoding="utf-8")
+        .replace("preferences:\n", "preferences:\n  regions: [aws:us-east-1]\n")
+        .replace(
+            "  pricing: [on_demand]\n", "  pricing: [on_demand]\n  accelerators: {allow: [B200, MI300X]}\n"
+        ),
+        encoding="utf-8",
+    )
+    lock = tmp_path / "app" / "computeops.lock.json"
+    first, terraform = _synth(tmp_path / "one", lock, intent=intent)
+    assert first.decision.lock["status"] == "written" and first.placement.provider != "aws"
+    catalog = load_catalog()
+    gone = {t.name for t in catalog.instance_types if t.accelerator == "MI300X"}
+    dropped = replace(
+        catalog,
+        accelerators=tuple(a for a in catalog.accelerators if a.id != "MI300X"),
+        instance_types=tuple(t for t in catalog.instance_types if t.name not in gone),
+        offers=tuple(
+            o
+            for o in catalog.offers
+            if o.instance_type not in gone and (o.provider, o.region) != ("aws", "us-east-1")
+        ),
+        regions=tuple(r for r in catalog.regions if (r.provider, r.code) != ("aws", "us-east-1")),
+        sha256="e" * 64,
+        version="test.dropped",
+    )
+    again, terraform_again = _synth(tmp_path / "two", lock, catalog=dropped, intent=intent)
+    assert again.decision.lock["status"] == "locked" and terraform_again == terraform
+    warned = [
+        a["message"]
+        for stack in json.loads((tmp_path / "two" / "manifest.json").read_text())["stacks"].values()
+        for a in stack.get("annotations", [])
+        if "catalog test.dropped lists no" in a["message"]
+    ]
+    assert len(warned) == 2 and all(w.startswith("computeops: intent 'support-chat', ") for w in warned)
+    assert (
+        "constraints.accelerators.allow[1]: catalog test.dropped lists no accelerator 'MI300X'" in warned[0]
+    )
+    assert "preferences.regions[0]: catalog test.dropped lists no region 'aws:us-east-1'" in warned[1]
+    assert all("so it matches nothing. To fix: " in w for w in warned)
+    record = _record(tmp_path / "two")["explanation"]
+    assert sum("catalog test.dropped lists no" in line for line in record) == 2
+
+
 def test_workload_stack_takes_every_prop_of_compute_workload() -> None:
     # Regression: WorkloadStack repeats ComputeWorkload's keyword props by hand and had dropped
     # `accounts`, so a stack could not be decided under the team's accounts.

@@ -20,6 +20,7 @@ from ..accounts import load_accounts
 from ..catalog import load_catalog
 from ..engine import LockedPlacement, decide
 from ..engine._accounts import UNLISTED
+from ..engine._resolve import INTENT_UNLISTED
 from ..errors import IntentError, LockError, did_you_mean, did_you_mean_text
 from ..lockfile import LOCKFILE_NAME, LockEntry, Lockfile, editing, estimate_of
 from ..targets import get_target, placement_pin
@@ -127,7 +128,12 @@ def _relock(args: argparse.Namespace) -> int:
         )
         try:
             decision = decide(
-                entry.intent, catalog=catalog, pin=pin, accounts=accounts, calibrations=calibrations
+                entry.intent,
+                catalog=catalog,
+                pin=pin,
+                accounts=accounts,
+                calibrations=calibrations,
+                locked=True,  # a name the catalog dropped matches nothing (a warning), as in reevaluate
             )
         except IntentError as err:
             if not err.path.startswith("pin."):
@@ -141,7 +147,7 @@ def _relock(args: argparse.Namespace) -> int:
                 path=f"{lockfile.path}: workloads[{name!r}].pins.{err.path.removeprefix('pin.')}",
             ) from None
         for line in decision.explanation:  # accounts names the catalog does not list, said once
-            if line.startswith(UNLISTED) and line not in warned:
+            if line.startswith((UNLISTED, INTENT_UNLISTED)) and line not in warned:
                 warned.add(line)
                 print(f"warning: {line.removeprefix('Warning: ')}", file=sys.stderr)
         chosen = decision.chosen

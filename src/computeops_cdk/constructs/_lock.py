@@ -136,20 +136,23 @@ def apply_lock(
     pins: Pins,
     pin: Pin,
     catalog: Catalog,
-    fresh: Callable[[tuple[Calibration, ...]], Decision],
+    fresh: Callable[[tuple[Calibration, ...], bool], Decision],
     accounts: Accounts | None = None,
     image_of: Callable[[Placement], Mapping[str, str] | None] = lambda placement: None,
 ) -> Decision:
     """The workload's decision under ``path``'s lock: the locked placement, or a fresh one written to it.
 
-    The fresh decision applies the efficiencies production measured (the lockfile's observations).
+    The fresh decision applies the efficiencies production measured (the lockfile's observations);
+    ``fresh(calibrations, locked)`` is told whether the entry holds (then a region or accelerator of
+    the intent that the catalog dropped matches nothing, with a warning, instead of stopping synth).
     ``image_of`` names the image the target boots a placement on (recorded in the entry); default:
     none. The lockfile is read and written under ``lockfile.editing``."""
     with editing(path):
         lockfile = Lockfile.read(path)
         calibrations = lockfile.calibrations()
         entry = lockfile.workloads.get(workload)
-        if entry is not None and entry.matches(intent, pins) and not _relock_requested(workload):
+        holds = entry is not None and entry.matches(intent, pins) and not _relock_requested(workload)
+        if entry is not None and holds:
             gone = pin_gone(pin, catalog)  # the locked offer went with its pinned region or provider
             if gone is not None:
                 prop = gone.rule.removeprefix("pin.")
@@ -163,9 +166,9 @@ def apply_lock(
                     fix=f"To fix: give the workload a {prop} prop the catalog lists (the next synth "
                     "decides afresh and writes the entry), or synthesize over a catalog that has it",
                 )
-        decision = fresh(calibrations)
+        decision = fresh(calibrations, holds)
         assert decision.chosen is not None
-        if entry is not None and entry.matches(intent, pins) and not _relock_requested(workload):
+        if entry is not None and holds:
             kept = _locked(
                 decision,
                 entry,
@@ -243,6 +246,7 @@ def _locked(
             pin=pin,
             calibrations=calibrations,
             accounts=accounts,
+            locked=True,
         )
     except PinnedPlacementError as err:
         raise _infeasible(

@@ -17,6 +17,7 @@ from ..catalog import PROVIDER_IDS, Catalog, load_catalog
 from ..engine import Calibration, Decision, Pin, Placement, decide
 from ..engine._accounts import UNLISTED
 from ..engine._decision import DEFAULT_REJECTIONS
+from ..engine._resolve import INTENT_UNLISTED
 from ..errors import (
     EstimateError,
     IntentError,
@@ -301,7 +302,9 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
             pins=Pins(provider=provider, region=region, cluster=cluster),
             pin=pin,
             catalog=catalog,
-            fresh=lambda calibrations: self._decide(catalog, pin, provider, region, calibrations),
+            fresh=lambda calibrations, locked: self._decide(
+                catalog, pin, provider, region, calibrations, locked=locked
+            ),
             accounts=self._accounts,
             image_of=lambda placement: get_target(placement.provider).image_reference(
                 placement, cluster=bool(cluster)
@@ -315,10 +318,17 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
         provider: str | None,
         region: str | None,
         calibrations: tuple[Calibration, ...] = (),
+        *,
+        locked: bool = False,
     ) -> Decision:
         try:
             decision: Decision = decide(
-                self._intent, catalog=catalog, pin=pin, calibrations=calibrations, accounts=self._accounts
+                self._intent,
+                catalog=catalog,
+                pin=pin,
+                calibrations=calibrations,
+                accounts=self._accounts,
+                locked=locked,
             )
             return decision
         except IntentError as err:
@@ -425,8 +435,8 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
             notes.add_warning(f"computeops: {warning}")
         for warning in self.resources.get("warnings", ()):
             notes.add_warning(f"computeops: {warning}")
-        for line in self.decision.explanation:  # accounts names the catalog does not list
-            if line.startswith(UNLISTED):
+        for line in self.decision.explanation:  # accounts and intent names the catalog does not list
+            if line.startswith((UNLISTED, INTENT_UNLISTED)):
                 notes.add_warning(f"computeops: {line.removeprefix('Warning: ')}")
 
     def _extras_text(self) -> str:

@@ -265,6 +265,7 @@ def decide(
     alternatives: int = DEFAULT_ALTERNATIVES,
     calibrations: Sequence[Calibration] = (),
     accounts: Accounts | str | os.PathLike[str] | None = None,
+    locked: bool = False,
 ) -> Decision:
     """Choose where ``intent`` runs: the best feasible placement, ranked alternatives and rejections.
 
@@ -280,11 +281,15 @@ def decide(
         accounts: the team's accounts (``computeops.accounts.yaml``: enabled providers, quotas,
             negotiated discounts, owned capacity), or its path. Default: the file named by
             ``$COMPUTEOPS_ACCOUNTS``, else none (every provider at list price).
+        locked: the decision is for a workload that is locked (its synth, ``lock update``): a
+            well-formed region or accelerator the intent names that the catalog does not list (a
+            refreshed catalog dropped it) matches nothing and is a ``Warning: intent`` line of the
+            explanation, not an IntentError. Default: False (a fresh decision refuses it).
 
     Raises:
         IntentError: the intent is invalid or not an intent at all, or it (or the pin) names an
-            accelerator, region or provider the catalog lacks, or ``alternatives`` is not a whole
-            number >= 0.
+            accelerator, region or provider the catalog lacks (a region or accelerator: unless
+            ``locked``), or ``alternatives`` is not a whole number >= 0.
         CatalogError: ``catalog`` is neither a Catalog nor a readable, valid catalog file.
         NoFeasiblePlacementError: every candidate breaks a hard constraint; carries the rejections, the
             nearest misses and the JSON document with ``decision: null``.
@@ -307,7 +312,12 @@ def decide(
     with _collector_paused():
         team = team_accounts(accounts)  # the accounts module is imported only when there are accounts
         run = ranked(
-            as_intent(intent), as_catalog(catalog), pin if pin is not None else Pin(), calibrations, team
+            as_intent(intent),
+            as_catalog(catalog),
+            pin if pin is not None else Pin(),
+            calibrations,
+            team,
+            locked=locked,
         )
         return _decide(run, alternatives)
 
@@ -381,13 +391,17 @@ def ranked(
     pin: Pin,
     calibrations: Sequence[Calibration] = (),
     accounts: Accounts | None = None,
+    *,
+    locked: bool = False,
 ) -> Ranked:
-    """Evaluate, score and rank every offer of ``catalog`` for ``intent`` inside ``pin``."""
+    """Evaluate, score and rank every offer of ``catalog`` for ``intent`` inside ``pin``
+    (``locked``: as ``decide`` takes it)."""
     if not all(isinstance(c, Calibration) for c in calibrations):
         raise IntentError("must be a sequence of engine.Calibration records", path="calibrations")
     index = catalog_index(catalog)
-    resolved = resolve(intent, catalog, pin)
+    resolved = resolve(intent, catalog, pin, locked=locked)
     unlisted = unlisted_names(accounts, catalog) if accounts is not None else ()
+    unlisted += resolved.unlisted
     sizer = sizer_for(intent.workload, intent.preferences.capacity_headroom, tuple(calibrations))
     rules = evaluator(intent, resolved, pin, sizer, suspect_prices(catalog), catalog.as_of, accounts)
     # by group of offers (_groups); a team's accounts price and limit offer by offer
@@ -431,9 +445,9 @@ def _decide(run: Ranked, alternatives: int) -> Decision:
         services=result.feasible[0].services,
     )
     terms = accounts_line(chosen, header.accounts)
-    if terms:  # right after the "Chosen:" line, with the names the catalog does not list
+    if terms or header.unlisted:  # right after the "Chosen:" line, with the names the catalog does not list
         at = next((i + 1 for i, line in enumerate(lines) if line.startswith("Chosen:")), len(lines))
-        lines = (*lines[:at], terms, *header.unlisted, *lines[at:])
+        lines = (*lines[:at], *((terms,) if terms else ()), *header.unlisted, *lines[at:])
     # replace(), not a second header.decision(): the same header fields (the intent's canonical
     # JSON, its digest) are not worked out twice
     return replace(

@@ -424,7 +424,9 @@ def evaluate_drift(
             summary=f"infeasible: {locked.name} now breaks {gone.rule}; nothing is feasible inside the pin",
             detail=(f"{gone.rule}: {gone.message}",),
         )
-    run = ranked(as_intent(intent), today, pin, calibrations, accounts)
+    # locked: a region or accelerator of the intent that today's catalog dropped matches nothing (a
+    # warning line of the detail), it does not stop the re-evaluation (engine._resolve)
+    run = ranked(as_intent(intent), today, pin, calibrations, accounts, locked=True)
     feasible = run.feasible
     mine = next((c for c in feasible if locked.holds(c)), None)
     if mine is None:
@@ -590,10 +592,12 @@ def placement_of(
     pin: Pin | None = None,
     calibrations: Sequence[Calibration] = (),
     accounts: Accounts | None = None,
+    locked: bool = False,
 ) -> Placement:
     """The engine's sized and scored placement of one given offer (``terraform import``, a relock check).
 
     Scored among every feasible candidate inside ``pin``, so its scores compare with a fresh decision's.
+    ``locked``: the offer is a locked workload's (as ``decide`` takes it). Default: False.
 
     Raises:
         PinnedPlacementError: a hard constraint rejects the offer, or the catalog has no such offer;
@@ -610,7 +614,12 @@ def placement_of(
                 f"{name} must be a non-empty string (got {described(value)})", rule="input"
             )
     run = ranked(
-        as_intent(intent), as_catalog(catalog), pin if pin is not None else Pin(), calibrations, accounts
+        as_intent(intent),
+        as_catalog(catalog),
+        pin if pin is not None else Pin(),
+        calibrations,
+        accounts,
+        locked=locked,
     )
     key = (provider, instance_type, region, pricing)
     found = next((c for c in run.feasible if _key(c) == key), None)

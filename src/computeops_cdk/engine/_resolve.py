@@ -2,21 +2,39 @@
 
 Names that need the catalog cannot be checked when the intent is parsed; they are checked here,
 before any candidate is considered, with the same IntentError (field path + "did you mean").
+
+A LOCKED workload (``locked=True``: the synth of a locked workload, ``reevaluate``, the drift rules,
+``lock update``) is different: a catalog that dropped a region or accelerator its intent names must
+not stop it (a running fleet never moves by itself; nothing may fail because the catalog changed
+until the user relocks). There a well-formed name the catalog does not list matches nothing, and
+``Resolved.unlisted`` says so in a warning line (the field path, the name, the catalog version, close
+matches, a fix), as ``engine._accounts.unlisted_names`` does for the accounts file. A malformed name
+(not in the catalog schema's region_code / accelerator_alias form) stays an IntentError.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from .._record import record
 from ..catalog import Catalog
-from ..errors import IntentError, did_you_mean, shown
+from ..errors import IntentError, did_you_mean, did_you_mean_text, shown
 from ..intent import WorkloadIntent
 from ._pin import Pin
 
-__all__ = ["Resolved", "resolve"]
+__all__ = ["INTENT_UNLISTED", "Resolved", "resolve"]
 
 RegionKey = tuple[str, str]
+
+INTENT_UNLISTED = "Warning: intent "
+"""How a line about a name of a locked workload's intent that the catalog does not list begins."""
+MAX_INTENT_UNLISTED = 5
+"""Unlisted intent names described one by one (with close matches); the rest are counted in one line."""
+_REGION_CODE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?")
+"""The catalog schema's ``region_code`` (a test keeps the two equal)."""
+_ACCELERATOR_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9 ._-]{0,62}[A-Za-z0-9])?")
+"""The catalog schema's ``accelerator_alias`` (a superset of ``accelerator_id``; tested equal)."""
 
 
 @record(frozen=True, slots=True, kw_only=True)
@@ -29,6 +47,9 @@ class Resolved:
     preferred_regions: tuple[RegionKey, ...]
     pin_provider: str | None
     pin_region: str | None
+    unlisted: tuple[str, ...] = ()
+    """Warnings about well-formed names of a locked workload's intent that the catalog does not
+    list (they match nothing); always empty for a fresh decision, which refuses them."""
 
 
 def accelerator_key(name: str) -> str:
@@ -49,7 +70,7 @@ def family_members(name: str, catalog: Catalog) -> tuple[str, ...]:
     return tuple(found) if len(found) > 1 else ()
 
 
-def _accelerators(names: Sequence[str], catalog: Catalog) -> frozenset[str]:
+def _accelerators(names: Sequence[str], catalog: Catalog, unlisted: list[str] | None) -> frozenset[str]:
     # A bare family name admits every variant (A100 -> 40GB and 80GB); otherwise the catalog's own
     # lookup, so an alias means the same here as in `computeops catalog list`.
     ids: list[str] = []
@@ -59,6 +80,14 @@ def _accelerators(names: Sequence[str], catalog: Catalog) -> frozenset[str]:
             ids.extend(family)
             continue
         found = catalog.find_accelerator(name)
+        if found is None and unlisted is not None and _ACCELERATOR_NAME.fullmatch(name):
+            unlisted.append(
+                f"constraints.accelerators.allow[{position}]: catalog {catalog.version} lists no "
+                f"accelerator {shown(name)}"
+                f"{did_you_mean_text(did_you_mean(name, catalog.accelerator_names()))}, so it matches "
+                "nothing"
+            )
+            continue
         if found is None:
             raise IntentError(
                 f"unknown accelerator {name!r}. To fix: use a catalog id or alias "
@@ -70,13 +99,21 @@ def _accelerators(names: Sequence[str], catalog: Catalog) -> frozenset[str]:
     return frozenset(ids)
 
 
-def _regions(region_ids: Sequence[str], catalog: Catalog, *, path: str) -> tuple[RegionKey, ...]:
+def _regions(
+    region_ids: Sequence[str], catalog: Catalog, *, path: str, unlisted: list[str] | None
+) -> tuple[RegionKey, ...]:
     known = {(r.provider, r.code) for r in catalog.regions}
     keys = []
     for position, region_id in enumerate(region_ids):
         provider, _, code = region_id.partition(":")
         if (provider, code) not in known:
             same_provider = sorted(f"{p}:{c}" for p, c in known if p == provider)
+            if unlisted is not None and _REGION_CODE.fullmatch(code):
+                unlisted.append(
+                    f"{path}[{position}]: catalog {catalog.version} lists no region {shown(region_id)}"
+                    f"{did_you_mean_text(did_you_mean(region_id, same_provider))}, so it matches nothing"
+                )
+                continue
             raise IntentError(
                 f"unknown region {shown(region_id)} in the catalog. To fix: use provider:code as "
                 "`computeops catalog list` shows it",
@@ -130,8 +167,28 @@ def _pin(pin: Pin, catalog: Catalog) -> tuple[str | None, str | None]:
     return pin.provider, pin.region
 
 
-def resolve(intent: WorkloadIntent, catalog: Catalog, pin: Pin) -> Resolved:
-    """Resolve every catalog name in ``intent`` and ``pin``; IntentError on the first unknown one."""
+def _warnings(intent: WorkloadIntent, catalog: Catalog, found: list[str]) -> tuple[str, ...]:
+    # One line per name, as engine._accounts.unlisted_names words them; at most MAX_INTENT_UNLISTED.
+    fix = (
+        ". To fix: correct the name, or remove it from the intent if the catalog no longer lists it, "
+        "and relock (`computeops lock update`, or COMPUTEOPS_RELOCK=1 for a synth)."
+    )
+    lines = [f"{INTENT_UNLISTED}{intent.name!r}, {line}{fix}" for line in found[:MAX_INTENT_UNLISTED]]
+    if len(found) > MAX_INTENT_UNLISTED:
+        lines.append(
+            f"{INTENT_UNLISTED}{intent.name!r} names {len(found) - MAX_INTENT_UNLISTED:,} more regions or "
+            f"accelerators that catalog {catalog.version} does not list (fix those above first)."
+        )
+    return tuple(lines)
+
+
+def resolve(intent: WorkloadIntent, catalog: Catalog, pin: Pin, *, locked: bool = False) -> Resolved:
+    """Resolve every catalog name in ``intent`` and ``pin``; IntentError on the first unknown one.
+
+    ``locked``: the intent is a locked workload's (module docstring): a well-formed region or
+    accelerator name the catalog does not list matches nothing and is a warning in
+    ``Resolved.unlisted``, not an error."""
+    unlisted: list[str] | None = [] if locked else None
     constraints = intent.constraints
     allow = constraints.accelerators.allow if constraints.accelerators else None
     residency = constraints.residency
@@ -140,13 +197,16 @@ def resolve(intent: WorkloadIntent, catalog: Catalog, pin: Pin) -> Resolved:
         _check_countries(residency.countries, catalog)
     pin_provider, pin_region = _pin(pin, catalog)
     return Resolved(
-        accelerators=_accelerators(allow, catalog) if allow is not None else None,
+        accelerators=_accelerators(allow, catalog, unlisted) if allow is not None else None,
         residency_regions=(
-            frozenset(_regions(regions, catalog, path="constraints.residency.regions"))
+            frozenset(_regions(regions, catalog, path="constraints.residency.regions", unlisted=unlisted))
             if regions is not None
             else None
         ),
-        preferred_regions=_regions(intent.preferences.regions, catalog, path="preferences.regions"),
+        preferred_regions=_regions(
+            intent.preferences.regions, catalog, path="preferences.regions", unlisted=unlisted
+        ),
         pin_provider=pin_provider,
         pin_region=pin_region,
+        unlisted=_warnings(intent, catalog, unlisted) if unlisted else (),
     )
