@@ -42,6 +42,7 @@ from typing import Any
 
 from ._record import record
 from .catalog import PRICE_MODELS, PROVIDER_IDS
+from .catalog._types import INSTANCE_TYPE_NAME, REGION_CODE
 from .errors import AccountsError, described, did_you_mean
 
 __all__ = [
@@ -61,10 +62,6 @@ _KEYS = {"version", "providers"}
 _PROVIDER_KEYS = {"quotas", "discounts", "owned"}
 _DISCOUNT_KEYS = {"percent", "family", "pricing"}
 _OWNED_KEYS = {"instance_type", "region", "instances"}
-REGION_CODE = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?"
-"""A region code as the catalog schema's ``region_code`` writes it (a test keeps the two equal)."""
-INSTANCE_TYPE_NAME = r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,78}[A-Za-z0-9])?"
-"""An instance type name as the catalog schema's ``instance_type_name`` writes it (tested equal)."""
 _IDENTIFIERS = {
     "region": (REGION_CODE, "a region code (letters, digits and '-', at most 64 characters)"),
     "instance type": (

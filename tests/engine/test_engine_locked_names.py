@@ -163,7 +163,8 @@ def test_a_malformed_name_stays_an_error_for_a_locked_workload(path: str, value:
 
 
 def test_the_name_forms_are_the_catalog_schemas() -> None:
-    from computeops_cdk.engine._resolve import _ACCELERATOR_NAME, _REGION_CODE
+    from computeops_cdk.catalog._types import ACCELERATOR_ALIAS as _ACCELERATOR_NAME
+    from computeops_cdk.catalog._types import REGION_CODE as _REGION_CODE
 
     defs = json.loads((ROOT / "schemas" / "catalog.schema.json").read_text())["$defs"]
     assert f"^{_REGION_CODE}$" == defs["region_code"]["pattern"]

@@ -65,6 +65,15 @@ SERVICE_KINDS: tuple[ServiceKind, ...] = ("vm", "kubernetes", "tpu")
 compute VM service (EC2, Compute Engine, Azure Virtual Machines, OCI Compute), the managed
 Kubernetes service (EKS, GKE, AKS, OKE) and the TPU service (Cloud TPU)."""
 
+REGION_CODE = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?"
+"""The catalog schema's ``region_code`` without its anchors, for documents that name catalog records
+(an accounts file, a locked intent) and are checked without loading the schema (a test keeps the
+three patterns equal to the schema's)."""
+INSTANCE_TYPE_NAME = r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,78}[A-Za-z0-9])?"
+"""The catalog schema's ``instance_type_name``, likewise."""
+ACCELERATOR_ALIAS = r"[A-Za-z0-9](?:[A-Za-z0-9 ._-]{0,62}[A-Za-z0-9])?"
+"""The catalog schema's ``accelerator_alias`` (a superset of ``accelerator_id``), likewise."""
+
 PROVIDER_IDS: tuple[str, ...] = (
     "aws",
     "gcp",

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 from .._record import record
 from ..catalog import Catalog
+from ..catalog._types import ACCELERATOR_ALIAS, REGION_CODE
 from ..errors import IntentError, did_you_mean, did_you_mean_text, shown
 from ..intent import WorkloadIntent
 from ._pin import Pin
@@ -31,11 +32,6 @@ INTENT_UNLISTED = "Warning: intent "
 """How a line about a name of a locked workload's intent that the catalog does not list begins."""
 MAX_INTENT_UNLISTED = 5
 """Unlisted intent names described one by one (with close matches); the rest are counted in one line."""
-_REGION_CODE = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?"
-"""The catalog schema's ``region_code`` (a test keeps the two equal); compiled by ``re`` only when
-a locked workload's name is not listed (a cold decide compiles nothing more)."""
-_ACCELERATOR_NAME = r"[A-Za-z0-9](?:[A-Za-z0-9 ._-]{0,62}[A-Za-z0-9])?"
-"""The catalog schema's ``accelerator_alias`` (a superset of ``accelerator_id``; tested equal)."""
 
 
 @record(frozen=True, slots=True, kw_only=True)
@@ -81,7 +77,7 @@ def _accelerators(names: Sequence[str], catalog: Catalog, unlisted: list[str] | 
             ids.extend(family)
             continue
         found = catalog.find_accelerator(name)
-        if found is None and unlisted is not None and re.fullmatch(_ACCELERATOR_NAME, name):
+        if found is None and unlisted is not None and re.fullmatch(ACCELERATOR_ALIAS, name):
             unlisted.append(
                 f"constraints.accelerators.allow[{position}]: catalog {catalog.version} lists no "
                 f"accelerator {shown(name)}"
@@ -109,7 +105,7 @@ def _regions(
         provider, _, code = region_id.partition(":")
         if (provider, code) not in known:
             same_provider = sorted(f"{p}:{c}" for p, c in known if p == provider)
-            if unlisted is not None and re.fullmatch(_REGION_CODE, code):
+            if unlisted is not None and re.fullmatch(REGION_CODE, code):  # compiled only then
                 unlisted.append(
                     f"{path}[{position}]: catalog {catalog.version} lists no region {shown(region_id)}"
                     f"{did_you_mean_text(did_you_mean(region_id, same_provider))}, so it matches nothing"
