@@ -214,13 +214,7 @@ def parse_accounts(raw: bytes, *, path: str = "") -> Accounts:
 
 def _document(text: str) -> Any:
     """The file's data with the intent's YAML rules (no key twice, no YAML 1.1 numbers: 1:20 is not
-    80). Its plain subset is read without importing PyYAML (intent/_yaml_subset.py: ~16 ms of CPU
-    less, to the same data); anything else, errors included, is PyYAML's."""
-    from .intent._yaml_subset import subset_data
-
-    read, doc = subset_data(text)
-    if read:
-        return doc
+    80)."""
     import yaml
 
     from .intent._yaml import load_yaml

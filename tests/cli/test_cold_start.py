@@ -41,20 +41,11 @@ _OFF_PATH = (
     "random",
     "bz2",
     "lzma",
-    # the intent's path is read as pathlib reads it (_files.path_text), the embedded catalog's by
-    # plain paths (catalog._load._EMBEDDED_FILE): pathlib imported urllib.parse and ipaddress (~3 ms)
-    "pathlib",
-    "urllib.parse",
-    "ipaddress",
     # a decide written plainly is read without argparse (cli._decide.plain_args), which imports
     # gettext, and whose parser's build imports locale (about 4 ms with the build)
     "argparse",
     "gettext",
     "locale",
-    # our modules use typing in annotations only (under TYPE_CHECKING), its few run-time names from
-    # computeops_cdk._lazy_typing: typing imported warnings too (about 3-4 ms)
-    "typing",
-    "warnings",
     "rich",
     "jsonschema",
     "httpx",

@@ -318,7 +318,11 @@ def test_yaml_syntax_error_names_the_line(tmp_path: Path) -> None:
     bad.write_text("name: x\nworkload: [1\nconstraints: {}\n")
     with pytest.raises(IntentError) as caught:
         WorkloadIntent.from_file(bad)
-    assert str(caught.value) == f"{bad}: invalid YAML at line 3, column 12: expected ',' or ']', but got ':'"
+    # libyaml's words where PyYAML has it (its pure-Python parser's otherwise)
+    problem = (
+        "did not find expected ',' or ']'" if yaml.__with_libyaml__ else "expected ',' or ']', but got ':'"
+    )
+    assert str(caught.value) == f"{bad}: invalid YAML at line 3, column 12: {problem}"
 
 
 def test_json_file_and_its_syntax_errors(tmp_path: Path) -> None:

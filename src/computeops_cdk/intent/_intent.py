@@ -8,23 +8,21 @@ import os
 
 from .._files import MIB, UnreadableFile, path_text, read_regular_file, shown_path
 from ..errors import IntentError
+from ._bounds import MAX_INTENT_BYTES
 from ._build import build
 from ._constraints import Constraints, Preferences
 from ._fields import IntentModel, Refusal, choice, nested, text
-from ._read import json_data, yaml_data
+from ._json import json_data
 from ._workload import Workload
+from ._yaml import yaml_data
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
 if TYPE_CHECKING:
     from typing import Any, Literal
 
-__all__ = ["API_VERSION", "WorkloadIntent"]
+__all__ = ["API_VERSION", "MAX_INTENT_BYTES", "WorkloadIntent"]
 
 API_VERSION: Literal["computeops.dev/v1"] = "computeops.dev/v1"
-
-
-MAX_INTENT_BYTES = 1024 * 1024
-"""The largest intent read (1 MiB; an intent is about 1 KB): a bigger file or text is refused unread."""
 
 
 class WorkloadIntent(IntentModel):

@@ -1,9 +1,4 @@
-"""Intent YAML read with PyYAML's safe loader, as YAML 1.2 and in bounded work.
-
-The reference for intent and accounts YAML: imported only when ``_yaml_subset`` (the plain subset
-intents are written in, read without PyYAML to the same data) gives up on a text; PyYAML's import
-is ~12-15 ms of CPU, most of a cold ``computeops decide``'s YAML cost.
-"""
+"""Intent YAML read with PyYAML's safe loader, as YAML 1.2 and in bounded work (accounts files too)."""
 
 from __future__ import annotations
 
@@ -11,51 +6,59 @@ import re
 from typing import Any
 
 import yaml
+from yaml.composer import Composer, ComposerError
 
 from ..errors import IntentError, shown
-from ._read import MAX_DEPTH, MAX_DIGITS
+from ._bounds import MAX_DEPTH, MAX_DIGITS, MAX_NODES
 
-__all__ = ["MAX_NODES", "load_yaml", "yaml_data"]
+try:
+    from yaml import CSafeLoader as SafeLoader  # libyaml's parser, where PyYAML was built with it
+except ImportError:  # pragma: no cover - PyYAML without libyaml: its pure-Python parser
+    from yaml import SafeLoader  # type: ignore[assignment]
 
-MAX_NODES = 10_000
-"""The most values an intent may expand to once YAML aliases are followed (a valid one has ~50):
-an alias bomb (9 anchors of 9 aliases each = 387 million values, in 592 bytes) is refused unexpanded."""
+__all__ = ["load_yaml", "yaml_data"]
+
+_NESTING = "nested deeper than {} levels (an intent is 5 levels deep)"
 
 
-class _Loader(yaml.SafeLoader):
+class _Loader(SafeLoader, Composer):
     """PyYAML's safe loader read as YAML 1.2, in bounded work.
 
     - Numbers are YAML 1.2's: ``1e12`` is a number; YAML 1.1's sexagesimal (``1:20`` = 80),
       hexadecimal, octal, binary and ``1_000`` forms are refused, not converted, and so are the
       1.1-only types ``!!binary``, ``!!set``, ``!!omap`` and ``!!pairs``.
-    - Nesting deeper than ``MAX_DEPTH``, more than ``MAX_NODES`` values after following aliases,
-      integers of more than ``MAX_DIGITS`` digits, duplicate keys and unhashable keys are errors
-      with their line and column.
+    - Nesting deeper than ``MAX_DEPTH``, more than ``MAX_NODES`` values (counted while composing,
+      then with aliases followed), integers of more than ``MAX_DIGITS`` digits, duplicate keys and
+      unhashable keys are errors with their line and column.
+
+    The nodes are composed by PyYAML's own composer (Python) from the parser's events, so the
+    bounds are counted as the document is composed: libyaml's composer (C) offers no hook.
     """
+
+    get_single_node = Composer.get_single_node
 
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
+        self.anchors = {}  # Composer's state (CSafeLoader's __init__ skips it)
         self._depth = 0
         self._nodes = 0
 
     def compose_node(self, parent: Any, index: Any) -> Any:
-        # Depth is bounded while composing: PyYAML's composer recurses once per level.
         self._depth += 1
         try:
-            self._nodes += 1  # PyYAML is pure Python here: stop composing a huge document early
+            self._nodes += 1
             if self._nodes > MAX_NODES:
-                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
-                raise yaml.composer.ComposerError(
-                    None, None, f"more than {MAX_NODES:,} values (an intent has about 50)", mark
-                )
+                raise self._refused(f"more than {MAX_NODES:,} values (an intent has about 50)")
             if self._depth > MAX_DEPTH:
-                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
-                raise yaml.composer.ComposerError(
-                    None, None, f"nested deeper than {MAX_DEPTH} levels (an intent is 5 levels deep)", mark
-                )
-            return super().compose_node(parent, index)
+                raise self._refused(_NESTING.format(MAX_DEPTH))
+            return Composer.compose_node(self, parent, index)
         finally:
             self._depth -= 1
+
+    def _refused(self, problem: str) -> ComposerError:
+        """An error at the node about to be composed."""
+        event: Any = self.peek_event()
+        return ComposerError(None, None, problem, event.start_mark)
 
 
 def _expanded_size(root: yaml.Node) -> int:
@@ -78,9 +81,7 @@ def _expanded_size(root: yaml.Node) -> int:
             sizes[id(node)] = min(1 + sum(sizes[id(c)] for c in children), MAX_NODES + 1)
             continue
         if id(node) in open_nodes:
-            raise yaml.composer.ComposerError(
-                None, None, "an alias refers to the value that contains it", node.start_mark
-            )
+            raise ComposerError(None, None, "an alias refers to the value that contains it", node.start_mark)
         open_nodes.add(id(node))
         stack.append((node, True))
         stack.extend((c, False) for c in children if id(c) not in sizes)
@@ -133,7 +134,7 @@ def _bounded_float(loader: _Loader, node: yaml.ScalarNode) -> float:
         raise yaml.constructor.ConstructorError(
             None, None, f"{shown(text)} is not a YAML 1.2 number. To fix: write e.g. 80.0", node.start_mark
         )
-    value: float = yaml.SafeLoader.construct_yaml_float(loader, node)
+    value: float = loader.construct_yaml_float(node)
     return value
 
 
@@ -210,11 +211,17 @@ def load_yaml(text: str) -> Any:
     """Parse intent YAML (``_Loader``'s rules); a YAMLError names the line and column."""
     loader = _Loader(text)
     try:
-        node = loader.get_single_node()
+        try:
+            node = loader.get_single_node()
+        except yaml.MarkedYAMLError as err:
+            # libyaml looks ahead and stops at its own nesting limit (1,000) first: say ours
+            if str(err.problem).startswith("exceeded maximum nesting depth"):
+                raise ComposerError(None, None, _NESTING.format(MAX_DEPTH), err.problem_mark) from None
+            raise
         if node is None:
             return None
         if _expanded_size(node) > MAX_NODES:
-            raise yaml.composer.ComposerError(
+            raise ComposerError(
                 None,
                 None,
                 f"the document expands to more than {MAX_NODES:,} values once its aliases are followed "

@@ -1,40 +1,16 @@
-"""Intent text to plain data: YAML (its plain subset without PyYAML, the rest with it) and JSON,
-both bounded.
-
-JSON intents get the limits YAML intents have: duplicate keys, integer digits and depth.
-"""
+"""JSON intent text to plain data, with the bounds YAML intents have: duplicate keys, integer
+digits and depth."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import Any
 
 from ..errors import IntentError, shown
+from ._bounds import MAX_DEPTH, MAX_DIGITS
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
-if TYPE_CHECKING:
-    from pathlib import Path
-    from typing import Any
-
-__all__ = ["MAX_DEPTH", "MAX_DIGITS", "json_data", "yaml_data"]
-
-MAX_DEPTH = 32
-"""The deepest nesting an intent may have (a valid one is 5 levels deep)."""
-MAX_DIGITS = 20
-"""The longest integer read: every intent number is below 10**17, and int() of 5,000 digits raises."""
-
-
-def yaml_data(text: str, *, source: str) -> Any:
-    """The plain data of intent YAML ``text`` (``_yaml``'s rules); an IntentError names the line and
-    column. The plain subset intents are written in is read without importing PyYAML
-    (``_yaml_subset``, to the same data); everything else, errors included, is PyYAML's."""
-    from ._yaml_subset import subset_data
-
-    read, data = subset_data(text)
-    if read:
-        return data
-    from ._yaml import yaml_data as parsed
-
-    return parsed(text, source=source)
+__all__ = ["json_data"]
 
 
 class _DuplicateKey(Exception):
@@ -43,7 +19,7 @@ class _DuplicateKey(Exception):
 
 
 def _object_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    # The JSON twin of _mapping_without_duplicates (json.loads keeps the last value silently).
+    # json.loads keeps the last of two equal keys silently; in an intent that hides a typo.
     result: dict[str, Any] = {}
     for key, value in pairs:
         if key in result:

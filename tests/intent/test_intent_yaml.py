@@ -1,0 +1,84 @@
+"""The YAML rules of intents and accounts files, read by one reader (PyYAML, libyaml's parser where
+present): YAML 1.1 surprises are refused, not converted; a key appears once; errors name the line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from computeops_cdk import accounts
+from computeops_cdk.errors import AccountsError, IntentError
+from computeops_cdk.intent import WorkloadIntent
+from computeops_cdk.intent._yaml import _Loader, load_yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+SUPPORT_CHAT = (ROOT / "examples" / "support-chat.yaml").read_text()
+ACCOUNTS = ROOT / "examples" / "accounts" / "computeops.accounts.yaml"
+
+
+def test_libyamls_parser_is_used_where_pyyaml_has_it() -> None:
+    assert issubclass(_Loader, yaml.CSafeLoader) == yaml.__with_libyaml__
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "says"),
+    [
+        ("max_hourly_usd: 400", "max_hourly_usd: 1:20", "sexagesimal"),
+        ("max_hourly_usd: 400", "max_hourly_usd: 0x10", "hexadecimal"),
+        ("max_hourly_usd: 400", "max_hourly_usd: 0400", "octal"),
+        ("max_hourly_usd: 400", "max_hourly_usd: 4_00", "underscore"),
+        ("max_hourly_usd: 400", "max_hourly_usd: 400\n  max_hourly_usd: 500", "duplicate key"),
+        ("{cost: 5,", "{cost: 5, cost: 4,", "duplicate key"),
+        ("max_hourly_usd: 400", "max_hourly_usd: yes", "max_hourly_usd: got true, but this field is not"),
+        ("ttft_ms: 800", "ttft_ms: On", "ttft_ms: got true"),
+        ("max_hourly_usd: 400", "max_hourly_usd: 123456789012345678901", "21 digits"),
+        ("max_hourly_usd: 400", "max_hourly_usd: 2024-01-01", "max_hourly_usd: must be a number"),
+        ("pricing: [on_demand]", "pricing: [on_demand, ~]", "pricing[1]: must be one of"),
+        ("max_hourly_usd: 400", "max_hourly_usd: =", "tag:yaml.org,2002:value"),
+    ],
+)
+def test_yaml_1_1_surprises_in_an_intent_are_refused(old: str, new: str, says: str) -> None:
+    assert SUPPORT_CHAT.count(old) == 1
+    with pytest.raises(IntentError) as err:
+        WorkloadIntent.from_yaml(SUPPORT_CHAT.replace(old, new), source="intent.yaml")
+    assert says in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "says"),
+    [
+        ("us-east-1: 64", "us-east-1: 1:20", "sexagesimal"),
+        ("us-east-1: 64", "us-east-1: 0x40", "hexadecimal"),
+        ("  gcp:\n", "  aws: {}\n  gcp:\n", "duplicate key"),
+        ('quotas: {"*": 32}', 'quotas: {"*": 32, "*": 8}', "duplicate key"),
+        ("us-east-1: 64", "us-east-1: [64", "not valid YAML"),
+    ],
+)
+def test_the_same_rules_hold_for_an_accounts_file(old: str, new: str, says: str) -> None:
+    text = ACCOUNTS.read_text()
+    assert text.count(old) == 1
+    with pytest.raises(AccountsError) as err:
+        accounts.parse_accounts(text.replace(old, new).encode())
+    assert says in str(err.value) and "at line" in str(err.value)
+
+
+def test_the_example_accounts_file_reads() -> None:
+    assert accounts.load_accounts(ACCOUNTS).providers["aws"].quotas == {"us-east-1": 64, "*": 16}  # type: ignore[union-attr]
+
+
+def test_quoted_numbers_and_booleans_stay_text() -> None:
+    assert load_yaml("a: '1:20'\nb: \"yes\"\nc: '0x10'\nd: yes\n") == {
+        "a": "1:20",
+        "b": "yes",
+        "c": "0x10",
+        "d": True,
+    }
+
+
+def test_an_alias_that_contains_itself_is_refused() -> None:
+    with pytest.raises(
+        IntentError, match=r"at line 1, column 4: an alias refers to the value that contains it"
+    ):
+        WorkloadIntent.from_yaml("a: &x [1, *x]\n")
