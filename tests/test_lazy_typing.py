@@ -16,14 +16,11 @@ import pytest
 
 import computeops_cdk.perf as perf
 from computeops_cdk import _lazy_typing
-from computeops_cdk.intent import _workload
 from computeops_cdk.perf import _types as perf_types
 
 _MODULES = [
     "computeops_cdk.catalog._types",
     "computeops_cdk.engine._decision",
-    "computeops_cdk.intent._constraints",
-    "computeops_cdk.intent._workload",
     "computeops_cdk.perf._types",
 ]
 
@@ -63,16 +60,7 @@ def test_the_re_exported_aliases_are_the_defining_modules_own() -> None:
     for name in ("Bound", "Evidence", "Precision", "WorkloadKind"):
         assert getattr(perf, name) is getattr(perf_types, name)
         assert name in perf.__all__
-    assert _workload.Precision is perf_types.Precision
-    assert perf.PRECISIONS == get_args(perf.Precision) == _workload.PRECISIONS
-
-
-def test_the_choices_are_the_aliases_values() -> None:
-    from computeops_cdk.intent._constraints import Constraints
-
-    assert get_args(_workload.WorkloadType) == _workload._WORKLOAD_TYPES
-    assert get_args(_workload.TrainingMethod) == _workload._TRAINING_METHODS
-    assert Constraints().pricing == ("on_demand",)
+    assert get_args(perf.Precision) == perf.PRECISIONS
 
 
 @pytest.mark.parametrize("module_name", [*_MODULES, "computeops_cdk.perf"])

@@ -7,8 +7,7 @@ Data flows one way: intent -> catalog -> engine -> Decision -> target -> constru
     >>> decision.chosen.provider, decision.chosen.instance_type  # doctest: +SKIP
 
 Everything but the errors is imported on first use: the constructs (``ComputeWorkload``,
-``WorkloadStack``) load the cdktn runtime, which the engine and the CLI never need; pydantic is loaded
-only for an intent the fast path leaves to the reference models (an error to report).
+``WorkloadStack``) load the cdktn runtime, which the engine and the CLI never need.
 """
 
 from __future__ import annotations

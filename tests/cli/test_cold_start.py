@@ -31,21 +31,10 @@ _OFF_PATH = (
     "computeops_cdk.perf._training",  # a serving intent
     "statistics",  # engine._suspect's median is its own
     "computeops_cdk.catalog._validate",  # the embedded catalog is not validated at load
-    # the model registry's file is read by path and the parsers ask the width without shutil:
-    # importlib.resources and argparse's formatter imported these (about 8 ms of CPU)
-    "importlib.resources",
-    "tempfile",
-    "shutil",
-    "zipfile",
-    "threading",
-    "random",
-    "bz2",
-    "lzma",
     # a decide written plainly is read without argparse (cli._decide.plain_args), which imports
-    # gettext, and whose parser's build imports locale (about 4 ms with the build)
+    # gettext (the intent models, pydantic, import pathlib, typing, locale, zipfile, ... anyway)
     "argparse",
     "gettext",
-    "locale",
     "rich",
     "jsonschema",
     "httpx",

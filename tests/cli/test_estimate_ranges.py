@@ -9,6 +9,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 import pytest
+from pydantic import BaseModel
 
 from computeops_cdk import _limits
 from computeops_cdk.catalog import load_catalog
@@ -59,8 +60,8 @@ def test_the_largest_deployment_is_still_estimated(capsys: pytest.CaptureFixture
     assert json.loads(capsys.readouterr().out)["count"] == _limits.MAX_ACCELERATORS
 
 
-def _le(model: type, field: str) -> object:
-    (bound,) = [spec.le for spec in model.__specs__ if spec.name == field]
+def _le(model: type[BaseModel], field: str) -> object:
+    (bound,) = [m.le for m in model.model_fields[field].metadata if hasattr(m, "le")]
     return bound
 
 

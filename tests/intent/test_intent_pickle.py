@@ -1,14 +1,13 @@
-"""Pickles of intents: this version's round trip (Python's default format, unchanged), and a pickle
-made by an earlier version, whose intent models were pydantic models, refused as a clear error.
+"""Pickles of intents: this version's round trip (pydantic's format), the pickles of earlier versions
+read back validated, and a state that is not a valid intent refused as a clear error.
 
-``data/support-chat.4e34803.pickle`` is ``pickle.dumps(WorkloadIntent.from_file(
-"examples/support-chat.yaml"))`` made by computeops-cdk at commit 4e34803 (pydantic intent models).
-Before: it unpickled into a WorkloadIntent whose every field access raised AttributeError.
+``data/support-chat.COMMIT.pickle`` is ``pickle.dumps(WorkloadIntent.from_file(
+"examples/support-chat.yaml"))`` made by computeops-cdk at that commit: 4e34803's models were pydantic
+models (the format of this version), f101e84's plain classes pickled the mapping of their fields.
 """
 
 from __future__ import annotations
 
-import copyreg
 import pickle
 from pathlib import Path
 
@@ -17,7 +16,7 @@ import pytest
 from computeops_cdk.intent import WorkloadIntent
 
 ROOT = Path(__file__).resolve().parents[2]
-OLD = Path(__file__).with_name("data") / "support-chat.4e34803.pickle"
+DATA = Path(__file__).with_name("data")
 EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))
 
 
@@ -40,30 +39,22 @@ def test_copies_go_through_the_same_state() -> None:
     assert copy.deepcopy(intent.workload) == intent.workload
 
 
-def test_the_pickle_format_is_pythons_default() -> None:
-    # The class and the mapping of its fields: what pickles of this version have always held.
+@pytest.mark.parametrize("commit", ["4e34803", "f101e84"])
+def test_an_earlier_versions_pickle_is_read_back_validated(commit: str) -> None:
+    # Before: 4e34803's unpickled into an object whose every field access raised AttributeError.
+    old = pickle.loads((DATA / f"support-chat.{commit}.pickle").read_bytes())
     intent = WorkloadIntent.from_file(ROOT / "examples" / "support-chat.yaml")
-    reduced = intent.__reduce_ex__(2)
-    assert reduced[:3] == (copyreg.__newobj__, (WorkloadIntent,), intent.__dict__)
-    assert list(reduced[2]) == [spec.name for spec in WorkloadIntent.__specs__]
-
-
-def test_an_earlier_versions_pydantic_pickle_is_a_clear_error() -> None:
-    with pytest.raises(TypeError) as info:
-        pickle.loads(OLD.read_bytes())
-    message = str(info.value)
-    # The first model unpickled is a nested one (pickle builds the innermost state first).
-    assert message.startswith("cannot unpickle ModelRef: the pickle was made by an earlier computeops-cdk")
-    assert "pydantic" in message
-    assert "To fix: rebuild the intent from its document (WorkloadIntent.from_file(path)" in message
+    assert old == intent and old.sha256 == intent.sha256 and type(old.workload) is type(intent.workload)
 
 
 def test_a_state_with_other_fields_is_a_clear_error() -> None:
     intent = WorkloadIntent.from_file(ROOT / "examples" / "support-chat.yaml")
     made = object.__new__(WorkloadIntent)
+    fields = dict(intent.__dict__)
     for state in (
-        {k: v for k, v in intent.__dict__.items() if k != "name"},
-        {**intent.__dict__, "x": 1},
+        {k: v for k, v in fields.items() if k != "name"},
+        {**fields, "x": 1},
+        {**intent.__getstate__(), "__dict__": {**fields, "x": 1}},
         None,
     ):
         with pytest.raises(TypeError, match=r"^cannot unpickle WorkloadIntent: .*fields differ.*To fix"):

@@ -8,6 +8,7 @@ them. Every invalid input is an IntentError naming the field path.
 
 from __future__ import annotations
 
+from ._base import CONTINENTS
 from ._constraints import (
     DEFAULT_PRICING,
     DEFAULT_WEIGHTS,
@@ -18,7 +19,6 @@ from ._constraints import (
     Residency,
     Weights,
 )
-from ._fields import CONTINENTS
 from ._intent import API_VERSION, MAX_INTENT_BYTES, WorkloadIntent
 from ._workload import ModelRef, Serving, Training, Workload
 

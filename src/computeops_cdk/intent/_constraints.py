@@ -7,27 +7,13 @@ breaks it; a preference always has a weight and only moves candidates up or down
 from __future__ import annotations
 
 import re
+from typing import Literal, Self
 
-from .._lazy_typing import literal_aliases
+from pydantic import Field, field_validator, model_validator
+
 from ..catalog._types import COMPLIANCE_SCOPES, PRICE_MODELS, PROVIDER_IDS
 from ..errors import did_you_mean, shown
-from ._fields import (
-    CONTINENTS,
-    REGION_ID,
-    IntentModel,
-    Refusal,
-    check_names,
-    choices,
-    flag,
-    integer,
-    nested,
-    number,
-    texts,
-)
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
-if TYPE_CHECKING:
-    from typing import Literal
+from ._base import CONTINENTS, REGION_ID, IntentModel, check_names, fail
 
 __all__ = [
     "DEFAULT_PRICING",
@@ -40,11 +26,7 @@ __all__ = [
     "Weights",
 ]
 
-if TYPE_CHECKING:  # the alias mypy reads; at run time made by __getattr__ from the same values
-    PriceModel = Literal["on_demand", "spot", "reserved"]
-
-_PRICE_MODELS = ("on_demand", "spot", "reserved")
-__getattr__ = literal_aliases(globals(), {"PriceModel": _PRICE_MODELS})
+PriceModel = Literal["on_demand", "spot", "reserved"]
 DEFAULT_PRICING: tuple[PriceModel, ...] = ("on_demand",)
 """Interruptible (spot) and committed (reserved) capacity must be asked for explicitly."""
 
@@ -71,13 +53,13 @@ def _check_region_ids(values: tuple[str, ...], *, field: str = "") -> None:
     for index, value in enumerate(values):
         match = REGION_ID.match(value)
         if match is None:
-            raise Refusal(
+            raise fail(
                 f"{shown(value)} is not a region id. To fix: write provider:region, e.g. 'aws:us-east-1'",
                 field=f"{field}[{index}]",
             )
         provider, code = match["provider"], match["code"]
         if provider not in PROVIDER_IDS:
-            raise Refusal(
+            raise fail(
                 f"unknown provider {shown(provider)} in region id {shown(value)} "
                 f"(known: {', '.join(PROVIDER_IDS)})",
                 field=f"{field}[{index}]",
@@ -97,9 +79,9 @@ class Residency(IntentModel):
         regions: region ids ``provider:code``; checked against the catalog when deciding.
     """
 
-    countries: tuple[str, ...] | None = texts(default=None, min_length=1, max_length=MAX_COUNTRIES)
-    continents: tuple[str, ...] | None = texts(default=None, min_length=1, max_length=len(CONTINENTS))
-    regions: tuple[str, ...] | None = texts(default=None, min_length=1, max_length=MAX_REGION_IDS)
+    countries: tuple[str, ...] | None = Field(default=None, min_length=1, max_length=MAX_COUNTRIES)
+    continents: tuple[str, ...] | None = Field(default=None, min_length=1, max_length=len(CONTINENTS))
+    regions: tuple[str, ...] | None = Field(default=None, min_length=1, max_length=MAX_REGION_IDS)
 
     @classmethod
     def in_countries(cls, *codes: str) -> Residency:
@@ -116,16 +98,17 @@ class Residency(IntentModel):
         """Only these regions (``provider:code``)."""
         return cls(regions=region_ids)
 
-    def _check(self) -> None:
+    @model_validator(mode="after")
+    def _exactly_one(self) -> Self:
         given = [n for n in ("countries", "continents", "regions") if getattr(self, n) is not None]
         if len(given) != 1:
-            raise Refusal(
+            raise fail(
                 f"give exactly one of countries, continents or regions (got {len(given)}: "
                 f"{', '.join(given) or 'none'})"
             )
         for index, code in enumerate(self.countries or ()):
             if not _COUNTRY.match(code):
-                raise Refusal(
+                raise fail(
                     f"{shown(code)} is not an ISO 3166-1 alpha-2 code (two upper-case letters, e.g. 'DE')",
                     field=f"countries[{index}]",
                     # 'fr' is almost certainly 'FR': codes are case-sensitive, say which one is meant
@@ -133,19 +116,22 @@ class Residency(IntentModel):
                 )
         check_names(self.continents or (), CONTINENTS, what="continent", field="continents")
         _check_region_ids(self.regions or (), field="regions")
+        return self
 
 
 class ProviderFilter(IntentModel):
     """Which providers may be used: ``allow`` (only these) or ``exclude`` (all but these), not both."""
 
-    allow: tuple[str, ...] | None = texts(default=None, min_length=1, max_length=len(PROVIDER_IDS))
-    exclude: tuple[str, ...] | None = texts(default=None, min_length=1, max_length=len(PROVIDER_IDS))
+    allow: tuple[str, ...] | None = Field(default=None, min_length=1, max_length=len(PROVIDER_IDS))
+    exclude: tuple[str, ...] | None = Field(default=None, min_length=1, max_length=len(PROVIDER_IDS))
 
-    def _check(self) -> None:
+    @model_validator(mode="after")
+    def _allow_xor_exclude(self) -> Self:
         if (self.allow is None) == (self.exclude is None):
-            raise Refusal("give exactly one of allow or exclude")
+            raise fail("give exactly one of allow or exclude")
         check_names(self.allow or (), PROVIDER_IDS, what="provider", field="allow")
         check_names(self.exclude or (), PROVIDER_IDS, what="provider", field="exclude")
+        return self
 
 
 class AcceleratorFilter(IntentModel):
@@ -154,15 +140,7 @@ class AcceleratorFilter(IntentModel):
     Names are checked against the catalog when deciding (``computeops catalog accelerators``).
     """
 
-    allow: tuple[str, ...] = texts(min_length=1, max_length=MAX_ACCELERATORS)
-
-
-def _known_scopes(value: tuple[str, ...]) -> None:
-    check_names(value, COMPLIANCE_SCOPES, what="compliance scope", field="")
-
-
-def _known_pricing(value: tuple[str, ...]) -> None:
-    check_names(value, PRICE_MODELS, what="price model", field="")
+    allow: tuple[str, ...] = Field(min_length=1, max_length=MAX_ACCELERATORS)
 
 
 class Constraints(IntentModel):
@@ -184,22 +162,30 @@ class Constraints(IntentModel):
             (rule ``price.suspect``). Default: false (they are rejected with the numbers).
     """
 
-    compliance: tuple[str, ...] = texts(default=(), max_length=len(COMPLIANCE_SCOPES), check=_known_scopes)
-    residency: Residency | None = nested(Residency, default=None)
-    providers: ProviderFilter | None = nested(ProviderFilter, default=None)
-    accelerators: AcceleratorFilter | None = nested(AcceleratorFilter, default=None)
-    pricing: tuple[PriceModel, ...] = choices(
-        _PRICE_MODELS,
-        default=DEFAULT_PRICING,
-        min_length=1,
-        max_length=len(PRICE_MODELS),
-        check=_known_pricing,
+    compliance: tuple[str, ...] = Field(default=(), max_length=len(COMPLIANCE_SCOPES))
+    residency: Residency | None = None
+    providers: ProviderFilter | None = None
+    accelerators: AcceleratorFilter | None = None
+    pricing: tuple[PriceModel, ...] = Field(
+        default=DEFAULT_PRICING, min_length=1, max_length=len(PRICE_MODELS)
     )
-    max_hourly_usd: float | None = number(default=None, gt=0)
-    max_monthly_usd: float | None = number(default=None, gt=0)
-    max_total_usd: float | None = number(default=None, gt=0)
-    max_price_age_days: int | None = integer(default=None, ge=0, le=3650)
-    accept_suspect_prices: bool = flag(default=False)
+    max_hourly_usd: float | None = Field(default=None, gt=0)
+    max_monthly_usd: float | None = Field(default=None, gt=0)
+    max_total_usd: float | None = Field(default=None, gt=0)
+    max_price_age_days: int | None = Field(default=None, ge=0, le=3650)
+    accept_suspect_prices: bool = Field(default=False, strict=True)
+
+    @field_validator("compliance")
+    @classmethod
+    def _known_scopes(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        check_names(value, COMPLIANCE_SCOPES, what="compliance scope", field="")
+        return value
+
+    @field_validator("pricing")
+    @classmethod
+    def _known_pricing(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        check_names(value, PRICE_MODELS, what="price model", field="")
+        return value
 
 
 class Weights(IntentModel):
@@ -208,16 +194,18 @@ class Weights(IntentModel):
     Defaults: cost 5, performance 2, availability 1, reliability 1, compliance 1, residency 1.
     """
 
-    cost: float = number(default=DEFAULT_WEIGHTS["cost"], ge=0, le=1000)
-    performance: float = number(default=DEFAULT_WEIGHTS["performance"], ge=0, le=1000)
-    availability: float = number(default=DEFAULT_WEIGHTS["availability"], ge=0, le=1000)
-    reliability: float = number(default=DEFAULT_WEIGHTS["reliability"], ge=0, le=1000)
-    compliance: float = number(default=DEFAULT_WEIGHTS["compliance"], ge=0, le=1000)
-    residency: float = number(default=DEFAULT_WEIGHTS["residency"], ge=0, le=1000)
+    cost: float = Field(default=DEFAULT_WEIGHTS["cost"], ge=0, le=1000)
+    performance: float = Field(default=DEFAULT_WEIGHTS["performance"], ge=0, le=1000)
+    availability: float = Field(default=DEFAULT_WEIGHTS["availability"], ge=0, le=1000)
+    reliability: float = Field(default=DEFAULT_WEIGHTS["reliability"], ge=0, le=1000)
+    compliance: float = Field(default=DEFAULT_WEIGHTS["compliance"], ge=0, le=1000)
+    residency: float = Field(default=DEFAULT_WEIGHTS["residency"], ge=0, le=1000)
 
-    def _check(self) -> None:
-        if sum(float(getattr(self, name)) for name in DEFAULT_WEIGHTS) <= 0:
-            raise Refusal("at least one weight must be > 0 (got all 0)")
+    @model_validator(mode="after")
+    def _some_weight(self) -> Self:
+        if sum(self.as_dict().values()) <= 0:
+            raise fail("at least one weight must be > 0 (got all 0)")
+        return self
 
     def as_dict(self) -> dict[str, float]:
         """The weights by dimension, in SCORE_DIMENSIONS order."""
@@ -237,6 +225,12 @@ class Preferences(IntentModel):
             (DEFAULT_CAPACITY_HEADROOM); 0 sizes exactly at the p10 point.
     """
 
-    weights: Weights = nested(Weights, default_factory=Weights)
-    regions: tuple[str, ...] = texts(default=(), max_length=MAX_REGION_IDS, check=_check_region_ids)
-    capacity_headroom: float = number(default=0.1, ge=0, le=4)
+    weights: Weights = Field(default_factory=Weights)
+    regions: tuple[str, ...] = Field(default=(), max_length=MAX_REGION_IDS)
+    capacity_headroom: float = Field(default=0.1, ge=0, le=4)
+
+    @field_validator("regions")
+    @classmethod
+    def _region_ids(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        _check_region_ids(value)
+        return value

@@ -6,6 +6,7 @@ is expected with the value that was given, and never mention pydantic.
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,7 +21,7 @@ LONE_SURROGATE = (
     "holds a lone surrogate (an unpaired \\ud800-\\udfff escape), which is not Unicode text. To fix: "
     "write the character itself or a valid pair of escapes"
 )
-"""What a string holding a lone surrogate is told, a value's (``_reference``) or a key's."""
+"""What a string holding a lone surrogate is told, a value's (``_base``) or a key's."""
 
 _BOUNDS = {"greater_than": ">", "greater_than_equal": ">=", "less_than": "<", "less_than_equal": "<="}
 
@@ -162,13 +163,8 @@ def _shown(value: Any) -> str:
     """
     if value is None or isinstance(value, str | int | float | list | dict | tuple):
         return shown(value, limit=_MAX_SHOWN)
-    return shown(str(value) if _plain_scalar(value) else value, limit=_MAX_SHOWN)
-
-
-def _plain_scalar(value: Any) -> bool:
-    import datetime
-
-    return isinstance(value, datetime.date | datetime.time)
+    plain = isinstance(value, datetime.date | datetime.time)
+    return shown(str(value) if plain else value, limit=_MAX_SHOWN)
 
 
 _MAX_SHOWN = 80

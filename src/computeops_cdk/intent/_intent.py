@@ -5,20 +5,21 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from pathlib import Path
+from typing import Any, Literal, Self
 
-from .._files import MIB, UnreadableFile, path_text, read_regular_file, shown_path
+import yaml
+from pydantic import Field, ValidationError, model_validator
+
+from .._files import MIB, UnreadableFile, read_regular_file, shown_path
 from ..errors import IntentError
+from ._base import IntentModel, fail
 from ._bounds import MAX_INTENT_BYTES
-from ._build import build
 from ._constraints import Constraints, Preferences
-from ._fields import IntentModel, Refusal, choice, nested, text
+from ._errors import intent_error
 from ._json import json_data
 from ._workload import Workload
 from ._yaml import yaml_data
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
-if TYPE_CHECKING:
-    from typing import Any, Literal
 
 __all__ = ["API_VERSION", "MAX_INTENT_BYTES", "WorkloadIntent"]
 
@@ -40,22 +41,22 @@ class WorkloadIntent(IntentModel):
         preferences: soft ranking. Default: the default weights, no preferred regions.
     """
 
-    api_version: Literal["computeops.dev/v1"] = choice(
-        (API_VERSION,), default=API_VERSION, alias="apiVersion"
-    )
-    kind: Literal["WorkloadIntent"] = choice(("WorkloadIntent",), default="WorkloadIntent")
-    name: str = text(min_length=1, max_length=63, pattern=r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$")
-    workload: Workload = nested(Workload)
-    constraints: Constraints = nested(Constraints, default_factory=Constraints)
-    preferences: Preferences = nested(Preferences, default_factory=Preferences)
+    api_version: Literal["computeops.dev/v1"] = Field(default=API_VERSION, alias="apiVersion")
+    kind: Literal["WorkloadIntent"] = "WorkloadIntent"
+    name: str = Field(min_length=1, max_length=63, pattern=r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$")
+    workload: Workload
+    constraints: Constraints = Field(default_factory=Constraints)
+    preferences: Preferences = Field(default_factory=Preferences)
 
-    def _check(self) -> None:
+    @model_validator(mode="after")
+    def _total_cap_is_for_jobs(self) -> Self:
         if self.constraints.max_total_usd is not None and self.workload.type == "inference":
-            raise Refusal(
+            raise fail(
                 "only applies to training and fine_tuning workloads. To fix: use max_hourly_usd or "
                 "max_monthly_usd for a service",
                 field="constraints.max_total_usd",
             )
+        return self
 
     # -- construction -------------------------------------------------------------------------
 
@@ -64,7 +65,10 @@ class WorkloadIntent(IntentModel):
         """Validate a mapping (parsed YAML/JSON); IntentError on any problem."""
         if not isinstance(data, dict):
             raise IntentError(f"an intent must be a mapping of fields (got {type(data).__name__})")
-        return build(cls, data)
+        try:
+            return cls.model_validate(data)
+        except ValidationError as err:
+            raise intent_error(err, cls) from None
 
     @classmethod
     def from_yaml(cls, text: str, *, source: str = "<string>") -> WorkloadIntent:
@@ -89,7 +93,7 @@ class WorkloadIntent(IntentModel):
                 f"intent path must be a str or os.PathLike (got {type(path).__name__}). "
                 "To fix: pass the path of a YAML or JSON intent (see examples/)"
             )
-        file, suffix = path_text(path)  # str(Path(path)), its suffix: without pathlib for a str
+        file = Path(path)
         try:
             text = read_regular_file(file, limit=MAX_INTENT_BYTES).decode("utf-8")
         except UnreadableFile as err:
@@ -120,16 +124,14 @@ class WorkloadIntent(IntentModel):
             raise IntentError(
                 f"{file} is empty. To fix: write an intent in it (computeops decide --help shows one)"
             )
-        if suffix.lower() == ".json":
+        if file.suffix.lower() == ".json":
             return cls.from_dict(json_data(text, file))
-        return cls.from_yaml(text, source=file)
+        return cls.from_yaml(text, source=str(file))
 
     # -- output -------------------------------------------------------------------------------
 
     def to_yaml(self) -> str:
         """YAML text that ``from_yaml`` reads back to an equal intent (unset optionals omitted)."""
-        import yaml  # PyYAML is imported only to write or to parse YAML
-
         data = self.to_dict(exclude_none=True)
         return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
 

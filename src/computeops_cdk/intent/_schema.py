@@ -1,7 +1,6 @@
 """The intent's JSON Schema, as committed in ``schemas/intent.schema.json`` and shipped in the wheel.
 
-Generated from the reference pydantic models (``_reference.py``, made from the intent's declarations),
-then annotated with what the models check in validators
+Generated from the pydantic models, then annotated with what the models check in validators
 (so a plain JSON Schema validator knows it too): the vocabularies as enums (compliance scopes,
 providers, continents) and patterns (countries, region ids), and the unit of every number in its
 description. Regenerate after changing an intent model::
@@ -17,9 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from ..catalog._types import COMPLIANCE_SCOPES, PROVIDER_IDS
-from ._fields import CONTINENTS
+from ._base import CONTINENTS
 from ._intent import WorkloadIntent
-from ._reference import reference
 
 __all__ = ["intent_json_schema", "schema_text"]
 
@@ -80,9 +78,9 @@ def _annotate(schema: dict[str, Any]) -> None:
 
 def intent_json_schema() -> dict[str, Any]:
     """JSON Schema of a workload intent (field names as users write them, e.g. ``apiVersion``)."""
-    schema = reference(WorkloadIntent).model_json_schema(by_alias=True)
+    schema = WorkloadIntent.model_json_schema(by_alias=True)
     _annotate(schema)
-    # ModelRef's name may be left out when params_b is given (ModelRef._prepare names the model)
+    # ModelRef's name may be left out when params_b is given (ModelRef._name_from_size names the model)
     model_ref = schema["$defs"]["ModelRef"]
     model_ref["required"].remove("name")
     if not model_ref["required"]:

@@ -2,36 +2,19 @@
 
 from __future__ import annotations
 
-from .._lazy_typing import literal_aliases
+from typing import Any, Literal, Self
+
+from pydantic import Field, model_validator
+
 from .._limits import MAX_GLOBAL_BATCH_TOKENS, MAX_PARAMS_B, MAX_TOKENS
 from ..errors import EstimateError, did_you_mean
-from ..perf import _types as _perf_types
-from ._fields import IntentModel, Refusal, choice, integer, nested, number, text
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
-if TYPE_CHECKING:
-    from typing import Any, Literal
-
-    from ..perf._types import Precision  # the precisions the performance model can estimate: one vocabulary
+from ..perf._types import Precision  # the precisions the performance model can estimate: one vocabulary
+from ._base import IntentModel, fail
 
 __all__ = ["ModelRef", "Precision", "Serving", "Training", "Workload", "WorkloadType"]
 
-if TYPE_CHECKING:  # the aliases mypy reads; at run time made by __getattr__ from the same values
-    WorkloadType = Literal["inference", "training", "fine_tuning"]
-    TrainingMethod = Literal["full", "lora"]
-
-_WORKLOAD_TYPES = ("inference", "training", "fine_tuning")
-_TRAINING_METHODS = ("full", "lora")
-PRECISIONS: tuple[str, ...] = _perf_types.PRECISIONS
-_aliases = literal_aliases(globals(), {"WorkloadType": _WORKLOAD_TYPES, "TrainingMethod": _TRAINING_METHODS})
-
-
-def __getattr__(name: str) -> object:
-    """The Literal aliases, made when first read (``Precision`` is the performance model's own)."""
-    if name == "Precision":
-        alias = globals()[name] = _perf_types.Precision
-        return alias
-    return _aliases(name)
+WorkloadType = Literal["inference", "training", "fine_tuning"]
+TrainingMethod = Literal["full", "lora"]
 
 
 def _registry_params(name: str) -> tuple[float, float] | None:
@@ -89,16 +72,17 @@ class ModelRef(IntentModel):
             estimate falls back to the nearest supported precision and says so.
     """
 
-    # name may be left out when params_b is given (_prepare): the schema does not call it required
-    name: str = text(min_length=1, max_length=100)
-    params_b: float | None = number(default=None, gt=0, le=MAX_PARAMS_B)
-    active_params_b: float | None = number(default=None, gt=0, le=MAX_PARAMS_B)
-    precision: Precision = choice(PRECISIONS, default="bf16")
+    # name may be left out when params_b is given (_name_from_size): the schema does not require it
+    name: str = Field(min_length=1, max_length=100)
+    params_b: float | None = Field(default=None, gt=0, le=MAX_PARAMS_B)
+    active_params_b: float | None = Field(default=None, gt=0, le=MAX_PARAMS_B)
+    precision: Precision = "bf16"
 
+    @model_validator(mode="before")
     @classmethod
-    def _prepare(cls, data: dict[Any, Any]) -> dict[Any, Any]:
+    def _name_from_size(cls, data: Any) -> Any:
         """No name but a size: the model is named after its size (``custom-13b``, ``custom-47b-a13b``)."""
-        if "name" in data:
+        if not isinstance(data, dict) or "name" in data:
             return data
         total, active = _size(data.get("params_b")), _size(data.get("active_params_b"))
         if total is None:
@@ -106,28 +90,30 @@ class ModelRef(IntentModel):
         label = f"custom-{total:g}b" + (f"-a{active:g}b" if active is not None else "")
         return {**data, "name": label}
 
-    def _check(self) -> None:
+    @model_validator(mode="after")
+    def _known_or_sized(self) -> Self:
         active, total = self.active_params_b, self.params_b
         if active is not None and total is not None and active > total:
-            raise Refusal(f"must be <= params_b ({total:g}) (got {active:g})", field="active_params_b")
+            raise fail(f"must be <= params_b ({total:g}) (got {active:g})", field="active_params_b")
         known = _registry_params(self.name)
         if known is None:
             if total is None:
-                raise Refusal(
+                raise fail(
                     f"unknown model {self.name!r}. To fix: use a model the registry knows "
                     "(computeops estimate --help lists them) or give params_b",
                     field="name",
                     suggestions=did_you_mean(self.name, _model_names()),
                 )
-            return
+            return self
         for field, given, registry in (("params_b", total, known[0]), ("active_params_b", active, known[1])):
             if given is not None and abs(given / registry - 1) > 0.1:
-                raise Refusal(
+                raise fail(
                     f"{self.name} has {registry:g}B {'active ' if field == 'active_params_b' else ''}"
                     f"parameters in the model registry (got {given:g}). To fix: leave {field} out for a "
                     "known model, or rename the model",
                     field=field,
                 )
+        return self
 
 
 class Serving(IntentModel):
@@ -141,11 +127,11 @@ class Serving(IntentModel):
         tpot_ms: time-per-output-token target in milliseconds. Default: no target.
     """
 
-    output_tokens_per_s: float = number(gt=0, le=1e9)
-    input_tokens: int = integer(default=1024, gt=0, le=MAX_TOKENS)
-    output_tokens: int = integer(default=256, gt=0, le=MAX_TOKENS)
-    ttft_ms: float | None = number(default=None, gt=0)
-    tpot_ms: float | None = number(default=None, gt=0)
+    output_tokens_per_s: float = Field(gt=0, le=1e9)
+    input_tokens: int = Field(default=1024, gt=0, le=MAX_TOKENS)
+    output_tokens: int = Field(default=256, gt=0, le=MAX_TOKENS)
+    ttft_ms: float | None = Field(default=None, gt=0)
+    tpot_ms: float | None = Field(default=None, gt=0)
 
 
 class Training(IntentModel):
@@ -161,18 +147,20 @@ class Training(IntentModel):
             Default: ``full``.
     """
 
-    tokens: float = number(gt=0, le=1e16)
-    seq_len: int = integer(default=4096, gt=0, le=MAX_TOKENS)
-    global_batch_tokens: int = integer(default=4_194_304, gt=0, le=MAX_GLOBAL_BATCH_TOKENS)
-    deadline_hours: float | None = number(default=None, gt=0)
-    method: TrainingMethod = choice(_TRAINING_METHODS, default="full")
+    tokens: float = Field(gt=0, le=1e16)
+    seq_len: int = Field(default=4096, gt=0, le=MAX_TOKENS)
+    global_batch_tokens: int = Field(default=4_194_304, gt=0, le=MAX_GLOBAL_BATCH_TOKENS)
+    deadline_hours: float | None = Field(default=None, gt=0)
+    method: TrainingMethod = "full"
 
-    def _check(self) -> None:
+    @model_validator(mode="after")
+    def _batch_holds_a_sequence(self) -> Self:
         if self.global_batch_tokens < self.seq_len:
-            raise Refusal(
+            raise fail(
                 f"must be >= seq_len ({self.seq_len}) (got {self.global_batch_tokens})",
                 field="global_batch_tokens",
             )
+        return self
 
 
 class Workload(IntentModel):
@@ -185,28 +173,30 @@ class Workload(IntentModel):
         training: required for training and fine_tuning, forbidden for inference.
     """
 
-    type: WorkloadType = choice(_WORKLOAD_TYPES)
-    model: ModelRef = nested(ModelRef)
-    serving: Serving | None = nested(Serving, default=None)
-    training: Training | None = nested(Training, default=None)
+    type: WorkloadType
+    model: ModelRef
+    serving: Serving | None = None
+    training: Training | None = None
 
-    def _check(self) -> None:
+    @model_validator(mode="after")
+    def _block_matches_type(self) -> Self:
         if self.type == "inference":
             if self.training is not None:
-                raise Refusal("only allowed for training and fine_tuning workloads", field="training")
+                raise fail("only allowed for training and fine_tuning workloads", field="training")
             if self.serving is None:
-                raise Refusal("required for an inference workload", field="serving")
+                raise fail("required for an inference workload", field="serving")
         else:
             if self.serving is not None:
-                raise Refusal("only allowed for inference workloads", field="serving")
+                raise fail("only allowed for inference workloads", field="serving")
             if self.training is None:
-                raise Refusal(f"required for a {self.type} workload", field="training")
+                raise fail(f"required for a {self.type} workload", field="training")
         if self.serving is not None:
             context = _registry_context(self.model.name)
             used = self.serving.input_tokens + self.serving.output_tokens
             if context is not None and used > context:
-                raise Refusal(
+                raise fail(
                     f"input_tokens + output_tokens ({used:,}) exceed the context window of "
                     f"{self.model.name} ({context:,} tokens). To fix: shorten the prompt or the completion",
                     field="serving.input_tokens",
                 )
+        return self
