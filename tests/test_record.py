@@ -378,28 +378,6 @@ def test_the_record_helpers_are_dataclasses_own() -> None:
         fields(object())
 
 
-def test_a_cold_decide_imports_neither_dataclasses_nor_inspect() -> None:
-    import subprocess
-
-    probe = (
-        "import sys\n"
-        "from computeops_cdk.cli import main\n"
-        "try:\n"
-        "    main(['decide', 'examples/support-chat.yaml', '--format', 'json'])\n"
-        "except SystemExit:\n"
-        "    pass\n"
-        "print(sorted(m for m in ('dataclasses', 'inspect') if m in sys.modules), file=sys.stderr)\n"
-    )
-    root = __import__("pathlib").Path(__file__).resolve().parents[1]
-    accounts = "', '--accounts', 'examples/accounts/computeops.accounts.yaml"
-    for intent in ("support-chat.yaml", "llama-8b-pretrain.yaml", "support-chat.yaml" + accounts):
-        code = probe.replace("support-chat.yaml", intent)  # inference, training, with accounts
-        done = subprocess.run(
-            [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True
-        )
-        assert done.stderr.strip().splitlines()[-1] == "[]", (intent, done.stderr[-2000:])
-
-
 # --- review of the dataclass-free records: bodies where record and dataclass once differed ---
 
 _REVIEWED_BODIES = {
