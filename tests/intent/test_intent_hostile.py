@@ -36,7 +36,7 @@ def test_built_directly_or_from_a_mapping_is_the_same_intent() -> None:
     assert WorkloadIntent(name="chat", workload=SERVING) == WorkloadIntent.from_dict(
         {"name": "chat", "workload": SERVING}
     )
-    # a nested model may be given as an instance, on the fast path and on the reference models' path
+    # a nested model may be given as an instance
     workload = WorkloadIntent.from_dict({"name": "chat", "workload": SERVING}).workload
     assert WorkloadIntent(name="chat", workload=workload) == WorkloadIntent(name="chat", workload=SERVING)
     assert WorkloadIntent(name="chat", workload=workload).workload is workload
