@@ -64,7 +64,12 @@ def predict(row: dict[str, str], accs: dict[str, Accelerator]) -> float:
     acc = accs[row["accelerator"]]
     count = int(row["count"])
     metric = row["metric"]
-    if metric in ("tokens_per_s_per_gpu", "mfu"):
+    if metric == "engine_speedup":  # the newer engine release's throughput over the row's release
+        return (
+            _serving(row, model, acc, count, row["relative_engine_version"]).tokens_per_s
+            / _serving(row, model, acc, count, row["engine_version"]).tokens_per_s
+        )
+    if metric in ("tokens_per_s_per_gpu", "mfu", "model_tflops_per_gpu"):
         t = estimate_training(
             model,
             precision=row["precision"],  # type: ignore[arg-type]
@@ -75,8 +80,21 @@ def predict(row: dict[str, str], accs: dict[str, Accelerator]) -> float:
             method=row["method"] or "full",  # type: ignore[arg-type]
             gpus_per_node=_int(row.get("gpus_per_node") or ""),
         )
+        if metric == "model_tflops_per_gpu":  # the sources' convention: 6N + attention FLOPs per token
+            return t.mfu * t.tokens_per_s / t.tokens_per_s_per_accelerator / count * _peak(acc, t.precision)
         return t.mfu if metric == "mfu" else t.tokens_per_s_per_accelerator
-    e = estimate_inference(
+    e = _serving(row, model, acc, count, row.get("engine_version") or None)
+    return {
+        "output_tokens_per_s_total": e.tokens_per_s,
+        "output_tokens_per_s_per_gpu": e.tokens_per_s_per_accelerator,
+        "ttft_ms": e.ttft_ms,
+        "tpot_ms": e.tpot_ms,
+    }[metric]
+
+
+def _serving(row: dict[str, str], model: Any, acc: Accelerator, count: int, version: str | None) -> Any:
+    """The row's serving estimate, with the engine (and ``version`` of it) the row names, if any."""
+    return estimate_inference(
         model,
         precision=row["precision"],  # type: ignore[arg-type]
         accelerator=acc,
@@ -86,16 +104,19 @@ def predict(row: dict[str, str], accs: dict[str, Accelerator]) -> float:
         concurrency=_int(row["concurrency"]),
         tensor_parallel=_int(row["tensor_parallel"]),
         gpus_per_node=_int(row.get("gpus_per_node") or ""),
+        engine=row.get("engine") or None,
+        engine_version=version if row.get("engine") else None,
     )
-    return {
-        "output_tokens_per_s_total": e.tokens_per_s,
-        "output_tokens_per_s_per_gpu": e.tokens_per_s_per_accelerator,
-        "ttft_ms": e.ttft_ms,
-        "tpot_ms": e.tpot_ms,
-    }[metric]
 
 
-def evaluate() -> list[dict[str, Any]]:
+def _peak(acc: Accelerator, precision: str) -> float:
+    """Dense TFLOPs of ``acc`` at ``precision``, as the estimate's MFU is relative to."""
+    if precision in ("fp8", "fp4") and acc.fp8_tflops:
+        return float(acc.fp8_tflops)
+    return float(acc.bf16_tflops or 0.0)
+
+
+def evaluate(*, unnamed_engine: bool = False) -> list[dict[str, Any]]:
     """Every row with its prediction, ratio (predicted / published) and absolute error.
 
     A row with ``relative_to`` (another row's id, same benchmark and round) is anchored on that
@@ -105,6 +126,10 @@ def evaluate() -> list[dict[str, Any]]:
     """
     accs = load_accelerators()
     rows = load_rows()
+    if unnamed_engine:  # the rows the bands were computed on, as an estimate naming no engine reads them
+        rows = [
+            {**r, "engine": ""} for r in rows if "(v14)" not in r["note"] and r["metric"] != "engine_speedup"
+        ]
     by_id = {r["id"]: r for r in rows}
     out = []
     for row in rows:
@@ -139,7 +164,7 @@ def summarize(results: list[dict[str, Any]]) -> dict[str, float]:
 
 
 VENDOR = {"MI300X": "AMD MI300X", "TPU-v5e": "Google TPU", "TPU-v5p": "Google TPU", "TPU-v6e": "Google TPU"}
-TRAINING_METRICS = ("tokens_per_s_per_gpu", "mfu")
+TRAINING_METRICS = ("tokens_per_s_per_gpu", "mfu", "model_tflops_per_gpu")
 
 
 def groups(results: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:

@@ -213,3 +213,13 @@ def test_a_prompt_beyond_the_context_window_is_invalid_input(capsys: pytest.Capt
         "error: input_tokens + output_tokens (500,256) exceed the context window of llama-3.1-8b "
         "(131,072 tokens). To fix: shorten the prompt or the completion.\n"
     )
+
+
+def test_estimate_engine_flags(capsys: pytest.CaptureFixture[str]) -> None:
+    """--engine names the serving engine; an unknown one is exit 2 with did-you-mean."""
+    base = ["estimate", "--workload", "inference", "--model", "llama-3-8b", "--precision", "bf16",
+            "--accelerator", "H100", "--format", "json"]  # fmt: skip
+    assert main([*base, "--engine", "vllm", "--engine-version", "0.5.3"]) == 0
+    assert "serving engine: vllm 0.5.3" in capsys.readouterr().out
+    assert main([*base, "--engine", "vlm"]) == 2
+    assert "did you mean 'vllm'" in capsys.readouterr().err

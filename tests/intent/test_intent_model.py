@@ -71,7 +71,7 @@ def test_committed_schema_is_the_exported_one() -> None:
             with_workload(serving={"output_tokens_per_s": 5, "ttft": 3}),
             "workload.serving.ttft",
             "workload.serving.ttft: unknown field (allowed: output_tokens_per_s, input_tokens, "
-            "output_tokens, ttft_ms, tpot_ms) (did you mean 'ttft_ms'?)",
+            "output_tokens, ttft_ms, tpot_ms, engine, engine_version) (did you mean 'ttft_ms'?)",
         ),
         (
             with_workload(training={"tokens": 1e9}),

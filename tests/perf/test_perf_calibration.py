@@ -130,7 +130,9 @@ def test_fp8_training_factor_fits_its_calibration_row() -> None:
     assert results["TRN-33"]["split"] == "calibration"
     assert abs(math.log(results["TRN-33"]["ratio"])) < 0.02, results["TRN-33"]["ratio"]
     fp8_training = [r for r in results.values() if r["precision"] == "fp8" and _kind(r) == "training"]
-    assert {r["split"] for r in fp8_training if r["id"] != "TRN-33"} == {"heldout"}
+    # CAL-LC-* (v14) set ATTENTION_EFF, the long-context attention rate, not FP8_TRAIN_FACTOR
+    others = [r for r in fp8_training if r["id"] != "TRN-33" and not r["id"].startswith("CAL-LC-")]
+    assert {r["split"] for r in others} == {"heldout"}
 
 
 def test_pcie_serving_estimates_state_the_effective_link() -> None:
@@ -159,7 +161,7 @@ def test_pcie_serving_estimates_state_the_effective_link() -> None:
 # 1.89x in v7. A new miss fails this test (and must be disclosed here and in ACCURACY.md).
 # v10: two of the 33 pre-registered TPU serving rows, vLLM's TPU backend of 2025-09 on Qwen3-8B at
 # concurrency 256 (2.09x and 2.13x; SGLang-JAX on the same chips and lengths reads 1.12x and 1.07x).
-DISCLOSED_BEYOND_2X: set[str] = {"HO-TPUS-8-vllm-1024-256", "HO-TPUS-8-vllm-4096-256"}
+DISCLOSED_BEYOND_2X: set[str] = set()  # v14: the two vLLM PyTorch/XLA TPU rows now 1.77x, 1.79x
 
 
 def test_heldout_rows_meet_the_issue_targets() -> None:
@@ -191,7 +193,7 @@ def test_measured_ranges_are_those_of_the_heldout_rows() -> None:
     from computeops_cdk.perf._calibration import MEASURED_RANGE
 
     by_key: dict[tuple[str, str], list[float]] = {}
-    for r in accuracy.evaluate():
+    for r in accuracy.evaluate(unnamed_engine=True):
         if r["split"] == "heldout":
             by_key.setdefault((r["accelerator"], _kind(r)), []).append(r["ratio"])
     expected = {
@@ -290,7 +292,7 @@ def test_uncertainty_bands_are_those_of_the_heldout_rows() -> None:
 
     held = [
         r
-        for r in accuracy.evaluate()
+        for r in accuracy.evaluate(unnamed_engine=True)
         if r["split"] == "heldout" and (r["accelerator"], _kind(r)) not in MEASURED_RANGE
     ]
     every: list[float] = []
@@ -311,7 +313,9 @@ def test_the_tpu_serving_note_names_the_deployed_engine_and_the_older_backends_m
     assert DEFAULT_VLLM_TPU_IMAGE.endswith(":v0.11.1") and "vLLM TPU v0.11.1" in TPU_STACK_NOTE
     rows = [r for r in ROWS if r["id"].startswith("HO-TPUS-") and "-vllm-" in r["id"]]
     assert len(rows) == 18 and all(r["split"] == "heldout" for r in rows)
-    speeds = [1 / _evaluated()[r["id"]]["ratio"] for r in rows]
+    # the note describes the estimate naming no engine (v14 kept it): rows read without their engine
+    unnamed = {r["id"]: r for r in accuracy.evaluate(unnamed_engine=True)}
+    speeds = [1 / unnamed[r["id"]]["ratio"] for r in rows]
     assert f"PyTorch/XLA TPU backend (2025-09) {min(speeds):.2f}-{max(speeds):.2f}x" in TPU_STACK_NOTE
 
 
@@ -323,7 +327,9 @@ def test_the_deployed_tpu_engine_has_held_out_rows_quoted_in_the_note() -> None:
     rows = [r for r in ROWS if r["id"].startswith("HO-TPUI-")]
     assert len(rows) == 2 and all(r["split"] == "heldout" for r in rows)
     assert all("tpu-inference" in r["source"] and "nightly-20251129-28607fc" in r["source"] for r in rows)
-    speeds = [1 / _evaluated()[r["id"]]["ratio"] for r in rows]
+    # the note describes the estimate naming no engine (v14 kept it): rows read without their engine
+    unnamed = {r["id"]: r for r in accuracy.evaluate(unnamed_engine=True)}
+    speeds = [1 / unnamed[r["id"]]["ratio"] for r in rows]
     assert "tpu-inference itself (Llama 3.3 70B on TPU v6e-8, a 2025-11 build) measured " in TPU_STACK_NOTE
     assert f"{min(speeds):.2f}-{max(speeds):.2f}x of this estimate" in TPU_STACK_NOTE
 

@@ -37,6 +37,7 @@ from ..perf import (
     model_names,
     resolve_model,
 )
+from ..perf._engines import ENGINES
 
 __all__ = ["register"]
 
@@ -125,7 +126,7 @@ _PARAMS_B = _at_most(_positive, MAX_PARAMS_B, "the billions of parameters an int
 # Flags that only mean something for one kind of workload, with their defaults (applied in run()
 # so that a flag given for the other kind is reported instead of silently ignored).
 _INFERENCE_ONLY = {"input_tokens": 1024, "output_tokens": 256, "concurrency": None, "ttft_ms": None,
-                   "tpot_ms": None}  # fmt: skip
+                   "tpot_ms": None, "engine": None, "engine_version": None}  # fmt: skip
 _TRAINING_ONLY = {"seq_len": 4096, "global_batch_tokens": None, "no_fabric": False}
 
 
@@ -197,6 +198,15 @@ def register(commands: Any) -> None:
     )
     serving.add_argument("--ttft-ms", type=_positive, metavar="MS", help="largest batch meeting this TTFT")
     serving.add_argument("--tpot-ms", type=_positive, metavar="MS", help="largest batch meeting this TPOT")
+    serving.add_argument(
+        "--engine",
+        metavar="NAME",
+        help=f"serving engine ({', '.join(sorted(ENGINES))}). Default: none named (the engines the "
+        "model was fitted on)",
+    )
+    serving.add_argument(
+        "--engine-version", metavar="V", help="the engine's release (with --engine). Default: its current one"
+    )
     training = parser.add_argument_group("training and fine_tuning only")
     training.add_argument("--seq-len", type=_TOKENS, metavar="N", help="tokens per sequence. Default: 4096")
     training.add_argument(
@@ -272,6 +282,8 @@ def run(args: argparse.Namespace) -> int:
             ttft_ms=args.ttft_ms,
             tpot_ms=args.tpot_ms,
             gpus_per_node=args.gpus_per_node,
+            engine=args.engine,
+            engine_version=args.engine_version,
         )
     else:
         est = estimate_training(

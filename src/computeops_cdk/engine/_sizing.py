@@ -236,8 +236,11 @@ def _inference(
     per_node: int,
     lengths: tuple[int, int],
     targets: tuple[float | None, float | None],
+    engine: tuple[str | None, str | None] = (None, None),
 ) -> perf.InferenceEstimate:
-    key = (_key(model), precision, _key(acc), count, per_node, lengths, targets)
+    # the intent's serving engine, where it serves on this kind of accelerator (perf.engine_serves)
+    engine = engine if engine[0] is not None and perf.engine_serves(engine[0], acc.is_tpu) else (None, None)
+    key = (_key(model), precision, _key(acc), count, per_node, lengths, targets, engine)
     found = _INFERENCE.get(key)
     if found is None:  # two threads may both make it: the same estimate
         if len(_INFERENCE) >= _ESTIMATES_KEPT:
@@ -252,6 +255,8 @@ def _inference(
             ttft_ms=targets[0],
             tpot_ms=targets[1],
             gpus_per_node=per_node,
+            engine=engine[0],
+            engine_version=engine[1],
         )
     return found
 
@@ -304,10 +309,11 @@ def _central_inference(
     lengths: tuple[int, int],
     targets: tuple[float | None, float | None],
     rate: float,
+    engine: tuple[str | None, str | None] = (None, None),
 ) -> int | None:
     """Instances the central estimate alone would size for ``rate`` output tokens/s (no band, no
     headroom)."""
-    est = _inference(model, precision, acc, group * per_node, per_node, lengths, targets)
+    est = _inference(model, precision, acc, group * per_node, per_node, lengths, targets, engine)
     if not est.fits or est.tokens_per_s <= 0 or Sizer._latency(est, *targets, 1.0):
         return None
     # At least one group: a rate far below one group's throughput (0.001 tokens/s) rounded to zero
@@ -384,12 +390,15 @@ class Sizer:
         low = band.low
         lengths = (serving.input_tokens, serving.output_tokens)
         targets = (serving.ttft_ms, serving.tpot_ms)
+        engine = (serving.engine, serving.engine_version)
         # The operating point must meet the targets even if reality is as slow as the p10 point.
         ttft, tpot = targets
         tight = (None if ttft is None else ttft * low, None if tpot is None else tpot * low)
         group, est = 1, None
         for group in _GROUP_SIZES if multi_node else (1,):
-            est = _inference(self._model, self._precision, acc, group * per_node, per_node, lengths, tight)
+            est = _inference(
+                self._model, self._precision, acc, group * per_node, per_node, lengths, tight, engine
+            )
             if est.fits:
                 break
         assert est is not None
@@ -440,6 +449,7 @@ class Sizer:
             lengths,
             targets,
             serving.output_tokens_per_s,
+            engine,
         )
         return _central_later(sizing, central)
 

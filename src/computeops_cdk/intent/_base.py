@@ -130,7 +130,13 @@ class IntentModel(BaseModel):
         an unvalidated intent. Nested models arrive built, through their own __setstate__."""
         cls = type(self).__name__
         fields = state.get("__dict__", state) if isinstance(state, dict) else None
-        if not isinstance(fields, dict) or fields.keys() != type(self).model_fields.keys():
+        known = type(self).model_fields
+        if isinstance(fields, dict) and fields.keys() < known.keys():
+            # an earlier version's pickle, without fields added since with a default (serving.engine)
+            added = known.keys() - fields.keys()
+            if all(not known[name].is_required() for name in added):
+                fields = {**fields, **{name: known[name].get_default() for name in added}}
+        if not isinstance(fields, dict) or fields.keys() != known.keys():
             raise TypeError(
                 f"cannot unpickle {cls}: the pickle was made by another version of computeops-cdk (its "
                 "fields differ from this version's). To fix: rebuild the intent from its document "

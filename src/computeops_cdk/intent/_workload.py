@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, Self
 
-from pydantic import Field, model_validator
+from pydantic import Field, SerializerFunctionWrapHandler, field_validator, model_serializer, model_validator
 
 from .._limits import MAX_GLOBAL_BATCH_TOKENS, MAX_PARAMS_B, MAX_TOKENS
 from ..errors import EstimateError, did_you_mean
@@ -14,6 +14,8 @@ from ._base import IntentModel, fail
 __all__ = ["ModelRef", "Precision", "Serving", "Training", "Workload", "WorkloadType"]
 
 WorkloadType = Literal["inference", "training", "fine_tuning"]
+_RELEASE = r"^v?[0-9]{1,4}(\.[0-9]{1,4}){0,2}([.+-]?[A-Za-z0-9.+-]{0,30})?$"
+"""A release number as the engines write it (``0.6.0``, ``v0.11.1``, ``1.0.0rc2``)."""
 TrainingMethod = Literal["full", "lora"]
 
 
@@ -125,6 +127,11 @@ class Serving(IntentModel):
         output_tokens: mean completion length in tokens. Default: 256.
         ttft_ms: time-to-first-token target in milliseconds. Default: no target.
         tpot_ms: time-per-output-token target in milliseconds. Default: no target.
+        engine: the serving engine (``vllm``, ``sglang``, ``tensorrt-llm``, ``sglang-jax``,
+            ``jetstream``). Default: none named; the estimate describes the engines its constants
+            were fitted on. Named, its generation's rule applies on the accelerators it serves on,
+            and the estimate says which engine and version it assumed.
+        engine_version: the engine's release (e.g. ``0.5.3``). Default: its current release.
     """
 
     output_tokens_per_s: float = Field(gt=0, le=1e9)
@@ -132,6 +139,42 @@ class Serving(IntentModel):
     output_tokens: int = Field(default=256, gt=0, le=MAX_TOKENS)
     ttft_ms: float | None = Field(default=None, gt=0)
     tpot_ms: float | None = Field(default=None, gt=0)
+    engine: str | None = Field(default=None, min_length=1, max_length=40)
+    engine_version: str | None = Field(default=None, min_length=1, max_length=40, pattern=_RELEASE)
+
+    @model_serializer(mode="wrap")
+    def _without_unnamed_engine(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Dumped as before the engine fields existed when no engine is named: the intent's digest,
+        its echo in a decision and every lock made before stay byte-identical."""
+        data: dict[str, Any] = handler(self)
+        for key in ("engine", "engine_version"):
+            if data.get(key, "") is None:
+                del data[key]
+        return data
+
+    @field_validator("engine")
+    @classmethod
+    def _known_engine(cls, value: str | None) -> str | None:
+        """The engine's canonical name (so the estimate and the decision name it alike)."""
+        if value is None:
+            return None
+        from ..perf import canonical_engine, engine_names
+
+        try:
+            return canonical_engine(value)
+        except EstimateError:
+            raise fail(
+                f"unknown serving engine {value!r}. To fix: use one of {', '.join(engine_names())}",
+                suggestions=did_you_mean(value, engine_names()),
+            ) from None
+
+    @model_validator(mode="after")
+    def _version_has_engine(self) -> Self:
+        if self.engine is None and self.engine_version is not None:
+            raise fail(
+                "needs serving.engine. To fix: name the engine, or drop the version", field="engine_version"
+            )
+        return self
 
 
 class Training(IntentModel):

@@ -41,6 +41,7 @@ from ._calibration import (
     VALIDATED_INFERENCE,
     VALIDATED_TRAINING,
 )
+from ._engines import canonical_engine, engine_names, engine_serves
 from ._hardware import Hardware, hardware_of
 from ._inference import estimate_inference_hw
 from ._registry import model_from_params, model_names, resolve_model
@@ -78,6 +79,9 @@ __all__ = [
     "TrainingEstimate",
     "Uncertainty",
     "WorkloadKind",
+    "canonical_engine",
+    "engine_names",
+    "engine_serves",
     "estimate_inference",
     "estimate_training",
     "model_from_params",
@@ -297,6 +301,8 @@ def estimate_inference(
     tpot_ms: float | None = None,
     gpus_per_node: int | None = None,
     tensor_parallel: int | None = None,
+    engine: str | None = None,
+    engine_version: str | None = None,
 ) -> InferenceEstimate:
     """Serving estimate for ``model`` on ``count`` accelerators (a catalog ``Accelerator``).
 
@@ -315,6 +321,10 @@ def estimate_inference(
             a tensor-parallel group larger than this crosses the network and pays for it.
         tensor_parallel: pin the tensor-parallel degree (must divide ``count``). Default: the
             degree that maximises throughput at the operating point (ties: the smaller one).
+        engine, engine_version: the serving engine (``engine_names()``) and its release. Default:
+            no engine named, the engines the constants were fitted on. A named engine applies its
+            generation's rule (``_engines``); without ``engine_version`` its current release is
+            assumed. The assumptions say which engine and version the estimate assumed.
 
     Returns:
         An estimate; ``fits=False`` (zero throughput, infinite latencies) when one request's
@@ -348,6 +358,9 @@ def estimate_inference(
     hw = _hardware(accelerator)
     # made labelled (no copy with the labels added, as a training estimate gets in _label_validation)
     band, validation = _validation(str(getattr(accelerator, "id", "")), "inference")
+    if engine is not None or engine_version is not None:
+        hw, note = _with_engine(hw, engine, engine_version)
+        validation = (note, *validation)
     return estimate_inference_hw(
         model,
         hw,
@@ -363,6 +376,29 @@ def estimate_inference(
         band,
         validation,
     )
+
+
+def _with_engine(hw: Hardware, engine: object, version: object) -> tuple[Hardware, str]:
+    """``hw`` as the named engine generation runs it, and the note saying which one was assumed."""
+    if engine is None:
+        raise EstimateError("engine_version needs an engine. To fix: name the engine, or drop the version")
+    if version is not None and not isinstance(version, str):
+        raise EstimateError(
+            f"engine_version must be a string (got {_given(version)}). To fix: pass e.g. '0.6.0'"
+        )
+    from ._engines import resolve_engine
+
+    rule = resolve_engine(canonical_engine(engine), version, tpu=hw.is_tpu)
+    return _engine_hardware(hw, rule.throughput_factor, rule.host_s_per_seq), rule.note
+
+
+@lru_cache(maxsize=256)
+def _engine_hardware(hw: Hardware, factor: float, host_s: float) -> Hardware:
+    """``hw`` with an engine generation's serving efficiency and host time (one record per pair, so
+    the estimates' caches keyed on the record's identity keep working)."""
+    if factor == 1.0 and host_s == 0.0:
+        return hw
+    return replace(hw, serving_eff=hw.serving_eff * factor, host_s_per_seq=host_s)
 
 
 def estimate_training(

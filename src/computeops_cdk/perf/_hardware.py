@@ -71,6 +71,9 @@ class Hardware:
     """Share of the NVIDIA-fitted serving roofline (achieved FLOPs and decode bandwidth) this
     vendor's serving stack reaches: ``ROCM_SERVING_EFF`` on AMD CDNA parts, ``TPU_SERVING_EFF`` on
     TPUs, 1 elsewhere. Inference only; training does not read it."""
+    host_s_per_seq: float = 0.0
+    """Host (CPU) seconds per request in flight that every decode step waits for: 0 unless a named
+    serving engine's generation is host-bound (``_engines``). Inference only."""
 
     def supports(self, precision: str) -> bool:
         """Whether the part has native tensor math (or storage, for int8/int4) at ``precision``."""

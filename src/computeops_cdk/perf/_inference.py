@@ -69,6 +69,7 @@ class _Replica:
     lat: float
     link_bps: float
     moe_factor: float  # MOE_DECODE_FACTOR for MoE models, 1 for dense ones
+    host_s: float  # host seconds per request in flight per decode step (a host-bound engine)
     coeffs_memo: dict[tuple[int, int], _Coeffs] = field(default_factory=dict, compare=False, repr=False)
     """(input, output tokens) -> the batch-independent terms of a step (``_coeffs``)."""
     points_memo: dict[tuple[int, int, int], _Point] = field(default_factory=dict, compare=False, repr=False)
@@ -141,6 +142,7 @@ def _replica(m: ModelSpec, hw: Hardware, prec: Precision, t: int, ctx: float, cr
         lat=lat,
         link_bps=link * 1e9 * eff,
         moe_factor=cal.MOE_DECODE_FACTOR if frac else 1.0,
+        host_s=hw.host_s_per_seq,
     )
 
 
@@ -311,7 +313,7 @@ def _point(m: ModelSpec, r: _Replica, batch: int, inp: int, out: int, c: _Coeffs
     t_mem = r.moe_factor * (_weights_read(r, batch) / r.t / r.bw + batch * c.kv_per_req_s)
     t_cmp = r.moe_factor * batch * c.cmp_per_req_s
     t_comm = c.comm_fixed_s + batch * c.comm_per_req_s
-    step = max(t_mem, t_cmp) + t_comm + c.overhead_s
+    step = max(t_mem, t_cmp) + t_comm + c.overhead_s + batch * r.host_s
     pf_tokens = (batch - 1) / out * inp  # prompt tokens prefilled per step (replacing finished requests)
     tpot = step + pf_tokens * c.pf_step_tok_s
     ttft = cal.REQUEST_OVERHEAD_S + c.prefill_s + (step if batch > 1 else 0.0)
@@ -348,7 +350,7 @@ def _dense_limit(r: _Replica, c: _Coeffs, inp: int, out: int, ttft: float | None
         if limit is None:
             continue
         for a, b in ((mem_a, mem_b), (0.0, c.cmp_per_req_s)):
-            slope = b + c.comm_per_req_s + extra_b
+            slope = b + c.comm_per_req_s + r.host_s + extra_b
             room = limit / 1e3 - (a + base_a + extra_a)
             best = min(best, room / slope if slope > 0 else (best if room >= 0 else 0.0))
     return max(1, min(r.max_batch, math.floor(best)))

@@ -52,6 +52,21 @@ MAX_MODEL_PARALLEL = 128
 # (Narayanan et al., arXiv:2104.04473, section 2.2.2); Megatron / NeMo and Llama 3 (arXiv:2407.21783,
 # section 3.3.2) train with it. Capped by the layers a stage holds.
 VIRTUAL_STAGES = 4
+# Long context (v14, benchmarks/preregistration/v14.md). From this sequence length on, layouts may
+# split each sequence over CONTEXT PARALLEL ranks (ring attention: Megatron / NeMo CP, Llama 3's
+# 405B at 128K, arXiv:2407.21783 section 3.3.2), and attention runs at its own rate. Below it the
+# v10 model holds unchanged: its calibration rows (2K-8K) carry the attention share in their MFU,
+# and NeMo's long-sequence tables run CP 1 up to 16K (NVIDIA/NeMo
+# docs/source/performance/performance_long_sequence.md @9421f21).
+LONG_CONTEXT_TOKENS = 16384
+# Attention kernels (flash / fused attention) reach this share of the BF16 peak, in the model-FLOPs
+# convention of the sources (12 x layers x heads x head_dim x seq per token, causal masking not
+# discounted). Attention stays in BF16 under FP8 training (Transformer Engine's FP8 recipe covers the
+# linear layers). Fitted (geometric mean of predicted/published = 1) to CAL-LC-1 and CAL-LC-2 (NeMo,
+# 1M-token sequences, attention ~97 % of the FLOPs: Llama 2 7B on 1,024 H100 at CP 32, Llama 3 8B on
+# 1,024 B200 at CP 16): solved 0.626, rounded to 0.63 (1.15x and 0.88x). The other 15 rows of both
+# tables are held out.
+ATTENTION_EFF = 0.63
 
 
 @record(frozen=True, slots=True)
@@ -70,6 +85,8 @@ class _Layout:
     """Sequences the slowest replica runs per step."""
     virtual: int
     """Model chunks per pipeline stage (interleaved schedule)."""
+    cp: int = 1
+    """Context-parallel ranks each sequence is split over (1 below LONG_CONTEXT_TOKENS)."""
 
     @property
     def pp(self) -> int:
@@ -88,7 +105,9 @@ def _flops_per_token(m: ModelSpec, seq: int, lora: bool) -> float:
     return 6 * m.active_params_b * 1e9 + attn
 
 
-def _memory_gb(m: ModelSpec, count: int, mp: int, ckpt: bool, lora: bool, bpp: float, tokens: int) -> float:
+def _memory_gb(
+    m: ModelSpec, count: int, mp: int, ckpt: bool, lora: bool, bpp: float, tokens: int, cp: int = 1
+) -> float:
     n = m.params_b * 1e9
     if lora:
         states = n * bpp / count + 16 * n * cal.LORA_PARAM_FRACTION / count
@@ -99,7 +118,7 @@ def _memory_gb(m: ModelSpec, count: int, mp: int, ckpt: bool, lora: bool, bpp: f
         act = tokens * m.hidden * (2 * m.layers + cal.ACT_BYTES_PER_HIDDEN)
     else:
         act = tokens * m.hidden * cal.ACT_BYTES_PER_HIDDEN * m.layers
-    return (states + gathered + act / mp) / 1e9 + cal.RUNTIME_RESERVE_GB
+    return (states + gathered + act / (mp * cp)) / 1e9 + cal.RUNTIME_RESERVE_GB
 
 
 def _mfu(m: ModelSpec, hw: Hardware, prec: Precision, tp: int, ckpt: bool, nodes: int) -> float:
@@ -128,31 +147,36 @@ def _layouts(
     """Every physical layout: dp x micro-batch <= sequences, pp <= layers, tp x pp x dp = count."""
     nodes = math.ceil(count / gpn)
     out: list[_Layout] = []
-    mp = 1
-    while mp <= min(count, MAX_MODEL_PARALLEL):
-        tp = min(mp, gpn, 8)
-        dp = count // mp
-        if count % mp == 0 and dp <= sequences and mp // tp <= m.layers:
-            share = math.ceil(sequences / dp)  # sequences the slowest replica runs per step
-            micro = max(1, min(share, MICRO_BATCH_TOKENS // seq))
-            for ckpt in (False, True):
-                mem = _memory_gb(m, count, mp, ckpt, lora, bpp, micro * seq)
-                mfu = _mfu(m, hw, prec, tp, ckpt, nodes)
-                out.append(
-                    _Layout(
-                        mp=mp,
-                        tp=tp,
-                        ckpt=ckpt,
-                        mem_gb=mem,
-                        mfu=mfu,
-                        dp=dp,
-                        micro=micro,
-                        micro_batches=math.ceil(share / micro),
-                        share=share,
-                        virtual=max(1, min(VIRTUAL_STAGES, m.layers // (mp // tp))),
+    cps = [1]
+    while seq >= LONG_CONTEXT_TOKENS and cps[-1] * 2 <= count and seq // (cps[-1] * 2) >= 1024:
+        cps.append(cps[-1] * 2)  # each rank keeps a chunk of at least 1K tokens
+    for cp in cps:
+        mp = 1
+        while mp * cp <= count and mp <= MAX_MODEL_PARALLEL:
+            tp = min(mp, gpn, 8)
+            dp = count // (mp * cp)
+            if count % (mp * cp) == 0 and dp <= sequences and mp // tp <= m.layers:
+                share = math.ceil(sequences / dp)  # sequences the slowest replica runs per step
+                micro = max(1, min(share, MICRO_BATCH_TOKENS // seq))
+                for ckpt in (False, True):
+                    mem = _memory_gb(m, count, mp, ckpt, lora, bpp, micro * seq, cp)
+                    mfu = _mfu(m, hw, prec, tp, ckpt, nodes)
+                    out.append(
+                        _Layout(
+                            mp=mp,
+                            tp=tp,
+                            ckpt=ckpt,
+                            mem_gb=mem,
+                            mfu=mfu,
+                            dp=dp,
+                            micro=micro,
+                            micro_batches=math.ceil(share / micro),
+                            share=share,
+                            virtual=max(1, min(VIRTUAL_STAGES, m.layers // (mp // tp))),
+                            cp=cp,
+                        )
                     )
-                )
-        mp *= 2
+            mp *= 2
     return out
 
 
@@ -191,9 +215,17 @@ def estimate_training_hw(
         notes.append(peak_note)
     fpt = _flops_per_token(m, seq_len, lora)
 
+    long = seq_len >= LONG_CONTEXT_TOKENS
+    attn_fpt = _attention_flops_per_token(m, seq_len, lora)
+
     def timing(lay: _Layout) -> tuple[float, float, str]:
-        # The slowest replica's sequences on its mp accelerators, plus the pipeline bubble.
-        busy = lay.share * seq_len * fpt / (lay.mp * peak * 1e12 * lay.mfu)
+        # The slowest replica's sequences on its mp (x cp) accelerators, plus the pipeline bubble.
+        if long:
+            busy = lay.share * _long_sequence_s(
+                m, hw, seq_len, fpt - attn_fpt, attn_fpt, lay, peak, gpn, fabric
+            )
+        else:
+            busy = lay.share * seq_len * fpt / (lay.mp * peak * 1e12 * lay.mfu)
         compute = busy / (1.0 - lay.bubble)
         comm, link = _dp_traffic_s(m, hw, count, lay.mp, gpn, fabric, lora)
         return compute, comm, link
@@ -209,8 +241,10 @@ def estimate_training_hw(
     notes += [
         f"{'LoRA fine-tuning' if lora else 'full training'}: {fpt / 1e9:.1f} GFLOP per token "
         f"({'4' if lora else '6'} x {m.active_params_b:g}B active params + attention at seq {seq_len})",
-        f"layout: tensor parallel {lay.tp} x pipeline {lay.pp} x data parallel "
-        f"{lay.dp}, ZeRO-3/FSDP sharded states" + (", full activation recomputation" if lay.ckpt else ""),
+        f"layout: tensor parallel {lay.tp} x pipeline {lay.pp} x "
+        + (f"context parallel {lay.cp} x " if lay.cp > 1 else "")
+        + f"data parallel {lay.dp}, ZeRO-3/FSDP sharded states"
+        + (", full activation recomputation" if lay.ckpt else ""),
         f"batch: {sequences:,} sequence(s) per step, {lay.micro_batches:,} micro-batch(es) of "
         f"{lay.micro} per replica"
         + (f", pipeline bubble {lay.bubble:.0%} of the step" if lay.pp > 1 else ""),
@@ -226,6 +260,17 @@ def estimate_training_hw(
             f"multi-slice: {math.ceil(count / gpn)} slices of {gpn} chips joined over the data-center "
             "network, modelled as nodes on the inter-node fabric (SCALE_LOSS_PER_DOUBLING per doubling "
             "of slices; MaxText's v5e multi-slice rows are held out against it)"
+        )
+    if long:
+        notes.append(
+            f"long context: attention {attn_fpt / fpt:.0%} of the FLOPs, run in bf16 at "
+            f"{ATTENTION_EFF:.0%} of the bf16 peak (ATTENTION_EFF, fitted to NeMo's 1M-token rows); "
+            + (
+                f"each sequence split over {lay.cp} context-parallel ranks (ring attention, KV chunks "
+                "exchanged while attention computes)"
+                if lay.cp > 1
+                else "no context parallelism"
+            )
         )
     if lora:
         notes.append("LoRA efficiency assumed equal to full training's (no published LoRA row calibrates it)")
@@ -255,6 +300,44 @@ def estimate_training_hw(
         micro_batches=lay.micro_batches,
         sequences_per_step=sequences,
     )
+
+
+def _attention_flops_per_token(m: ModelSpec, seq: int, lora: bool) -> float:
+    """The attention share of ``_flops_per_token``."""
+    attn = 12 * m.layers * seq * m.heads * m.head_dim
+    return attn * 2 / 3 if lora else attn
+
+
+def _long_sequence_s(
+    m: ModelSpec,
+    hw: Hardware,
+    seq: int,
+    linear_fpt: float,
+    attn_fpt: float,
+    lay: _Layout,
+    peak: float,
+    gpn: int,
+    fabric: bool,
+) -> float:
+    """Seconds one sequence of ``seq`` tokens takes on a layout's mp x cp accelerators (long context).
+
+    The linear layers run at the layout's MFU; attention at ATTENTION_EFF of the bf16 peak. With
+    context parallelism, each rank holds seq / cp tokens and passes its K/V chunk around the ring
+    (cp - 1 hops per layer forward, twice that backward: 3 x in all), overlapped with the attention
+    it feeds: only traffic beyond the attention time is exposed. The ring crosses the node fabric
+    once tp x cp exceeds the accelerators per node."""
+    ranks = lay.mp * lay.cp
+    linear = seq * linear_fpt / (ranks * peak * 1e12 * lay.mfu)
+    attention = seq * attn_fpt / (ranks * hw.bf16_tflops * 1e12 * ATTENTION_EFF)
+    if lay.cp == 1:
+        return linear + attention
+    kv_bytes = 2 * m.kv_heads * m.head_dim * 2 * seq / lay.cp / min(lay.tp, m.kv_heads)
+    if lay.tp * lay.cp > gpn:
+        link = (cal.FABRIC_GBPS_PER_GPU if fabric else cal.ETHERNET_GBPS_PER_GPU) * 1e9 * cal.LINK_EFF
+    else:
+        link = hw.link_gbps * 1e9 * hw.link_eff
+    ring = 3 * (lay.cp - 1) * m.layers / (lay.mp // lay.tp) * kv_bytes / link
+    return linear + max(attention, ring)
 
 
 def _dp_traffic_s(

@@ -1,0 +1,164 @@
+"""Serving engines and their generations: what a named engine changes in a serving estimate.
+
+Without an engine the estimate describes the engines its constants were fitted on (TensorRT-LLM
+tables, current vLLM and SGLang on GPUs; SGLang-JAX on TPUs) and says nothing more. A named engine
+applies its generation's rule (benchmarks/preregistration/v14.md) and the estimate's assumptions
+say which engine and version it assumed:
+
+* vLLM before 0.6 pays host (CPU) time per decode step for every request in the batch
+  (``HOST_S_PER_SEQ_PRE_V06``, from vLLM's own 0.6.0 release post);
+* vLLM on TPU before 0.11 (the PyTorch/XLA backend) reaches 1/1.2 of the JAX engines' throughput
+  (vLLM's tpu-inference launch post);
+* every other engine and generation: factor 1, no host term (no release measurement separates it).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ..errors import EstimateError, did_you_mean, did_you_mean_text, shown
+
+__all__ = ["ENGINES", "EngineRule", "engine_names", "engine_serves", "resolve_engine"]
+
+# Host time per request in flight per decode step of vLLM before 0.6 (seconds). Solved on
+# CAL-ENG-1 (vLLM 0.6.0 vs 0.5.3 on Llama 3 8B, 1x H100: 2.7x throughput, blog.vllm.ai
+# 2024-09-05 "perf-update"; the post's own profile: model forward 38 % of the time, API server
+# 33 %, scheduling 29 %) at the pre-registered operating point (ShareGPT means 202 / 179, 256
+# requests in flight, bf16): solved 1.367e-4, rounded to 1.37e-4. HO-ENG-1 (Llama 3 70B on
+# 4x H100, 1.8x) is held out.
+HOST_S_PER_SEQ_PRE_V06 = 1.37e-4
+# vLLM TPU before tpu-inference (PyTorch/XLA backend): throughput relative to the JAX engines.
+# vLLM's launch post for tpu-inference (blog.vllm.ai/2025/10/16/vllm-tpu.html): lowering every
+# model through JAX gives "about 20% higher throughput even for PyTorch definitions".
+PTXLA_FACTOR = 1 / 1.2
+
+
+@dataclass(frozen=True, slots=True)
+class _Engine:
+    name: str
+    current: str
+    """The release the estimate assumes when no version is given."""
+    runs_on: tuple[str, ...]
+    """``"gpu"``, ``"tpu"``: where the engine serves."""
+    source: str
+    aliases: tuple[str, ...] = ()
+
+
+ENGINES: dict[str, _Engine] = {
+    e.name: e
+    for e in (
+        _Engine("vllm", "0.11.1", ("gpu", "tpu"), "vLLM release notes; vllm-tpu on TPUs", ("vllm-tpu",)),
+        _Engine("sglang", "0.5.5", ("gpu",), "SGLang releases"),
+        _Engine("tensorrt-llm", "1.0.0", ("gpu",), "TensorRT-LLM releases", ("trtllm", "trt-llm")),
+        _Engine("sglang-jax", "0.0.2", ("tpu",), "sgl-project/sglang-jax", ("sgl-jax",)),
+        _Engine("jetstream", "0.3.0", ("tpu",), "AI-Hypercomputer/JetStream (MaxText engine)"),
+    )
+}
+"""Engine name -> its record. ``current`` is the release each was at when this table was written."""
+
+
+def engine_names() -> tuple[str, ...]:
+    """Every engine name the model accepts (aliases included), sorted."""
+    return tuple(sorted({*ENGINES, *(a for e in ENGINES.values() for a in e.aliases)}))
+
+
+@dataclass(frozen=True, slots=True)
+class EngineRule:
+    """What a named engine generation changes in a serving estimate."""
+
+    engine: str
+    version: str
+    defaulted: bool
+    """True when no version was given (the current release is assumed)."""
+    throughput_factor: float = 1.0
+    """Multiplies achieved FLOPs and bandwidth (the TPU PyTorch/XLA backend)."""
+    host_s_per_seq: float = 0.0
+    """Host time per request in flight added to every decode step (vLLM before 0.6)."""
+    note: str = ""
+
+
+_VERSION = re.compile(r"^v?(\d{1,4})(?:\.(\d{1,4}))?(?:\.(\d{1,4}))?(?:[.+-]?[A-Za-z0-9.+-]{0,40})?$")
+
+
+def _version_tuple(engine: str, text: str) -> tuple[int, int, int]:
+    found = _VERSION.match(text)
+    if not found:
+        raise EstimateError(
+            f"engine_version {shown(text, limit=40)} of {engine} is not a release number. To fix: "
+            f"give MAJOR.MINOR[.PATCH] (e.g. {ENGINES[engine].current}), or leave it out for the "
+            "current release"
+        )
+    major, minor, patch = (int(g) if g else 0 for g in found.groups())
+    return major, minor, patch
+
+
+def canonical_engine(name: object) -> str:
+    """The engine record's name for ``name`` (case-insensitive, aliases accepted).
+
+    Raises:
+        EstimateError: an unknown engine, with the close names.
+    """
+    text = name if isinstance(name, str) else ""
+    key = text.strip().lower()
+    for engine in ENGINES.values():
+        if key == engine.name or key in engine.aliases:
+            return engine.name
+    raise EstimateError(
+        f"unknown serving engine {shown(name, limit=40)}. To fix: use one of "
+        f"{', '.join(sorted(ENGINES))}" + did_you_mean_text(did_you_mean(text, engine_names()))
+    )
+
+
+def engine_serves(name: str, tpu: bool) -> bool:
+    """Whether engine ``name`` (a known one) serves on TPUs (``tpu``) or on GPUs."""
+    return ("tpu" if tpu else "gpu") in ENGINES[canonical_engine(name)].runs_on
+
+
+@lru_cache(maxsize=64)
+def resolve_engine(name: str, version: str | None, *, tpu: bool) -> EngineRule:
+    """The rule of engine ``name`` at ``version`` (None: its current release) on a GPU or a TPU.
+
+    Raises:
+        EstimateError: an unknown engine (with did-you-mean), a version that is not a release
+            number, or an engine that does not serve on this kind of accelerator.
+    """
+    engine = ENGINES[canonical_engine(name)]
+    where = "tpu" if tpu else "gpu"
+    if where not in engine.runs_on:
+        others = sorted(e.name for e in ENGINES.values() if where in e.runs_on)
+        raise EstimateError(
+            f"{engine.name} does not serve on {'TPUs' if tpu else 'GPUs'}. To fix: use one of "
+            f"{', '.join(others)}, or another accelerator"
+        )
+    given = version is not None
+    text = str(version).strip() if given else engine.current
+    release = _version_tuple(engine.name, text)
+    label = f"serving engine: {engine.name} {text}" + ("" if given else " (current release, assumed)")
+    if engine.name == "vllm" and not tpu and release < (0, 6, 0):
+        return EngineRule(
+            engine=engine.name,
+            version=text,
+            defaulted=not given,
+            host_s_per_seq=HOST_S_PER_SEQ_PRE_V06,
+            note=f"{label}: before 0.6 each decode step waits on {HOST_S_PER_SEQ_PRE_V06 * 1e6:.0f} us of "
+            "host scheduling per request in flight (HOST_S_PER_SEQ_PRE_V06, from vLLM's 0.6.0 release "
+            "post: 2.7x throughput on Llama 3 8B, 1x H100)",
+        )
+    if engine.name == "vllm" and tpu and release < (0, 11, 0):
+        return EngineRule(
+            engine=engine.name,
+            version=text,
+            defaulted=not given,
+            throughput_factor=PTXLA_FACTOR,
+            note=f"{label}: the PyTorch/XLA TPU backend, at 1/1.2 of the JAX engines' throughput "
+            "(vLLM's tpu-inference launch post: JAX lowering gives about 20 % more)",
+        )
+    return EngineRule(
+        engine=engine.name,
+        version=text,
+        defaulted=not given,
+        note=f"{label}: modelled as the engines the constants were fitted on (no release "
+        "measurement separates this generation)",
+    )
