@@ -493,8 +493,8 @@ def _init_37(__record_factory__, __record_setattr__):
         self.prefill_s = prefill_s
     return __init__
 
-def _init_38(__record_factory__, __record_setattr__):
-    def __init__(self, mp, tp, ckpt, mem_gb, mfu, dp, micro, micro_batches, share, virtual):
+def _init_38(__record_factory__, __record_setattr__, __record_default_cp__):
+    def __init__(self, mp, tp, ckpt, mem_gb, mfu, dp, micro, micro_batches, share, virtual, cp=__record_default_cp__):
         __record_setattr__(self, 'mp', mp)
         __record_setattr__(self, 'tp', tp)
         __record_setattr__(self, 'ckpt', ckpt)
@@ -505,10 +505,11 @@ def _init_38(__record_factory__, __record_setattr__):
         __record_setattr__(self, 'micro_batches', micro_batches)
         __record_setattr__(self, 'share', share)
         __record_setattr__(self, 'virtual', virtual)
+        __record_setattr__(self, 'cp', cp)
     return __init__
 
-def _init_39(__record_factory__, __record_setattr__, __record_default_max_slice_chips__, __record_default_link_eff__, __record_default_serving_eff__):
-    def __init__(self, name, memory_gb, bw_gbps, bf16_tflops, fp8_tflops, fp4_tflops, fp32_tflops, link, link_gbps, is_tpu, link_note, arch, max_slice_chips=__record_default_max_slice_chips__, link_eff=__record_default_link_eff__, serving_eff=__record_default_serving_eff__):
+def _init_39(__record_factory__, __record_setattr__, __record_default_max_slice_chips__, __record_default_link_eff__, __record_default_serving_eff__, __record_default_host_s_per_seq__):
+    def __init__(self, name, memory_gb, bw_gbps, bf16_tflops, fp8_tflops, fp4_tflops, fp32_tflops, link, link_gbps, is_tpu, link_note, arch, max_slice_chips=__record_default_max_slice_chips__, link_eff=__record_default_link_eff__, serving_eff=__record_default_serving_eff__, host_s_per_seq=__record_default_host_s_per_seq__):
         __record_setattr__(self, 'name', name)
         __record_setattr__(self, 'memory_gb', memory_gb)
         __record_setattr__(self, 'bw_gbps', bw_gbps)
@@ -524,6 +525,7 @@ def _init_39(__record_factory__, __record_setattr__, __record_default_max_slice_
         __record_setattr__(self, 'max_slice_chips', max_slice_chips)
         __record_setattr__(self, 'link_eff', link_eff)
         __record_setattr__(self, 'serving_eff', serving_eff)
+        __record_setattr__(self, 'host_s_per_seq', host_s_per_seq)
     return __init__
 
 def _init_40(__record_factory__, __record_setattr__):
@@ -582,7 +584,7 @@ def _init_44(__record_factory__, __record_setattr__):
     return __init__
 
 def _init_45(__record_factory__, __record_setattr__, __record_factory_coeffs_memo__, __record_factory_points_memo__, __record_factory_meeting_memo__):
-    def __init__(self, t, free_kv_gb, static_gb, weights_gb, kv_gb_per_token, max_batch, w_shared, w_experts, route_frac, kv_bytes_per_token, kv_div, ach_flops, bw, lat, link_bps, moe_factor, coeffs_memo=__record_factory__, points_memo=__record_factory__, meeting_memo=__record_factory__):
+    def __init__(self, t, free_kv_gb, static_gb, weights_gb, kv_gb_per_token, max_batch, w_shared, w_experts, route_frac, kv_bytes_per_token, kv_div, ach_flops, bw, lat, link_bps, moe_factor, host_s, coeffs_memo=__record_factory__, points_memo=__record_factory__, meeting_memo=__record_factory__):
         self.t = t
         self.free_kv_gb = free_kv_gb
         self.static_gb = static_gb
@@ -599,6 +601,7 @@ def _init_45(__record_factory__, __record_setattr__, __record_factory_coeffs_mem
         self.lat = lat
         self.link_bps = link_bps
         self.moe_factor = moe_factor
+        self.host_s = host_s
         self.coeffs_memo = __record_factory_coeffs_memo__() if coeffs_memo is __record_factory__ else coeffs_memo
         self.points_memo = __record_factory_points_memo__() if points_memo is __record_factory__ else points_memo
         self.meeting_memo = __record_factory_meeting_memo__() if meeting_memo is __record_factory__ else meeting_memo
@@ -650,13 +653,13 @@ FACTORIES: dict = {  # the source of an __init__ -> the function above that make
     "def __init__(self, increment_s, minimum_s, source):\n    __record_setattr__(self, 'increment_s', increment_s)\n    __record_setattr__(self, 'minimum_s', minimum_s)\n    __record_setattr__(self, 'source', source)\n": _init_35,
     "def __init__(self, key, replica, point, replicas, total, slo_met):\n    __record_setattr__(self, 'key', key)\n    __record_setattr__(self, 'replica', replica)\n    __record_setattr__(self, 'point', point)\n    __record_setattr__(self, 'replicas', replicas)\n    __record_setattr__(self, 'total', total)\n    __record_setattr__(self, 'slo_met', slo_met)\n": _init_36,
     'def __init__(self, kv_per_req_s, cmp_per_req_s, comm_fixed_s, comm_per_req_s, overhead_s, pf_tok_s, pf_step_tok_s, prefill_s):\n    self.kv_per_req_s = kv_per_req_s\n    self.cmp_per_req_s = cmp_per_req_s\n    self.comm_fixed_s = comm_fixed_s\n    self.comm_per_req_s = comm_per_req_s\n    self.overhead_s = overhead_s\n    self.pf_tok_s = pf_tok_s\n    self.pf_step_tok_s = pf_step_tok_s\n    self.prefill_s = prefill_s\n': _init_37,
-    "def __init__(self, mp, tp, ckpt, mem_gb, mfu, dp, micro, micro_batches, share, virtual):\n    __record_setattr__(self, 'mp', mp)\n    __record_setattr__(self, 'tp', tp)\n    __record_setattr__(self, 'ckpt', ckpt)\n    __record_setattr__(self, 'mem_gb', mem_gb)\n    __record_setattr__(self, 'mfu', mfu)\n    __record_setattr__(self, 'dp', dp)\n    __record_setattr__(self, 'micro', micro)\n    __record_setattr__(self, 'micro_batches', micro_batches)\n    __record_setattr__(self, 'share', share)\n    __record_setattr__(self, 'virtual', virtual)\n": _init_38,
-    "def __init__(self, name, memory_gb, bw_gbps, bf16_tflops, fp8_tflops, fp4_tflops, fp32_tflops, link, link_gbps, is_tpu, link_note, arch, max_slice_chips=__record_default_max_slice_chips__, link_eff=__record_default_link_eff__, serving_eff=__record_default_serving_eff__):\n    __record_setattr__(self, 'name', name)\n    __record_setattr__(self, 'memory_gb', memory_gb)\n    __record_setattr__(self, 'bw_gbps', bw_gbps)\n    __record_setattr__(self, 'bf16_tflops', bf16_tflops)\n    __record_setattr__(self, 'fp8_tflops', fp8_tflops)\n    __record_setattr__(self, 'fp4_tflops', fp4_tflops)\n    __record_setattr__(self, 'fp32_tflops', fp32_tflops)\n    __record_setattr__(self, 'link', link)\n    __record_setattr__(self, 'link_gbps', link_gbps)\n    __record_setattr__(self, 'is_tpu', is_tpu)\n    __record_setattr__(self, 'link_note', link_note)\n    __record_setattr__(self, 'arch', arch)\n    __record_setattr__(self, 'max_slice_chips', max_slice_chips)\n    __record_setattr__(self, 'link_eff', link_eff)\n    __record_setattr__(self, 'serving_eff', serving_eff)\n": _init_39,
+    "def __init__(self, mp, tp, ckpt, mem_gb, mfu, dp, micro, micro_batches, share, virtual, cp=__record_default_cp__):\n    __record_setattr__(self, 'mp', mp)\n    __record_setattr__(self, 'tp', tp)\n    __record_setattr__(self, 'ckpt', ckpt)\n    __record_setattr__(self, 'mem_gb', mem_gb)\n    __record_setattr__(self, 'mfu', mfu)\n    __record_setattr__(self, 'dp', dp)\n    __record_setattr__(self, 'micro', micro)\n    __record_setattr__(self, 'micro_batches', micro_batches)\n    __record_setattr__(self, 'share', share)\n    __record_setattr__(self, 'virtual', virtual)\n    __record_setattr__(self, 'cp', cp)\n": _init_38,
+    "def __init__(self, name, memory_gb, bw_gbps, bf16_tflops, fp8_tflops, fp4_tflops, fp32_tflops, link, link_gbps, is_tpu, link_note, arch, max_slice_chips=__record_default_max_slice_chips__, link_eff=__record_default_link_eff__, serving_eff=__record_default_serving_eff__, host_s_per_seq=__record_default_host_s_per_seq__):\n    __record_setattr__(self, 'name', name)\n    __record_setattr__(self, 'memory_gb', memory_gb)\n    __record_setattr__(self, 'bw_gbps', bw_gbps)\n    __record_setattr__(self, 'bf16_tflops', bf16_tflops)\n    __record_setattr__(self, 'fp8_tflops', fp8_tflops)\n    __record_setattr__(self, 'fp4_tflops', fp4_tflops)\n    __record_setattr__(self, 'fp32_tflops', fp32_tflops)\n    __record_setattr__(self, 'link', link)\n    __record_setattr__(self, 'link_gbps', link_gbps)\n    __record_setattr__(self, 'is_tpu', is_tpu)\n    __record_setattr__(self, 'link_note', link_note)\n    __record_setattr__(self, 'arch', arch)\n    __record_setattr__(self, 'max_slice_chips', max_slice_chips)\n    __record_setattr__(self, 'link_eff', link_eff)\n    __record_setattr__(self, 'serving_eff', serving_eff)\n    __record_setattr__(self, 'host_s_per_seq', host_s_per_seq)\n": _init_39,
     "def __init__(self, offer, provider, region, itype, accelerator):\n    __record_setattr__(self, 'offer', offer)\n    __record_setattr__(self, 'provider', provider)\n    __record_setattr__(self, 'region', region)\n    __record_setattr__(self, 'itype', itype)\n    __record_setattr__(self, 'accelerator', accelerator)\n": _init_40,
     "def __init__(self, rejected, fabric, fitting):\n    __record_setattr__(self, 'rejected', rejected)\n    __record_setattr__(self, 'fabric', fabric)\n    __record_setattr__(self, 'fitting', fitting)\n": _init_41,
     'def __init__(self, row, sizing, hourly, unit_cost=__record_default_unit_cost__, ranked_unit_cost=__record_default_ranked_unit_cost__, total=__record_default_total__, reasons=__record_default_reasons__, parts=__record_default_parts__, score=__record_default_score__, list_hourly=__record_default_list_hourly__, terms=__record_default_terms__, commitment=__record_default_commitment__, whole_term=__record_default_whole_term__, services=__record_default_services__, position=__record_default_position__):\n    self.row = row\n    self.sizing = sizing\n    self.hourly = hourly\n    self.unit_cost = unit_cost\n    self.ranked_unit_cost = ranked_unit_cost\n    self.total = total\n    self.reasons = reasons\n    self.parts = parts\n    self.score = score\n    self.list_hourly = list_hourly\n    self.terms = terms\n    self.commitment = commitment\n    self.whole_term = whole_term\n    self.services = services\n    self.position = position\n': _init_42,
     'def __init__(self, sizing, shared, services, priced, per_instance, billed, billed_p10, targets=__record_default_targets__):\n    self.sizing = sizing\n    self.shared = shared\n    self.services = services\n    self.priced = priced\n    self.per_instance = per_instance\n    self.billed = billed\n    self.billed_p10 = billed_p10\n    self.targets = targets\n': _init_43,
     "def __init__(self, source, rows, by_itype, regions_per_itype):\n    __record_setattr__(self, 'source', source)\n    __record_setattr__(self, 'rows', rows)\n    __record_setattr__(self, 'by_itype', by_itype)\n    __record_setattr__(self, 'regions_per_itype', regions_per_itype)\n": _init_44,
-    'def __init__(self, t, free_kv_gb, static_gb, weights_gb, kv_gb_per_token, max_batch, w_shared, w_experts, route_frac, kv_bytes_per_token, kv_div, ach_flops, bw, lat, link_bps, moe_factor, coeffs_memo=__record_factory__, points_memo=__record_factory__, meeting_memo=__record_factory__):\n    self.t = t\n    self.free_kv_gb = free_kv_gb\n    self.static_gb = static_gb\n    self.weights_gb = weights_gb\n    self.kv_gb_per_token = kv_gb_per_token\n    self.max_batch = max_batch\n    self.w_shared = w_shared\n    self.w_experts = w_experts\n    self.route_frac = route_frac\n    self.kv_bytes_per_token = kv_bytes_per_token\n    self.kv_div = kv_div\n    self.ach_flops = ach_flops\n    self.bw = bw\n    self.lat = lat\n    self.link_bps = link_bps\n    self.moe_factor = moe_factor\n    self.coeffs_memo = __record_factory_coeffs_memo__() if coeffs_memo is __record_factory__ else coeffs_memo\n    self.points_memo = __record_factory_points_memo__() if points_memo is __record_factory__ else points_memo\n    self.meeting_memo = __record_factory_meeting_memo__() if meeting_memo is __record_factory__ else meeting_memo\n': _init_45,
+    'def __init__(self, t, free_kv_gb, static_gb, weights_gb, kv_gb_per_token, max_batch, w_shared, w_experts, route_frac, kv_bytes_per_token, kv_div, ach_flops, bw, lat, link_bps, moe_factor, host_s, coeffs_memo=__record_factory__, points_memo=__record_factory__, meeting_memo=__record_factory__):\n    self.t = t\n    self.free_kv_gb = free_kv_gb\n    self.static_gb = static_gb\n    self.weights_gb = weights_gb\n    self.kv_gb_per_token = kv_gb_per_token\n    self.max_batch = max_batch\n    self.w_shared = w_shared\n    self.w_experts = w_experts\n    self.route_frac = route_frac\n    self.kv_bytes_per_token = kv_bytes_per_token\n    self.kv_div = kv_div\n    self.ach_flops = ach_flops\n    self.bw = bw\n    self.lat = lat\n    self.link_bps = link_bps\n    self.moe_factor = moe_factor\n    self.host_s = host_s\n    self.coeffs_memo = __record_factory_coeffs_memo__() if coeffs_memo is __record_factory__ else coeffs_memo\n    self.points_memo = __record_factory_points_memo__() if points_memo is __record_factory__ else points_memo\n    self.meeting_memo = __record_factory_meeting_memo__() if meeting_memo is __record_factory__ else meeting_memo\n': _init_45,
     "def __init__(self, term_hours, prices, above):\n    __record_setattr__(self, 'term_hours', term_hours)\n    __record_setattr__(self, 'prices', prices)\n    __record_setattr__(self, 'above', above)\n": _init_46,
 }
