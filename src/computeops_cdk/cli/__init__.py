@@ -15,11 +15,11 @@ import errno
 import gc
 import os
 import sys
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Sequence
 
 EXIT_OK = 0
 EXIT_INVALID = 2
