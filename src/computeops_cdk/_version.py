@@ -2,13 +2,14 @@
 
 ``__version__`` is the one place the package version is written (pyproject.toml reads it from here).
 ``PERF_MODEL_VERSION`` is the performance model's label (``perf.MODEL_VERSION`` is this constant; a
-test keeps them equal); the embedded catalog's version is read from the end of its file.
+test keeps them equal); the catalog's version and sha256 are read from the end of its file.
 """
 
 from __future__ import annotations
 
 import os
-import stat  # os imports it already: no start-up cost
+import re
+import stat
 
 __version__ = "0.1.0"
 
@@ -21,14 +22,26 @@ CATALOG_ENV = "COMPUTEOPS_CATALOG"
 keeps the two equal)."""
 
 _TAIL_BYTES = 512
+_META_LINE = re.compile(r'^"(sha256|version)":"([^"\\]+)"', re.MULTILINE)
+
+
+def version_text() -> str:
+    """``computeops 0.1.0 (catalog 2026.11.29, sha256 9a2f290ca523; performance model ...)``, for the
+    catalog decisions use (the embedded one, or the one ``$COMPUTEOPS_CATALOG`` names)."""
+    chosen = os.environ.get(CATALOG_ENV)
+    meta = embedded_catalog_meta(chosen) if chosen else embedded_catalog_meta()
+    where = f" from ${CATALOG_ENV}" if chosen else ""
+    catalog = f"catalog {meta['version']}, sha256 {meta['sha256'][:12]}" if meta else "catalog unreadable"
+    return f"computeops {__version__} ({catalog}{where}; performance model {PERF_MODEL_VERSION})"
 
 
 def embedded_catalog_meta(path: str = EMBEDDED_CATALOG) -> dict[str, str] | None:
     """``{"version": ..., "sha256": ...}`` of a canonical catalog file, from its last bytes only.
 
-    The canonical JSON (sorted keys, one record per line) ends with ``"sha256"`` and ``"version"``;
-    parsing the whole file (a megabyte) would cost more than the rest of ``--version``. None when the
-    file is missing or its tail does not have that shape (``computeops catalog validate`` says why).
+    The canonical JSON (sorted keys, one record per line) ends with its ``"sha256"`` and
+    ``"version"`` lines; parsing the whole file (a megabyte) would cost more than the rest of
+    ``--version``. None when the file is missing or its tail does not have that shape
+    (``computeops catalog validate`` says why).
     """
     try:
         # Without blocking on a FIFO's open, and only from a regular file: $COMPUTEOPS_CATALOG naming
@@ -41,17 +54,7 @@ def embedded_catalog_meta(path: str = EMBEDDED_CATALOG) -> dict[str, str] | None
             tail = handle.read(_TAIL_BYTES).decode("utf-8", errors="replace")
     except OSError:
         return None
-    found = {key: _string_value(tail, key) for key in ("sha256", "version")}
-    if any(value is None for value in found.values()):
+    found = dict(_META_LINE.findall(tail))
+    if set(found) != {"sha256", "version"}:
         return None
-    return {key: value for key, value in found.items() if value is not None}
-
-
-def _string_value(text: str, key: str) -> str | None:
-    marker = f'\n"{key}":"'
-    start = text.rfind(marker)
-    if start < 0:
-        return None
-    start += len(marker)
-    end = text.find('"', start)
-    return text[start:end] if end > start else None
+    return found

@@ -31,10 +31,6 @@ _OFF_PATH = (
     "computeops_cdk.perf._training",  # a serving intent
     "statistics",  # engine._suspect's median is its own
     "computeops_cdk.catalog._validate",  # the embedded catalog is not validated at load
-    # a decide written plainly is read without argparse (cli._decide.plain_args), which imports
-    # gettext (the intent models, pydantic, import pathlib, typing, locale, zipfile, ... anyway)
-    "argparse",
-    "gettext",
     "rich",
     "jsonschema",
     "httpx",
@@ -144,17 +140,6 @@ def test_the_model_registry_reads_its_file_without_importlib_resources() -> None
     modules = _modules_after("from computeops_cdk import perf\nassert perf.resolve_model('llama-3.1-70b')")
     heavy = ("importlib.resources", "tempfile", "shutil", "zipfile", "random", "threading", "lzma", "bz2")
     assert [name for name in heavy if name in modules] == []
-
-
-def test_building_a_parser_asks_the_width_without_shutil() -> None:
-    # argparse imports shutil (with zlib, bz2, lzma) in every formatter made without a width: one
-    # per add_argument. The parser passes the width shutil would give (test_cli_main checks it).
-    code = (
-        "from computeops_cdk.cli._parser import build_parser\n"
-        "parser = build_parser('completion')\n"
-        "parser.format_help(), parser.parse_args(['completion', 'bash'])\n"
-    )
-    assert "shutil" not in _modules_after(code)
 
 
 _PASSES = (

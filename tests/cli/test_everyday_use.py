@@ -74,7 +74,7 @@ def test_catalog_list_sorts_limits_and_prints_csv(capsys: pytest.CaptureFixture[
 
 
 def test_catalog_list_table_shows_a_page_by_default(capsys: pytest.CaptureFixture[str]) -> None:
-    from computeops_cdk.cli._catalog import TABLE_LIMIT
+    from computeops_cdk.cli._catalog._list import TABLE_LIMIT
 
     code, out, err = _list(capsys)
     assert code == 0 and f"showing {TABLE_LIMIT} of 4," in err

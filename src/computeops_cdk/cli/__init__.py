@@ -4,17 +4,15 @@ Exit codes: 0 success, 2 invalid input (a message, never a traceback), 3 no feas
 model that does not fit or a missed latency target, 141 the reader of stdout closed the pipe early,
 1 an unexpected internal error.
 
-Start-up is part of the interface (``benchmarks/bench_startup.py``): this module imports only os, sys
-and gc; ``computeops --version`` answers from here, ``computeops --help`` from ``_help``
-(argparse's layout without argparse), a ``decide`` written plainly is read
-without argparse too (``_decide.plain_args``, proven equal to argparse's reading), and otherwise
-the parser lives in ``_parser`` and registers in full only the subcommand being run, whose module
-then imports what it needs.
+The parser (``_parser``) registers in full only the subcommand being run, and each subcommand's
+module imports what it needs, so ``--version`` and ``--help`` never load the engine or the catalog.
 """
 
 from __future__ import annotations
 
-import gc  # built in (tens of microseconds): main keeps the collector as it found it
+import contextlib
+import errno
+import gc
 import os
 import sys
 
@@ -22,7 +20,6 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy rea
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
-    from types import SimpleNamespace
 
 EXIT_OK = 0
 EXIT_INVALID = 2
@@ -41,42 +38,30 @@ __all__ = [
 
 
 def version_text() -> str:
-    """``computeops 0.1.0 (catalog 2026.11.29, sha256 9a2f290ca523; performance model ...)``.
+    """``computeops 0.1.0 (catalog 2026.11.29, sha256 9a2f290ca523; performance model ...)``."""
+    from .._version import version_text as text
 
-    Read without loading the catalog or the model: the catalog's canonical JSON (the embedded one,
-    or the one ``$COMPUTEOPS_CATALOG`` names) ends with its ``sha256`` and ``version`` keys, and the
-    model version is a constant of ``_version``.
-    """
-    from .._version import CATALOG_ENV, PERF_MODEL_VERSION, __version__, embedded_catalog_meta
-
-    chosen = os.environ.get(CATALOG_ENV)  # what decisions use (catalog refresh points users at it)
-    meta = embedded_catalog_meta(chosen) if chosen else embedded_catalog_meta()
-    where = f" from ${CATALOG_ENV}" if chosen else ""
-    catalog = f"catalog {meta['version']}, sha256 {meta['sha256'][:12]}" if meta else "catalog unreadable"
-    return f"computeops {__version__} ({catalog}{where}; performance model {PERF_MODEL_VERSION})"
+    return text()
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The argument parser with every subcommand registered (or, given ``command``, only that one in
-    full and the others as names with their help: what ``main`` uses to start fast)."""
+    full and the others by name and help)."""
     from ._parser import build_parser as build
 
     return build(command)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; returns the exit code (the console script exits with it).
+    """Run the CLI; returns the exit code (the console script exits with it). argparse's own exits
+    (``--help``, ``--version``, a usage error) raise ``SystemExit`` as usual.
 
-    Called without ``argv`` (the console script, ``python -m computeops_cdk.cli``), the process is
-    ours: the command's modules are imported with the cyclic garbage collector paused and what they
-    made (classes: objects that live as long as the process) is then frozen out of it, so the
-    collector neither runs during the imports nor walks those objects again (about 70 passes, 15 ms
-    of CPU of a cold ``decide``, benchmarks/STARTUP.md); what the command makes afterwards is
-    collected as usual, but for ``decide``, which runs with the collector paused (``_RUN_PAUSED``).
-    When the command is done, everything is frozen: the collection at interpreter shutdown only
-    reclaimed memory the exit returns anyway (about 35 ms of CPU of a cold ``decide``). atexit
-    handlers, flushing and module teardown still run. A caller passing ``argv`` (tests, an embedding
-    program) keeps its collector as it was.
+    Called without ``argv`` (the console script), the process is ours: the command's modules are
+    imported with the cyclic garbage collector paused and then frozen out of it, ``decide`` runs
+    with it paused (bounded work that reference counting frees), and everything is frozen at the
+    end so the collection at interpreter shutdown does not walk the catalog again
+    (benchmarks/STARTUP.md). A caller passing ``argv`` (tests, an embedding program) keeps its
+    collector as it was.
     """
     if sys.stdout is None:
         # `computeops decide ... >&-`: the interpreter found no stdout. Refuse before running, as
@@ -106,13 +91,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(argv: Sequence[str] | None) -> int:
     """``main``'s command, with a full disk, a closed stdout or a broken pipe as an exit code."""
     try:
-        code = _main(list(sys.argv[1:] if argv is None else argv), console=argv is None)
+        try:
+            code = _main(list(sys.argv[1:] if argv is None else argv), console=argv is None)
+        except SystemExit:  # argparse printed help, the version or a usage error: flush it too
+            sys.stdout.flush()
+            raise
         sys.stdout.flush()  # a buffered tail fails here, not in the interpreter's last flush
     except BrokenPipeError:
         code = _quiet_stdout(EXIT_BROKEN_PIPE)
     except OSError as err:
-        import errno  # only here: start-up imports nothing it does not need
-
         full = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
         if err.errno not in (*full, errno.EIO, errno.EBADF):
             raise
@@ -124,12 +111,15 @@ def _run(argv: Sequence[str] | None) -> int:
             else "give the command a writable stdout, e.g. redirect it to a file"
         )
         message = f"error: cannot write the output ({err.strerror}). Nothing more was written. To fix: {fix}."
-        import contextlib
-
         with contextlib.suppress(OSError):  # stderr fails too (`2>/dev/full`): the exit code says it
             print(message, file=sys.stderr)
         code = _quiet_stdout(EXIT_INVALID)
     return code
+
+
+_RUN_PAUSED = frozenset({"decide"})
+"""Commands the console script runs with the collector paused: bounded work (an intent of at most
+1 MiB, one catalog, one decision) whose objects reference counting frees."""
 
 
 def _main(given: list[str], *, console: bool = False) -> int:
@@ -137,37 +127,14 @@ def _main(given: list[str], *, console: bool = False) -> int:
     if refused is not None:
         print(f"computeops: error: {refused}", file=sys.stderr)
         return EXIT_INVALID
-    if given == ["--version"]:  # the common case, answered before argparse is even imported
-        sys.stdout.write(version_text() + "\n")
-        return EXIT_OK
-    if given in (["--help"], ["-h"]):  # argparse's bytes without argparse (cli/_help), where proven
-        from ._help import terminal_columns, top_help
-
-        text = top_help(terminal_columns())
-        if text is not None:
-            sys.stdout.write(text)
-            return EXIT_OK
+    parser = _parser_unscanned(given) if console else _command_parser(given)
     from ..errors import ComputeOpsError, DoesNotFitError, NoFeasiblePlacementError
 
-    args: argparse.Namespace | SimpleNamespace | None
-    if console:  # argparse and the command's modules are imported with the collector paused
-        args = _plain_unscanned(given)
-        if args is None:
-            args = _parser_unscanned(given).parse_args(given)
-    else:
-        args = _plain(given)
-        if args is None:
-            from ._parser import build_parser as build
-            from ._parser import command_of
-
-            args = build(command_of(given)).parse_args(given)
+    args = parser.parse_args(given)
     try:
         code: int = args.handler(args)
         return code
-    except NoFeasiblePlacementError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return EXIT_INFEASIBLE
-    except DoesNotFitError as err:
+    except (NoFeasiblePlacementError, DoesNotFitError) as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_INFEASIBLE
     except ComputeOpsError as err:
@@ -181,12 +148,34 @@ def _main(given: list[str], *, console: bool = False) -> int:
         return _quiet_stdout(EXIT_BROKEN_PIPE)
 
 
+def _command_parser(given: list[str]) -> argparse.ArgumentParser:
+    """The parser of the command ``given`` runs (the others registered by name only)."""
+    from ._parser import build_parser as build
+    from ._parser import command_of
+
+    return build(command_of(given))
+
+
+def _parser_unscanned(given: list[str]) -> argparse.ArgumentParser:
+    """``_command_parser``, its modules (argparse's too) imported with the collector paused and then frozen
+    out of it; for the commands of ``_RUN_PAUSED`` the collector stays paused (``main`` restores it)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _command_parser(given)
+    finally:
+        gc.freeze()
+        from ._parser import command_of
+
+        if enabled and command_of(given) not in _RUN_PAUSED:
+            gc.enable()
+
+
 def _refused_word(given: list[str]) -> str | None:
     """Why a word of ``given`` is no command-line word, or None: an item that is not a str
     (``main(["decide", None])`` was an AttributeError traceback), or ``--OPTION=--``, for which
     argparse gives the option [] (``decide --catalog=--`` ignored the catalog, ``--plot=--`` was a
-    TypeError traceback) while ``_decide.plain_args`` read "--". Words after a bare ``--`` are
-    positional, whatever they look like."""
+    TypeError traceback). Words after a bare ``--`` are positional, whatever they look like."""
     for index, word in enumerate(given):
         if not isinstance(word, str):
             from ..errors import shown
@@ -212,59 +201,6 @@ def _quiet_stdout(code: int) -> int:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
     return code
-
-
-_RUN_PAUSED = frozenset({"decide"})
-"""Commands the console script also runs with the collector paused: bounded work (an intent of at
-most 1 MiB, one catalog, one decision; the engine pauses the collector for the decision itself)
-whose objects reference counting frees. The collector's passes around the decision (reading the
-intent, writing the output) walked the catalog's records young and freed a few dozen objects:
-about 3 ms of CPU of a cold ``decide`` (benchmarks/STARTUP.md). Their few cycles stay until exit."""
-
-
-def _plain(given: list[str]) -> SimpleNamespace | None:
-    """argparse's arguments for a ``decide`` written plainly, without argparse (``_decide.plain_args``:
-    about 4 ms of a cold decide); None for any other command line, which argparse parses."""
-    if given[:1] != ["decide"]:
-        return None
-    from ._decide import plain_args
-
-    return plain_args(given)
-
-
-def _plain_unscanned(given: list[str]) -> SimpleNamespace | None:
-    """``_plain``, the command's modules imported with the collector paused and then frozen out of it,
-    as ``_parser_unscanned`` imports them (the collector stays paused for ``_RUN_PAUSED``)."""
-    if given[:1] != ["decide"]:
-        return None
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return _plain(given)
-    finally:
-        gc.freeze()
-        if enabled and "decide" not in _RUN_PAUSED:
-            gc.enable()
-
-
-def _parser_unscanned(given: list[str]) -> argparse.ArgumentParser:
-    """The parser of the command ``given`` runs, its modules (argparse too) imported with the
-    collector paused and then frozen out of it (``main``). The import-time garbage frozen with them
-    (classes that ``dataclass(slots=True)`` replaced, ...: about 570 objects for ``decide``) stays
-    until exit. For the commands of ``_RUN_PAUSED`` the collector stays paused (``main`` restores it)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    command = None
-    try:
-        from ._parser import build_parser as build
-        from ._parser import command_of
-
-        command = command_of(given)
-        return build(command)
-    finally:
-        gc.freeze()
-        if enabled and command not in _RUN_PAUSED:
-            gc.enable()
 
 
 if __name__ == "__main__":  # pragma: no cover

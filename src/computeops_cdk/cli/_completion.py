@@ -28,7 +28,7 @@ def register(commands: Any) -> None:
     """Add the ``completion`` subcommand."""
     parser = commands.add_parser(
         "completion",
-        help="print a shell completion script (bash or zsh)",
+        help="print a shell completion script (bash, zsh or tcsh)",
         description="Print a completion script for SHELL on stdout (subcommands, flags, choices, files).",
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,

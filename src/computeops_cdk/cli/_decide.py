@@ -13,9 +13,11 @@ misses and the fix; ``--format csv`` the listed rejections).
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ..catalog import load_catalog
 from ..engine import Decision, Placement, Rejection, decide
@@ -24,12 +26,7 @@ from ..engine._decision import DEFAULT_REJECTIONS, REJECTION_LISTINGS, Rejection
 from ..errors import IntentError, NoFeasiblePlacementError
 from ..intent import WorkloadIntent
 from ..targets import placement_pin
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
-if TYPE_CHECKING:
-    import argparse
-    from types import SimpleNamespace
-    from typing import Any
+from ._args import whole_at_least
 
 __all__ = [
     "CSV_COLUMNS",
@@ -89,24 +86,11 @@ exit codes: 0 decided, 2 invalid input (intent or catalog), 3 no feasible placem
 """
 
 
-def _top(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        import argparse  # an error for argparse to report: the plain spellings never import it
-
-        raise argparse.ArgumentTypeError(f"--top must be a whole number (got {value!r})") from None
-    if number < 0:
-        import argparse
-
-        raise argparse.ArgumentTypeError(f"--top must be >= 0 (got {number})")
-    return number
+_FORMATS = ("table", "json", "markdown", "csv")
 
 
 def register(commands: Any) -> None:
-    """Add the ``decide`` subcommand (``plain_args`` reads the same options: a test keeps them equal)."""
-    import argparse
-
+    """Add the ``decide`` subcommand."""
     parser = commands.add_parser(
         "decide",
         help="decide where a workload intent runs (provider, instance, region, price model)",
@@ -115,13 +99,16 @@ def register(commands: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("intent", metavar="INTENT", help="workload intent file (.yaml, .yml or .json)")
-    parser.add_argument(
+    output = parser.add_argument_group("output")
+    inputs = parser.add_argument_group("market data and accounts")
+    pins = parser.add_argument_group("placement pins")
+    output.add_argument(
         "--format",
         choices=_FORMATS,
         default="table",
         help="output format (default: table)",
     )
-    parser.add_argument(
+    output.add_argument(
         "--rejections",
         choices=REJECTION_LISTINGS,
         default=DEFAULT_REJECTIONS,
@@ -129,27 +116,27 @@ def register(commands: Any) -> None:
         f"complete), or 'all' (thousands over the embedded catalog) (default: {DEFAULT_REJECTIONS}, as the "
         "constructs' computeops-decision.json)",
     )
-    parser.add_argument(
+    output.add_argument(
         "--plot",
         metavar="FILE",
         default=None,
         help="also draw unit cost against speed for the feasible candidates, the Pareto front and the "
         "chosen one, as FILE.png or FILE.svg (needs the 'plot' extra: pip install 'computeops-cdk[plot]')",
     )
-    parser.add_argument(
+    output.add_argument(
         "--top",
-        type=_top,
+        type=whole_at_least("--top", 0),
         default=10,
         metavar="N",
         help="ranked alternatives to list after the chosen placement (default: 10)",
     )
-    parser.add_argument(
+    inputs.add_argument(
         "--catalog",
         metavar="FILE",
         default=None,
         help="market catalog JSON to decide over (default: $COMPUTEOPS_CATALOG, else the embedded catalog)",
     )
-    parser.add_argument(
+    inputs.add_argument(
         "--accounts",
         metavar="FILE",
         default=None,
@@ -158,20 +145,20 @@ def register(commands: Any) -> None:
         "warning (it limits or prices nothing), a malformed one an error. Default: "
         "$COMPUTEOPS_ACCOUNTS, else every provider at list price",
     )
-    parser.add_argument(
+    pins.add_argument(
         "--provider",
         metavar="P",
         default=None,
         help="pin the provider, as ComputeWorkload(provider=...) does; still checked against every hard "
         "constraint (default: the engine chooses)",
     )
-    parser.add_argument(
+    pins.add_argument(
         "--region",
         metavar="R",
         default=None,
         help="pin the region code, as ComputeWorkload(region=...) does (default: the engine chooses)",
     )
-    parser.add_argument(
+    pins.add_argument(
         "--cluster",
         action="store_true",
         help="place the GPUs as a node pool of an existing Kubernetes cluster, as "
@@ -180,72 +167,7 @@ def register(commands: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-_FORMATS = ("table", "json", "markdown", "csv")
-_VALUED = frozenset(
-    {"--format", "--rejections", "--plot", "--top", "--catalog", "--accounts", "--provider", "--region"}
-)
-
-
-def plain_args(given: Sequence[str]) -> SimpleNamespace | None:
-    """What ``build_parser("decide").parse_args(given)`` gives, for ``decide INTENT`` with options
-    written plainly, without importing argparse (with ``gettext`` and ``locale``, and the parser's
-    build: about 4 ms of a cold ``computeops decide``): each option of ``register`` spelled in full,
-    at most once, its value after ``=`` or as the next word (one not starting with ``-``), a valid
-    value, one INTENT not starting with ``-``. None for anything else (``--help``, an abbreviation,
-    a repeat, ``--``, a value or an intent starting with ``-``, any error), which argparse then parses
-    with its own messages. Tests compare the two over generated command lines."""
-    if not given or given[0] != "decide" or not all(isinstance(word, str) for word in given):
-        return None  # a word that is not a str: main refuses it (.startswith raised AttributeError)
-    from types import SimpleNamespace
-
-    values: dict[str, str] = {}
-    intent: str | None = None
-    cluster = False
-    words = iter(given[1:])
-    for word in words:
-        if not word.startswith("-"):
-            if intent is not None:
-                return None
-            intent = word
-        elif word == "--cluster" and not cluster:
-            cluster = True
-        else:
-            flag, equals, value = word.partition("=")
-            if flag not in _VALUED or flag in values or value == "--":
-                return None  # --OPTION=--: argparse gives [] (main refuses it)
-            if not equals:
-                value = next(words, "-")
-                if value.startswith("-"):
-                    return None
-            values[flag] = value
-    form = values.get("--format", "table")
-    rejections = values.get("--rejections", DEFAULT_REJECTIONS)
-    if intent is None or form not in _FORMATS or rejections not in REJECTION_LISTINGS:
-        return None
-    try:
-        top = int(values.get("--top", "10"))  # as _top reads it (argparse reports what it refuses)
-    except ValueError:
-        return None
-    if top < 0:
-        return None
-    return SimpleNamespace(
-        version=None,
-        command="decide",
-        intent=intent,
-        format=form,
-        rejections=rejections,
-        plot=values.get("--plot"),
-        top=top,
-        catalog=values.get("--catalog"),
-        accounts=values.get("--accounts"),
-        provider=values.get("--provider"),
-        region=values.get("--region"),
-        cluster=cluster,
-        handler=run,
-    )
-
-
-def run(args: argparse.Namespace | SimpleNamespace) -> int:
+def run(args: argparse.Namespace) -> int:
     """Handle ``computeops decide``; errors other than infeasibility propagate to ``cli.main``."""
     if args.plot is not None:
         from ._plot import check_plot_path
@@ -296,7 +218,7 @@ _ALL_FEASIBLE = 1_000_000
 """``alternatives=`` large enough to list every distinct feasible candidate (for the plot)."""
 
 
-def _print_infeasible(err: NoFeasiblePlacementError, args: argparse.Namespace | SimpleNamespace) -> None:
+def _print_infeasible(err: NoFeasiblePlacementError, args: argparse.Namespace) -> None:
     draft: Decision | None = err.decision
     if args.format == "json" and draft is not None:
         sys.stdout.write(draft.to_json(rejections=args.rejections))

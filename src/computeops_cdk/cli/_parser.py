@@ -1,8 +1,8 @@
 """The argument parser: subcommands, "did you mean" on a typo, ``--version``.
 
-``build_parser(command)`` registers the subcommand being run in full and every other one as a stub
-(its name and one-line help, enough for ``computeops --help`` and for argparse to accept the
-name), so a command imports only its own module (``benchmarks/bench_startup.py``).
+``build_parser(command)`` registers the subcommand being run in full and every other one by its
+name and one-line help (enough for ``computeops --help`` and for argparse to accept the name), so
+a command imports only its own module and ``--help`` none of the engine.
 """
 
 from __future__ import annotations
@@ -13,14 +13,59 @@ import sys
 from importlib import import_module
 
 from ..errors import did_you_mean, did_you_mean_text
-from ._help import COMMANDS, DESCRIPTION, EPILOG, VERSION_HELP, terminal_columns
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (`computeops --help` is timed)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import NoReturn
 
 __all__ = ["COMMANDS", "build_parser", "command_of"]
+
+COMMANDS: tuple[tuple[str, str, str], ...] = (
+    ("decide", "_decide", "decide where a workload intent runs (provider, instance, region, price model)"),
+    (
+        "estimate",
+        "_estimate",
+        "estimate throughput, latency, memory and MFU for one model on one accelerator type",
+    ),
+    ("catalog", "_catalog", "inspect, validate, build or refresh the market catalog"),
+    (
+        "reevaluate",
+        "_reevaluate",
+        "re-decide locked workloads against today's catalog: ok, cheaper, price_changed, infeasible",
+    ),
+    ("lock", "_lock", "list, relock or remove the entries of computeops.lock.json"),
+    (
+        "observe",
+        "_observe",
+        "measure a running vLLM deployment (/metrics) and record it against its locked estimate",
+    ),
+    (
+        "provider",
+        "_provider",
+        "install the Terraform/OpenTofu provider 'computeops' as a local filesystem mirror",
+    ),
+    ("completion", "_completion", "print a shell completion script (bash, zsh or tcsh)"),
+)
+"""(subcommand, module in this package, the help its ``register`` gives; a test keeps them equal)."""
+
+_DESCRIPTION = """\
+Decide where an AI workload runs (provider, accelerator, region, price model) from a
+workload intent and an embedded market catalog, deterministically and with reasons."""
+_EPILOG = """\
+start with:
+  computeops decide examples/support-chat.yaml
+  computeops COMMAND --help
+
+exit codes:
+  0    success
+  2    invalid input (a message says what and how to fix it)
+  3    no feasible placement, a model that does not fit or a missed latency target
+  4    catalog refresh: a provider's feed was refused (the others were committed)
+  130  interrupted
+  141  the reader of stdout closed the pipe early
+  1    an unexpected internal error
+"""
 
 
 def command_of(argv: Sequence[str]) -> str | None:
@@ -34,7 +79,6 @@ def command_of(argv: Sequence[str]) -> str | None:
 
 
 _INVALID_CHOICE = r"invalid choice: '(?P<given>[^']*)' \(choose from (?P<choices>.*)\)"
-"""Compiled by ``re`` (and kept in its cache) on the first error, not at every start."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -55,12 +99,6 @@ class _Parser(argparse.ArgumentParser):
                     break
         super().error(message)
 
-    def _get_formatter(self) -> argparse.HelpFormatter:
-        # argparse makes a formatter for every add_argument (to check the metavar) and, given no
-        # width, each one imports shutil (and with it zlib, bz2 and lzma: about 2 ms of a cold
-        # `computeops decide`) to ask the terminal's width: the same width, found without shutil.
-        return self.formatter_class(prog=self.prog, width=terminal_columns() - 2)  # type: ignore[call-arg]
-
 
 def _hint(given: str, choices: list[str]) -> str:
     return did_you_mean_text(did_you_mean(given, choices))
@@ -77,10 +115,10 @@ def _option_strings(parser: argparse.ArgumentParser) -> set[str]:
 
 
 class _Version(argparse.Action):
-    """``--version`` given with other arguments (alone, ``main`` answers before building a parser)."""
+    """``--version``: the text as it is (argparse's ``version`` action would wrap it to the terminal)."""
 
     def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
-        from . import version_text
+        from .._version import version_text
 
         sys.stdout.write(version_text() + "\n")
         parser.exit()
@@ -91,16 +129,17 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     only that one ("" none: the top-level ``--help``)."""
     parser = _Parser(
         prog="computeops",
-        description=DESCRIPTION,
-        epilog=EPILOG,
+        description=_DESCRIPTION,
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "--version",
         action=_Version,
         nargs=0,
-        help=VERSION_HELP,
+        help="show the package, catalog and performance-model versions and exit",
     )
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    commands = parser.add_subparsers(dest="command", title="commands", metavar="COMMAND", required=True)
     for name, module, help_text in COMMANDS:
         if command is None or name == command:
             import_module(f".{module}", __package__).register(commands)
