@@ -15,7 +15,7 @@ PY_STAMP   := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
 EXAMPLE    ?= examples/support-chat.yaml
 
-.PHONY: demo test lint typecheck unit tools bench accuracy catalog records schemas clean help
+.PHONY: demo test lint typecheck unit tools bench accuracy catalog schemas clean help
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -65,9 +65,6 @@ accuracy: $(PY_STAMP)  ## performance model vs published measurements
 
 schemas: $(PY_STAMP)  ## regenerate schemas/intent.schema.json from the intent model; copy schemas/ into the package
 	$(PY) -m computeops_cdk.schemas schemas
-
-records: $(PY_STAMP) $(NODE_STAMP)  ## rewrite src/computeops_cdk/_record_inits.py, the records' __init__s compiled with the package
-	$(PY) -c 'from computeops_cdk._record import write_compiled_inits; write_compiled_inits()'
 
 catalog: $(PY_STAMP)  ## rebuild the embedded catalog (and its packed form, catalog.packed.json) from data/market
 	$(VENV)/bin/computeops catalog build --output src/computeops_cdk/catalog/data/catalog.json

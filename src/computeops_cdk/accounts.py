@@ -37,10 +37,10 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ._record import record
 from .catalog import PRICE_MODELS, PROVIDER_IDS
 from .catalog._types import INSTANCE_TYPE_NAME, REGION_CODE
 from .errors import AccountsError, described, did_you_mean
@@ -76,7 +76,7 @@ _IDENTIFIERS = {
 }
 
 
-@record(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Discount:
     """A negotiated discount off list price."""
 
@@ -98,7 +98,7 @@ class Discount:
         return f"{self.percent:g} % negotiated discount on {scope}"
 
 
-@record(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Owned:
     """Instances already paid for (a reservation, committed nodes)."""
 
@@ -107,7 +107,7 @@ class Owned:
     instances: int
 
 
-@record(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ProviderAccount:
     """What the team has at one provider."""
 
@@ -128,7 +128,7 @@ class ProviderAccount:
         return sum(o.instances for o in self.owned if o.instance_type == instance_type and o.region == region)
 
 
-@record(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Accounts:
     """A parsed accounts file."""
 

@@ -13,10 +13,10 @@ import json
 import math
 import os
 from collections.abc import Callable
+from dataclasses import MISSING, fields, is_dataclass
 from functools import lru_cache
 
 from .._files import MIB, UnreadableFile, read_regular_file, shown_path
-from .._record import MISSING, fields, is_record
 from ..errors import CatalogError
 from ._packed import file_sha256, unpack_catalog
 from ._types import Accelerator, Attestation, Catalog, InstanceType, Offer, Provider, Region, ServiceScope
@@ -344,8 +344,8 @@ def _slot_plan(
     """(required fields, optional fields with their defaults) as slot setters, or None when
     ``cls(**item)`` does more than set them (see ``_records_unchecked``)."""
     if (
-        not is_record(cls)
-        or not cls.__record_params__.generated_init  # its own __init__, if any
+        not is_dataclass(cls)
+        or not cls.__dict__["__dataclass_params__"].init
         or hasattr(cls, "__post_init__")
         or "__slots__" not in cls.__dict__
     ):

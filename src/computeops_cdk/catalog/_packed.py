@@ -33,10 +33,10 @@ import os
 import stat
 from collections import deque
 from collections.abc import Callable
+from dataclasses import MISSING, fields
 from functools import partial
 from itertools import repeat
 
-from .._record import MISSING, fields
 from ._types import CAPACITY_LEVELS, PRICE_MODELS, PROVIDER_IDS, RESERVED_TERMS_MONTHS, Offer
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass, field, fields
 
 from .._lazy_typing import literal_aliases
-from .._record import field, fields, record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
 if TYPE_CHECKING:
@@ -113,7 +113,7 @@ RESERVED_COLUMNS: dict[int, str] = {12: "ReservedPrice1yr", 36: "ReservedPrice3y
 upfront payment) by term in months; a raw file without them has no reserved offers."""
 
 
-@record(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ServiceScope:
     """Whether one provider service is inside an attestation's authorisation, and where that was read.
 
@@ -136,7 +136,7 @@ class ServiceScope:
     decision's explanation quotes it; the emitted stack does not create it."""
 
 
-@record(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Attestation:
     """A compliance attestation a provider holds, with how strong the evidence is.
 
@@ -161,7 +161,7 @@ class Attestation:
         return next((s for s in self.services or () if s.service == kind), None)
 
 
-@record(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Provider:
     """A cloud or marketplace, with its kind, attestations and documented availability SLA."""
 
@@ -174,7 +174,7 @@ class Provider:
     sla_source: str = ""
 
 
-@record(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Region:
     """A provider region. ``country`` is ISO 3166-1 alpha-2, None where no source gives it."""
 
@@ -187,7 +187,7 @@ class Region:
     source: str = ""
 
 
-@record(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Accelerator:
     """A GPU/TPU model with its published specs (None where no source states the number)."""
 
@@ -224,7 +224,7 @@ class Accelerator:
         return self.vendor.lower() == "google" or self.id.upper().startswith("TPU")
 
 
-@record(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class InstanceType:
     """A purchasable machine shape of one provider, with its accelerators."""
 
@@ -243,7 +243,7 @@ class InstanceType:
     """Corrections applied to the source and caveats, "" when none."""
 
 
-@record(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Offer:
     """One instance type in one region under one price model.
 
@@ -279,7 +279,7 @@ CAPACITY_LEVELS = ("high", "medium", "low", "available", "none")
 Lambda's regions with capacity (available/none)."""
 
 
-@record(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Catalog:
     """A versioned, schema-validated market snapshot.
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-
-from .._record import record
+from dataclasses import dataclass
 
 __all__ = ["BILLING", "STARTUP_HOURS", "Billing", "billed_hours", "billing_of"]
 
@@ -22,7 +21,7 @@ boot, driver and container start, model download and load). No provider publishe
 this is an estimate, labelled so in the explanation, and the same for every provider."""
 
 
-@record(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True)
 class Billing:
     """A provider's billing granularity for instances (seconds), with its source."""
 

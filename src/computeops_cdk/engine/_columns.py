@@ -12,9 +12,9 @@ from __future__ import annotations
 import bisect
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from operator import attrgetter
 
-from .._record import record
 from ..catalog import Catalog, Provider
 from ._decision import Reason
 from ._index import CatalogIndex, Row
@@ -38,7 +38,7 @@ __all__ = ["Columns", "Ladder", "Sized", "Span", "assemble", "offer_columns", "s
 _CACHE_KEY = "engine.columns"
 
 
-@record(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True)
 class Sized:
     """What one sizer (one workload) makes of a catalog's runs: the same for every decision about
     that workload, so it is worked out once and kept with the columns (``Columns.sized``)."""
@@ -51,7 +51,7 @@ class Sized:
     """The groups of runs whose sizing is meaningful (the price caps apply), with it."""
 
 
-@record(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True)
 class Ladder:
     """The priced offers of one run and reservation term, by ascending price."""
 

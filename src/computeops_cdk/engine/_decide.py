@@ -12,9 +12,9 @@ import math
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from operator import attrgetter
 
-from .._record import record, replace
 from ..catalog import HOURS_PER_MONTH, Catalog, load_catalog
 from ..errors import CatalogError, IntentError, NoFeasiblePlacementError, described, shown
 from ..intent import WorkloadIntent
@@ -149,7 +149,7 @@ def _caps(intent: WorkloadIntent) -> dict[str, float | None]:
     }
 
 
-@record(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class _Header:
     """What every Decision of one run shares, chosen or not."""
 
@@ -367,7 +367,7 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-@record(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Ranked:
     """Every candidate of one run: the feasible ones scored and in rank order, best first, and the
     rejected ones with their reasons. ``decide`` keeps the best of them; the drift rules look up the

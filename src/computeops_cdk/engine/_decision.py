@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from .._lazy_typing import literal_aliases
-from .._record import field, record
 from ..catalog import HOURS_PER_MONTH
 from ..errors import IntentError, described
 
@@ -62,7 +62,7 @@ SCORE_DIMENSIONS: tuple[str, ...] = (
 )
 
 
-@record(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class UnitCost:
     """Cost per unit of useful work."""
 
@@ -74,7 +74,7 @@ class UnitCost:
         return {"unit": self.unit, "value": self.value}
 
 
-@record(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class EstimateSummary:
     """What the performance model predicts for a placement (labelled with the model that made it)."""
 
@@ -126,7 +126,7 @@ class EstimateSummary:
         }
 
 
-@record(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Placement:
     """A feasible, sized and scored candidate: offer x number of instances."""
 
@@ -211,7 +211,7 @@ class Placement:
         }
 
 
-@record(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Reason:
     """Why a candidate was rejected: a stable rule id and a message with the numbers."""
 
@@ -223,7 +223,7 @@ class Reason:
         return {"rule": self.rule, "message": self.message}
 
 
-@record(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Rejection:
     """A candidate offer that broke at least one hard constraint."""
 
@@ -379,7 +379,7 @@ def _rejections_of(
     return Rejections(records=records, by_rule=by_rule, examples=examples)
 
 
-@record(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Decision:
     """The engine's answer for one intent over one catalog.
 

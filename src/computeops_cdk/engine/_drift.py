@@ -25,11 +25,11 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from .._limits import MAX_INSTANCES
-from .._record import record
 from ..accounts import Accounts
 from ..catalog import PRICE_MODELS, PROVIDER_IDS, Catalog
 from ..catalog._validate import identifier_problem
@@ -81,7 +81,7 @@ def parse_utc(text: str, *, what: str = "locked_at") -> datetime:
     return value
 
 
-@record(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class LockedPlacement:
     """What a lock keeps of a decision: the offer, its size and what it cost and scored when locked.
 
@@ -243,7 +243,7 @@ def locked_fields(placement: Placement) -> dict[str, Any]:
     }
 
 
-@record(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class DriftPolicy:
     """When a lock is worth moving.
 
@@ -269,7 +269,7 @@ class DriftPolicy:
 _DEFAULTS = {"hysteresis_percent": DEFAULT_HYSTERESIS_PERCENT, "min_hold_hours": DEFAULT_MIN_HOLD_HOURS}
 
 
-@record(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Drift:
     """What ``evaluate_drift`` found for one lock.
 

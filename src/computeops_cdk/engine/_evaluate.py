@@ -10,8 +10,8 @@ from __future__ import annotations
 import abc
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
-from .._record import record
 from ..catalog import HOURS_PER_MONTH, PRICE_MODELS
 from ..intent import WorkloadIntent
 from ._accounts import account_price, account_rules
@@ -57,7 +57,7 @@ _SIZED_RULES = frozenset({"deadline", "latency.ttft", "latency.tpot", "throughpu
 """Sizing failures after which the deployment's size (and so its price) is still meaningful."""
 
 
-@record(slots=True)
+@dataclass(slots=True)
 class Candidate:
     """One offer x a number of instances, with its prices and (for rejected ones) its reasons."""
 
@@ -93,7 +93,7 @@ class Candidate:
         return None if self.hourly is None else self.hourly * HOURS_PER_MONTH
 
 
-@record(slots=True)
+@dataclass(slots=True)
 class RunContext:
     """What the offers of one run (provider, instance type) share: the sizing and its reasons."""
 
@@ -149,7 +149,7 @@ class Masked(Sequence[Rejected]):
         """How many rejected offers carry ``rule``."""
 
 
-@record(slots=True)
+@dataclass(slots=True)
 class Evaluation:
     """What ``evaluate`` found: feasible candidates, rejected offers, and what the pin left out."""
 

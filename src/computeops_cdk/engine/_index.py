@@ -8,9 +8,9 @@ immutable), so repeated decisions over one catalog pay for it once.
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass, fields
 from itertools import groupby
 
-from .._record import fields, record
 from ..catalog import Accelerator, Catalog, InstanceType, Offer, Provider, Region
 
 __all__ = ["CatalogIndex", "Row", "catalog_index"]
@@ -18,7 +18,7 @@ __all__ = ["CatalogIndex", "Row", "catalog_index"]
 _CACHE_KEY = "engine.index"
 
 
-@record(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True)
 class Row:
     """One offer joined to its provider, region, instance type and accelerator records."""
 
@@ -29,7 +29,7 @@ class Row:
     accelerator: Accelerator | None
 
 
-@record(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True)
 class CatalogIndex:
     """Offers in canonical order plus the lookups the filters and scores need."""
 

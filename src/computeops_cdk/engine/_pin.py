@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 
-from .._record import field, record
 from ..errors import IntentError, described, did_you_mean
 
 __all__ = ["FEATURES", "Pin"]
@@ -55,7 +55,7 @@ def _check_unsupported(value: object, path: str) -> None:
     _check_features(value, path)
 
 
-@record(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Pin:
     """Pin the provider and/or region of a decision.
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-from .._record import record
 from ..catalog import Catalog
 from ..catalog._types import ACCELERATOR_ALIAS, REGION_CODE
 from ..errors import IntentError, did_you_mean, did_you_mean_text, shown
@@ -34,7 +34,7 @@ MAX_INTENT_UNLISTED = 5
 """Unlisted intent names described one by one (with close matches); the rest are counted in one line."""
 
 
-@record(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Resolved:
     """The intent's catalog names as canonical ids."""
 

@@ -9,14 +9,14 @@ snapshot are listed; nothing is inferred from an accelerator's age.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
-from .._record import record
 from ._decision import Reason
 
 __all__ = ["RETIRED", "Retirement", "retired_rule"]
 
 
-@record(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True)
 class Retirement:
     date: str
     accelerator: str

@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from functools import lru_cache, partial
 
 from .. import perf
 from .._limits import MAX_INSTANCES  # the largest deployment considered, shared with the CLI
-from .._record import record, replace
 from ..catalog import Accelerator, InstanceType
 from ..errors import DoesNotFitError, EstimateError
 from ..intent import Workload
@@ -86,7 +86,7 @@ def _central_later(sizing: Sizing, compute: Callable[[], int | None]) -> Sizing:
     return sizing
 
 
-@record(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Sizing(_CentralLater):
     """A sized deployment of one instance type, or the reasons it cannot meet the intent."""
 
@@ -137,7 +137,7 @@ class Sizing(_CentralLater):
         return self.group_instances > 1
 
 
-@record(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Calibration:
     """A serving efficiency measured in production (``computeops observe``) for one model at one
     precision on one accelerator. It replaces the model's uncertainty band there: the deployment is

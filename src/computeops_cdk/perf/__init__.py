@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import sys
+from dataclasses import replace
 from functools import lru_cache
 
 from .._limits import (
@@ -31,7 +32,6 @@ from .._limits import (
     MAX_GLOBAL_BATCH_TOKENS,
     MAX_TOKENS,
 )
-from .._record import replace
 from ..errors import EstimateError, shown
 from ._calibration import (
     BAND_EXTRAPOLATED,
@@ -260,7 +260,7 @@ _HARDWARE_KEPT = 256
 
 def _hardware(accelerator: Any) -> Hardware:
     """``hardware_of``, kept per accelerator record (anything else, duck-typed, is reduced each time)."""
-    params = type(accelerator).__dict__.get("__record_params__")
+    params = type(accelerator).__dict__.get("__dataclass_params__")
     if params is None or not params.frozen:
         return hardware_of(accelerator)
     found = _HARDWARE.get(id(accelerator))

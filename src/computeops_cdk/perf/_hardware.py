@@ -9,8 +9,8 @@ falls back to the nearest one it has, and the estimate says so.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
-from .._record import record
 from ..errors import EstimateError
 from . import _calibration as cal
 
@@ -42,7 +42,7 @@ def bytes_per_param(precision: str) -> float:
     return _BYTES[precision]
 
 
-@record(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True)
 class Hardware:
     """An accelerator reduced to the numbers the model uses (validated, never None)."""
 

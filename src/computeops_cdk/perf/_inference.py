@@ -24,9 +24,9 @@ The model, per replica of ``t`` tensor-parallel accelerators serving ``B`` reque
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 from functools import lru_cache
 
-from .._record import field, record
 from . import _calibration as cal
 from ._hardware import Hardware, achieved_tflops, bytes_per_param, resolve_precision
 from ._types import InferenceEstimate, ModelSpec, Uncertainty
@@ -43,7 +43,7 @@ __all__ = ["estimate_inference_hw"]
 # cold decide's first sizing builds about 2,000 of them (14,000 over the example intents), and a
 # frozen dataclass sets every field through object.__setattr__, which made the model's first pass
 # about 12 % slower.
-@record(slots=True)
+@dataclass(slots=True)
 class _Replica:
     """Everything about one TP group that does not depend on the batch.
 
@@ -239,7 +239,7 @@ def _degrees_kept(shared: _Shared, count: int) -> tuple[int, ...]:
     return found
 
 
-@record(slots=True)
+@dataclass(slots=True)
 class _Point:
     batch: int
     ttft_s: float
@@ -262,7 +262,7 @@ def _comm(m: ModelSpec, r: _Replica, tokens: float) -> float:
     return 2 * m.layers * (r.lat + volume / r.link_bps)
 
 
-@record(slots=True)
+@dataclass(slots=True)
 class _Coeffs:
     """Batch-independent terms of one replica's step: every time below is linear in the batch B
     (except an MoE's expert reads, kept in ``_weights_read``)."""
@@ -407,7 +407,7 @@ def _search_meeting(
     return _point(m, r, lo, inp, out, c)
 
 
-@record(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True)
 class _Choice:
     """One tensor-parallel degree at its operating point, comparable by ``key``."""
 

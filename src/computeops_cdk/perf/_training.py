@@ -29,10 +29,10 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
 
-from .._record import record, replace
 from . import _calibration as cal
 from ._hardware import Hardware, achieved_tflops, bytes_per_param, resolve_precision
 from ._types import Bound, ModelSpec, Precision, TrainingEstimate
@@ -69,7 +69,7 @@ LONG_CONTEXT_TOKENS = 16384
 ATTENTION_EFF = 0.63
 
 
-@record(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True)
 class _Layout:
     mp: int
     tp: int

@@ -6,8 +6,9 @@ The engine and the ``estimate`` CLI only see these records and the functions re-
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .._lazy_typing import literal_aliases
-from .._record import record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
 if TYPE_CHECKING:
@@ -44,7 +45,7 @@ __getattr__ = literal_aliases(
 )
 
 
-@record(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Uncertainty:
     """How far reality may fall from an estimate, from the model's own held-out validation.
 
@@ -62,7 +63,7 @@ class Uncertainty:
     """One sentence saying where the band comes from."""
 
 
-@record(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ModelSpec:
     """A transformer's architecture. ``active_params_b`` differs from ``params_b`` only for MoE."""
 
@@ -117,7 +118,7 @@ class ModelSpec:
         return self.active_params_b < self.params_b
 
 
-@record(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class InferenceEstimate:
     """Serving estimate for ``count`` accelerators (tensor-parallel groups x data-parallel replicas)."""
 
@@ -154,7 +155,7 @@ class InferenceEstimate:
     """The band of this estimate (set by ``estimate_inference``)."""
 
 
-@record(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TrainingEstimate:
     """Training or fine-tuning estimate for ``count`` accelerators."""
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from .._record import field, record
 from ..engine import FEATURES, Placement
 from ..errors import TargetError
 
@@ -33,7 +33,7 @@ kubernetes provider block): never user options, so a user passing one is refused
 # must not import the targets; it is re-exported here and as ``targets.FEATURES``.
 
 
-@record(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TargetProps:
     """Options the construct passes through to a target.
 
