@@ -12,6 +12,8 @@ Everything but the errors is imported on first use: the constructs (``ComputeWor
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ._version import __version__ as __version__  # re-exported: computeops_cdk.__version__
 from .errors import (
     CatalogError,
@@ -26,10 +28,7 @@ from .errors import (
     TargetError,
 )
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
 if TYPE_CHECKING:
-    from typing import Any
-
     from .catalog import Catalog, load_catalog
     from .constructs import BudgetGuard, ComputeWorkload, WorkloadStack
     from .engine import Decision, Pin, Placement, Rejection, decide

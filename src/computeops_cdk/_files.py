@@ -11,7 +11,7 @@ import errno
 import os
 import stat
 
-__all__ = ["MIB", "UnreadableFile", "path_text", "read_regular_file", "shown_path"]
+__all__ = ["MIB", "UnreadableFile", "read_regular_file", "shown_path"]
 
 MIB = 1024 * 1024
 
@@ -47,28 +47,6 @@ def read_regular_file(path: str | os.PathLike[str], *, limit: int) -> bytes:
     if len(data) > limit:
         raise UnreadableFile(f"it is over the {_size(limit)} limit")
     return data
-
-
-def path_text(path: str | os.PathLike[str]) -> tuple[str, str]:
-    """``str(Path(path))`` and ``Path(path).suffix``: the path as messages show it and as it is opened
-    (``a//b/./c.yaml/`` is ``a/b/c.yaml``), its last suffix (``.yaml``, ``''`` for none).
-
-    A ``str`` on POSIX is read as ``PurePosixPath`` reads it without importing ``pathlib`` (with
-    ``urllib.parse`` and ``ipaddress``: about 3 ms of a cold ``computeops decide``); anything else is
-    given to ``pathlib`` itself. A test compares the two over generated paths.
-    """
-    if type(path) is not str or os.name != "posix":
-        from pathlib import Path
-
-        file = Path(path)
-        return str(file), file.suffix
-    rest = path.lstrip("/")
-    slashes = len(path) - len(rest)
-    root = "//" if slashes == 2 else "/" if slashes else ""  # POSIX keeps exactly two leading slashes
-    parts = [part for part in rest.split("/") if part and part != "."]
-    name = parts[-1] if parts else ""
-    dot = name.rfind(".")
-    return (root + "/".join(parts) or "."), (name[dot:] if 0 < dot < len(name) - 1 else "")
 
 
 def _size(count: int) -> str:

@@ -15,16 +15,15 @@ import os
 from collections.abc import Callable
 from dataclasses import MISSING, fields, is_dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._files import MIB, UnreadableFile, read_regular_file, shown_path
 from ..errors import CatalogError
 from ._packed import file_sha256, unpack_catalog
 from ._types import Accelerator, Attestation, Catalog, InstanceType, Offer, Provider, Region, ServiceScope
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
 if TYPE_CHECKING:
     from pathlib import Path
-    from typing import Any, TypeVar
 
     _Record = TypeVar("_Record")
 

@@ -36,13 +36,12 @@ from collections.abc import Callable
 from dataclasses import MISSING, fields
 from functools import partial
 from itertools import repeat
+from typing import TYPE_CHECKING, Any
 
 from ._types import CAPACITY_LEVELS, PRICE_MODELS, PROVIDER_IDS, RESERVED_TERMS_MONTHS, Offer
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
 if TYPE_CHECKING:
     from pathlib import Path
-    from typing import Any
 
 __all__ = ["PACKED_FORMAT", "file_sha256", "pack_catalog", "packed_path", "unpack_catalog"]
 

@@ -9,14 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
-
-from .._lazy_typing import literal_aliases
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
-if TYPE_CHECKING:
-    from typing import Any, Literal, cast
-else:
-    from .._lazy_typing import cast
+from typing import Any, Literal, cast
 
 __all__ = [
     "COMPLIANCE_SCOPES",
@@ -42,23 +35,12 @@ __all__ = [
     "accelerator_key",
 ]
 
-if TYPE_CHECKING:  # the aliases mypy reads; at run time made by __getattr__ from the same values
-    ProviderKind = Literal["hyperscaler", "neocloud", "marketplace"]
-    Evidence = Literal["provider_claimed", "third_party", "keyword_only"]
-    PriceModel = Literal["on_demand", "spot", "reserved"]
-    ServiceKind = Literal["vm", "kubernetes", "tpu"]
-    ServiceStatus = Literal["in_scope", "not_in_scope", "not_found"]
+ProviderKind = Literal["hyperscaler", "neocloud", "marketplace"]
+Evidence = Literal["provider_claimed", "third_party", "keyword_only"]
+PriceModel = Literal["on_demand", "spot", "reserved"]
+ServiceKind = Literal["vm", "kubernetes", "tpu"]
+ServiceStatus = Literal["in_scope", "not_in_scope", "not_found"]
 
-__getattr__ = literal_aliases(
-    globals(),
-    {
-        "ProviderKind": ("hyperscaler", "neocloud", "marketplace"),
-        "Evidence": ("provider_claimed", "third_party", "keyword_only"),
-        "PriceModel": ("on_demand", "spot", "reserved"),
-        "ServiceKind": ("vm", "kubernetes", "tpu"),
-        "ServiceStatus": ("in_scope", "not_in_scope", "not_found"),
-    },
-)
 
 SERVICE_KINDS: tuple[ServiceKind, ...] = ("vm", "kubernetes", "tpu")
 """The provider services a placement runs on, as an attestation's service scope names them: the

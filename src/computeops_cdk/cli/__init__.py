@@ -15,8 +15,8 @@ import errno
 import gc
 import os
 import sys
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence

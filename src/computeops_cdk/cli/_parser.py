@@ -11,13 +11,12 @@ import argparse
 import re
 import sys
 from importlib import import_module
+from typing import TYPE_CHECKING, NoReturn
 
 from ..errors import did_you_mean, did_you_mean_text
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import NoReturn
 
 __all__ = ["COMMANDS", "build_parser", "command_of"]
 

@@ -6,6 +6,8 @@ the tie-break are documented in README.md (and in ``_rules``, ``_scores``, ``_de
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ._decide import DEFAULT_ALTERNATIVES, decide
 from ._decision import (
     DEFAULT_REJECTIONS,
@@ -22,7 +24,6 @@ from ._pin import FEATURES, Pin
 from ._rules import features_needed
 from ._sizing import MAX_INSTANCES, Calibration, model_spec
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
 if TYPE_CHECKING:
     from ._drift import (
         DEFAULT_HYSTERESIS_PERCENT,

@@ -11,11 +11,11 @@ margin up to its size, as SkyPilot counts reservations. The decision shows list 
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from ..errors import did_you_mean, did_you_mean_text, shown
 from ._decision import Placement, Reason
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
 if TYPE_CHECKING:
     from ..accounts import Accounts
     from ..catalog import Catalog

@@ -14,6 +14,7 @@ import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from operator import attrgetter
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ..catalog import Catalog, Provider
 from ._decision import Reason
@@ -23,15 +24,11 @@ from ._rules import attestation_applies
 from ._sizing import Sizer, Sizing
 from ._suspect import price_label
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
 if TYPE_CHECKING:
-    from typing import Any, Generic, TypeVar
-
     from ..catalog._types import PriceModel
 
-    K = TypeVar("K")
-else:
-    from .._lazy_typing import Generic
+
+K = TypeVar("K")
 
 __all__ = ["Columns", "Ladder", "Sized", "Span", "assemble", "offer_columns", "set_bits"]
 
@@ -199,7 +196,7 @@ def _ladders(run: tuple[Row, ...]) -> tuple[Ladder, ...]:
     return tuple(ladders)
 
 
-class Column(Generic["K"]):
+class Column(Generic[K]):
     """One value per offer (its country, its price model, ...), coded so that the mask of the offers
     holding any of a set of values is made by C loops, not a Python one per offer: each offer's
     value number is coded as byte planes (plane ``j`` holds byte ``j`` of every offer's number: one

@@ -14,6 +14,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from operator import attrgetter
+from typing import TYPE_CHECKING, Any
 
 from ..catalog import HOURS_PER_MONTH, Catalog, load_catalog
 from ..errors import CatalogError, IntentError, NoFeasiblePlacementError, described, shown
@@ -36,10 +37,7 @@ from ._scores import compliance_credit
 from ._sizing import Calibration, sizer_for
 from ._suspect import suspect_prices
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
 if TYPE_CHECKING:
-    from typing import Any
-
     from ..accounts import Accounts
 
 __all__ = ["DEFAULT_ALTERNATIVES", "Ranked", "as_catalog", "as_intent", "decide", "ranked"]
@@ -329,7 +327,7 @@ def as_intent(value: object) -> WorkloadIntent:
     if isinstance(value, Mapping):
         return WorkloadIntent.from_dict(dict(value))
     if isinstance(value, str | os.PathLike):
-        return WorkloadIntent.from_file(value)  # read as Path(value) reads it (_files.path_text)
+        return WorkloadIntent.from_file(value)
     raise IntentError(
         f"decide() takes a WorkloadIntent, a mapping or the path of a YAML/JSON intent "
         f"(got {type(value).__name__}). To fix: pass WorkloadIntent.from_file(path) or the path itself."

@@ -11,14 +11,10 @@ import json
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, overload
 
-from .._lazy_typing import literal_aliases
 from ..catalog import HOURS_PER_MONTH
 from ..errors import IntentError, described
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
-if TYPE_CHECKING:
-    from typing import Any, Literal, overload
 
 __all__ = [
     "DEFAULT_REJECTIONS",
@@ -34,18 +30,10 @@ __all__ = [
     "UnitName",
 ]
 
-if TYPE_CHECKING:  # the aliases mypy reads; at run time made by __getattr__ from the same values
-    UnitName = Literal["usd_per_million_output_tokens", "usd_per_training_step"]
-    RejectionListing = Literal["all", "summary"]
+UnitName = Literal["usd_per_million_output_tokens", "usd_per_training_step"]
+RejectionListing = Literal["all", "summary"]
 
 REJECTION_LISTINGS: tuple[RejectionListing, ...] = ("all", "summary")
-__getattr__ = literal_aliases(
-    globals(),
-    {
-        "UnitName": ("usd_per_million_output_tokens", "usd_per_training_step"),
-        "RejectionListing": REJECTION_LISTINGS,
-    },
-)
 DEFAULT_REJECTIONS: RejectionListing = "summary"
 """How many rejections a decision document lists by default: ``summary``, the first rejection (in
 canonical order) carrying each rule, with every reason it has. ``rejections_by_rule`` and

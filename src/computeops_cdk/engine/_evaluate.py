@@ -11,6 +11,7 @@ import abc
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..catalog import HOURS_PER_MONTH, PRICE_MODELS
 from ..intent import WorkloadIntent
@@ -37,7 +38,6 @@ from ._rules import (
 from ._sizing import Sizer, Sizing
 from ._suspect import offer_key
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
 if TYPE_CHECKING:
     from ..accounts import Accounts
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, TypeVar, overload
 
 from ..catalog import HOURS_PER_MONTH
 from ._columns import Column, Columns, Sized, Span, assemble, set_bits
@@ -26,10 +27,7 @@ from ._retired import retired_rule
 from ._rules import placement_services
 from ._sizing import Sizing
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
 if TYPE_CHECKING:
-    from typing import TypeVar, overload
-
     K = TypeVar("K")
 
 __all__ = ["evaluate_grouped"]

@@ -27,6 +27,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache, partial
+from typing import TYPE_CHECKING, Literal
 
 from .. import perf
 from .._limits import MAX_INSTANCES  # the largest deployment considered, shared with the CLI
@@ -35,10 +36,6 @@ from ..errors import DoesNotFitError, EstimateError
 from ..intent import Workload
 from ._billing import STARTUP_HOURS
 from ._decision import Reason
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
-if TYPE_CHECKING:
-    from typing import Literal
 
 __all__ = ["MAX_INSTANCES", "Calibration", "Sizer", "Sizing", "model_spec", "sizer_for"]
 

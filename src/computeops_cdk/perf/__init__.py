@@ -23,6 +23,7 @@ import math
 import sys
 from dataclasses import replace
 from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from .._limits import (
     MAX_ACCELERATORS,
@@ -47,10 +48,7 @@ from ._inference import estimate_inference_hw
 from ._registry import model_from_params, model_names, resolve_model
 from ._types import PRECISIONS, InferenceEstimate, ModelSpec, TrainingEstimate, Uncertainty
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
 if TYPE_CHECKING:
-    from typing import Any, Literal, TypeVar
-
     from ._types import Bound, Evidence, Precision, WorkloadKind
 
     _Estimate = TypeVar("_Estimate", InferenceEstimate, TrainingEstimate)
@@ -59,7 +57,7 @@ _ALIASES = ("Bound", "Evidence", "Precision", "WorkloadKind")
 
 
 def __getattr__(name: str) -> object:
-    """The Literal aliases of ``_types`` (made there when first read, without importing typing before)."""
+    """The Literal aliases of ``_types``, read from there on first use."""
     if name not in _ALIASES:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     from . import _types

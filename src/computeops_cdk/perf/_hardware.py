@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from ..errors import EstimateError
 from . import _calibration as cal
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
 if TYPE_CHECKING:
-    from typing import Any
-
     from ._types import Precision
 
 __all__ = ["Hardware", "bytes_per_param", "hardware_of"]

@@ -12,13 +12,10 @@ from __future__ import annotations
 import json
 import os
 import re
+from typing import Any
 
 from ..errors import EstimateError, did_you_mean, did_you_mean_text
 from ._types import ModelSpec
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
-if TYPE_CHECKING:
-    from typing import Any
 
 __all__ = ["model_from_params", "model_names", "resolve_model"]
 

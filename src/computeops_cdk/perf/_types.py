@@ -7,12 +7,7 @@ The engine and the ``estimate`` CLI only see these records and the functions re-
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from .._lazy_typing import literal_aliases
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
-if TYPE_CHECKING:
-    from typing import Literal
+from typing import Literal
 
 __all__ = [
     "Bound",
@@ -25,24 +20,13 @@ __all__ = [
     "WorkloadKind",
 ]
 
-if TYPE_CHECKING:  # the aliases mypy reads; at run time made by __getattr__ from the same values
-    Precision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]
-    Bound = Literal["memory", "compute", "communication"]
-    WorkloadKind = Literal["inference", "training", "fine_tuning"]
-    Evidence = Literal["validated", "extrapolated", "upper_bound", "measured"]
+Precision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]
+Bound = Literal["memory", "compute", "communication"]
+WorkloadKind = Literal["inference", "training", "fine_tuning"]
+Evidence = Literal["validated", "extrapolated", "upper_bound", "measured"]
 
 PRECISIONS: tuple[Precision, ...] = ("fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4")
 """Every precision the model accepts (one that the accelerator lacks falls back; see assumptions)."""
-
-__getattr__ = literal_aliases(
-    globals(),
-    {
-        "Precision": PRECISIONS,
-        "Bound": ("memory", "compute", "communication"),
-        "WorkloadKind": ("inference", "training", "fine_tuning"),
-        "Evidence": ("validated", "extrapolated", "upper_bound", "measured"),
-    },
-)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -15,13 +15,10 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Any
 
 from ..engine import FEATURES, Placement
 from ..errors import TargetError
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
-if TYPE_CHECKING:
-    from typing import Any
 
 __all__ = ["FEATURES", "INTERNAL_OPTIONS", "Target", "TargetProps"]
 

@@ -16,11 +16,9 @@ the registry has a target for exactly these providers (tests/targets/test_regist
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, TypeVar
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name too)
 if TYPE_CHECKING:
-    from typing import TypeVar
-
     _V = TypeVar("_V")
 
 __all__ = ["UNSUPPORTED"]
