@@ -82,3 +82,12 @@ def test_an_alias_that_contains_itself_is_refused() -> None:
         IntentError, match=r"at line 1, column 4: an alias refers to the value that contains it"
     ):
         WorkloadIntent.from_yaml("a: &x [1, *x]\n")
+
+
+def test_a_tab_that_cannot_start_a_token_is_named() -> None:
+    # libyaml's message leaves the character out ("found character that cannot start any token")
+    text = SUPPORT_CHAT.replace("\n  ", "\n\t", 1)
+    with pytest.raises(IntentError) as caught:
+        WorkloadIntent.from_yaml(text, source="tabbed.yaml")
+    assert "found character '\\t' that cannot start any token" in str(caught.value)
+    assert str(caught.value).startswith("tabbed.yaml: invalid YAML at line ")

@@ -241,4 +241,15 @@ def yaml_data(text: str, *, source: str) -> Any:
         mark = getattr(err, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
         problem = getattr(err, "problem", None) or str(err)
+        if problem == _NO_TOKEN and mark is not None:  # libyaml's words leave out the character
+            found = _character_at(text, mark.line, mark.column)
+            problem = f"found character {found!r} that cannot start any token"
         raise IntentError(f"{source}: invalid YAML{where}: {problem}") from None
+
+
+_NO_TOKEN = "found character that cannot start any token"
+
+
+def _character_at(text: str, line: int, column: int) -> str:
+    lines = text.splitlines()
+    return lines[line][column] if line < len(lines) and column < len(lines[line]) else ""
