@@ -52,8 +52,18 @@ def test_unknown_engine_bad_version_and_wrong_hardware_are_clear_errors() -> Non
         _serve(engine="vllm", engine_version="latest!")
     with pytest.raises(EstimateError, match="needs an engine"):
         _serve(engine_version="0.6.0")
-    with pytest.raises(EstimateError, match="does not serve on GPUs"):
+    with pytest.raises(EstimateError, match=r"jetstream does not run on NVIDIA GPUs.*To fix: serve it with"):
         _serve(engine="jetstream")
+    with pytest.raises(EstimateError, match=r"tensorrt-llm does not run on AMD GPUs.*sglang or vllm"):
+        estimate_inference(
+            resolve_model("llama-3-8b"),
+            precision="bf16",
+            accelerator=ACCS["MI300X"],
+            count=1,
+            input_tokens=202,
+            output_tokens=179,
+            engine="tensorrt-llm",
+        )
 
 
 def test_tpu_pytorch_xla_backend_rule() -> None:
