@@ -35,7 +35,36 @@ def test_no_engine_is_the_unchanged_estimate_and_current_vllm_matches_it() -> No
     assert named.tokens_per_s == plain.tokens_per_s
     assert not any("serving engine" in a for a in plain.assumptions)
     assert any(
-        a.startswith("serving engine: vllm 0.11.1 (current release, assumed)") for a in named.assumptions
+        a.startswith(
+            "serving engine: vllm 0.11.1 (no version given: the model's default release, cited: "
+            "github.com/vllm-project/vllm/releases/tag/v0.11.1)"
+        )
+        for a in named.assumptions
+    )
+
+
+def test_every_default_release_is_cited_or_said_to_be_an_assumption() -> None:
+    """The engine table equals benchmarks/calibration/engines.csv, whose rows carry the full sources."""
+    import csv
+
+    from computeops_cdk.perf._engines import ENGINES
+
+    path = Path(__file__).parents[2] / "benchmarks" / "calibration" / "engines.csv"
+    with path.open(encoding="utf-8", newline="") as f:
+        rows = {row["engine"]: row for row in csv.DictReader(f)}
+    assert set(rows) == set(ENGINES)
+    for name, engine in ENGINES.items():
+        row = rows[name]
+        assert (row["default_version"], row["version_basis"]) == (engine.default, engine.version_basis)
+        assert tuple(row["runs_on"].split()) == engine.runs_on
+        assert row["version_source"] and row["platform_source"]
+        assert engine.version_basis in ("cited", "assumed")
+        if engine.version_basis == "assumed":
+            assert row["version_source"].startswith("an assumption")
+    trt = _serve(engine="tensorrt-llm")
+    assert any(
+        "tensorrt-llm 1.0.0 (no version given: the model's default release, an assumption: " in a
+        for a in trt.assumptions
     )
 
 

@@ -325,7 +325,7 @@ def estimate_inference(
             degree that maximises throughput at the operating point (ties: the smaller one).
         engine, engine_version: the serving engine (``engine_names()``) and its release. Default:
             no engine named, the engines the constants were fitted on. A named engine applies its
-            generation's rule (``_engines``); without ``engine_version`` its current release is
+            generation's rule (``_engines``); without ``engine_version`` its default release is
             assumed. The assumptions say which engine and version the estimate assumed.
 
     Returns:
