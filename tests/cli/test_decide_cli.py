@@ -222,3 +222,23 @@ def test_markdown_of_an_infeasible_intent_shows_rejections_misses_and_fix(
     assert "**Nearest misses**" in out and doc["nearest_misses"]
     assert all(f"- {miss}\n" in out for miss in doc["nearest_misses"])
     assert f"**{doc['explanation'][-1]}**" in out and doc["explanation"][-1].startswith("To fix:")
+
+
+@pytest.mark.parametrize(("serving", "said"), [
+    ("    engine: vllm\n    engine_version: 0.5.3\n", "serving engine: vllm 0.5.3"),
+    ("    engine: trt-llm\n", "serving engine: tensorrt-llm "),
+])  # fmt: skip
+def test_decision_says_which_engine_and_version_it_assumed(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, serving: str, said: str
+) -> None:
+    intent = tmp_path / "engine.yaml"
+    text = Path(SUPPORT_CHAT).read_text(encoding="utf-8")
+    intent.write_text(text.replace("    tpot_ms: 60\n", "    tpot_ms: 60\n" + serving), encoding="utf-8")
+    code, out, _ = run(capsys, str(intent), "--format", "json")
+    assert code == 0
+    document = json.loads(out)
+    assert any(a.startswith(said) for a in document["decision"]["estimate"]["assumptions"])
+    assert any(said in line for line in document["explanation"])
+    for fmt in ("table", "markdown"):
+        code, out, _ = run(capsys, str(intent), "--format", fmt)
+        assert code == 0 and said in " ".join(out.split())

@@ -223,3 +223,8 @@ def test_estimate_engine_flags(capsys: pytest.CaptureFixture[str]) -> None:
     assert "serving engine: vllm 0.5.3" in capsys.readouterr().out
     assert main([*base, "--engine", "vlm"]) == 2
     assert "did you mean 'vllm'" in capsys.readouterr().err
+    # an engine that does not run on the accelerator is an error, not a silent fallback
+    amd = [*base[:-3], "MI300X", "--format", "json"]
+    assert main([*amd, "--engine", "tensorrt-llm"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "error: serving engine tensorrt-llm does not run on AMD GPUs" in err

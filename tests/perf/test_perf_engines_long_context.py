@@ -35,7 +35,36 @@ def test_no_engine_is_the_unchanged_estimate_and_current_vllm_matches_it() -> No
     assert named.tokens_per_s == plain.tokens_per_s
     assert not any("serving engine" in a for a in plain.assumptions)
     assert any(
-        a.startswith("serving engine: vllm 0.11.1 (current release, assumed)") for a in named.assumptions
+        a.startswith(
+            "serving engine: vllm 0.11.1 (no version given: the model's default release, cited: "
+            "github.com/vllm-project/vllm/releases/tag/v0.11.1)"
+        )
+        for a in named.assumptions
+    )
+
+
+def test_every_default_release_is_cited_or_said_to_be_an_assumption() -> None:
+    """The engine table equals benchmarks/calibration/engines.csv, whose rows carry the full sources."""
+    import csv
+
+    from computeops_cdk.perf._engines import ENGINES
+
+    path = Path(__file__).parents[2] / "benchmarks" / "calibration" / "engines.csv"
+    with path.open(encoding="utf-8", newline="") as f:
+        rows = {row["engine"]: row for row in csv.DictReader(f)}
+    assert set(rows) == set(ENGINES)
+    for name, engine in ENGINES.items():
+        row = rows[name]
+        assert (row["default_version"], row["version_basis"]) == (engine.default, engine.version_basis)
+        assert tuple(row["runs_on"].split()) == engine.runs_on
+        assert row["version_source"] and row["platform_source"]
+        assert engine.version_basis in ("cited", "assumed")
+        if engine.version_basis == "assumed":
+            assert row["version_source"].startswith("an assumption")
+    trt = _serve(engine="tensorrt-llm")
+    assert any(
+        "tensorrt-llm 1.0.0 (no version given: the model's default release, an assumption: " in a
+        for a in trt.assumptions
     )
 
 
@@ -52,8 +81,18 @@ def test_unknown_engine_bad_version_and_wrong_hardware_are_clear_errors() -> Non
         _serve(engine="vllm", engine_version="latest!")
     with pytest.raises(EstimateError, match="needs an engine"):
         _serve(engine_version="0.6.0")
-    with pytest.raises(EstimateError, match="does not serve on GPUs"):
+    with pytest.raises(EstimateError, match=r"jetstream does not run on NVIDIA GPUs.*To fix: serve it with"):
         _serve(engine="jetstream")
+    with pytest.raises(EstimateError, match=r"tensorrt-llm does not run on AMD GPUs.*sglang or vllm"):
+        estimate_inference(
+            resolve_model("llama-3-8b"),
+            precision="bf16",
+            accelerator=ACCS["MI300X"],
+            count=1,
+            input_tokens=202,
+            output_tokens=179,
+            engine="tensorrt-llm",
+        )
 
 
 def test_tpu_pytorch_xla_backend_rule() -> None:

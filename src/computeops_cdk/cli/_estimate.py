@@ -205,7 +205,10 @@ def register(commands: Any) -> None:
         "model was fitted on)",
     )
     serving.add_argument(
-        "--engine-version", metavar="V", help="the engine's release (with --engine). Default: its current one"
+        "--engine-version",
+        metavar="V",
+        help="the engine's release (with --engine). Default: the model's default release (cited, or "
+        "said to be an assumption)",
     )
     training = parser.add_argument_group("training and fine_tuning only")
     training.add_argument("--seq-len", type=_TOKENS, metavar="N", help="tokens per sequence. Default: 4096")

@@ -99,6 +99,9 @@ def _categorical(rule: str, c: Candidate) -> str:
         return f"adding a {offer.provider} account to the accounts file"
     if rule == "account.quota":
         return f"raising the {offer.provider} quota for {offer.region} in the accounts file"
+    if rule == "engine.platform":
+        accelerator = c.row.itype.accelerator if c.row.itype else "?"
+        return f"naming a serving.engine that runs on {accelerator} (or dropping serving.engine)"
     if rule.startswith("residency."):
         country = c.row.region.country if c.row.region else None
         where = country or "unknown country"

@@ -9,7 +9,8 @@ Rule ids (stable; documented in README.md):
 ``residency.country``, ``residency.continent``, ``residency.region``, ``compliance.<scope>``,
 ``target.unsupported``, ``spec.unknown``, ``memory.fit``, ``latency.ttft``, ``latency.tpot``,
 ``throughput``, ``deadline``, ``price.unknown``, ``price.max_hourly``, ``price.max_monthly``,
-``price.max_total``.
+``price.max_total``, ``engine.platform`` (in the sizing: a named serving engine that does not
+run on the accelerator).
 """
 
 from __future__ import annotations

@@ -235,8 +235,6 @@ def _inference(
     targets: tuple[float | None, float | None],
     engine: tuple[str | None, str | None] = (None, None),
 ) -> perf.InferenceEstimate:
-    # the intent's serving engine, where it serves on this kind of accelerator (perf.engine_serves)
-    engine = engine if engine[0] is not None and perf.engine_serves(engine[0], acc.is_tpu) else (None, None)
     key = (_key(model), precision, _key(acc), count, per_node, lengths, targets, engine)
     found = _INFERENCE.get(key)
     if found is None:  # two threads may both make it: the same estimate
@@ -388,6 +386,11 @@ class Sizer:
         lengths = (serving.input_tokens, serving.output_tokens)
         targets = (serving.ttft_ms, serving.tpot_ms)
         engine = (serving.engine, serving.engine_version)
+        if serving.engine is not None:
+            # a named engine is a hard constraint: one that does not run on this accelerator rejects it
+            refused = perf.engine_refusal(serving.engine, perf.platform_of(acc))
+            if refused is not None:
+                return Sizing(instances=1, reasons=(Reason(rule="engine.platform", message=refused),))
         # The operating point must meet the targets even if reality is as slow as the p10 point.
         ttft, tpot = targets
         tight = (None if ttft is None else ttft * low, None if tpot is None else tpot * low)

@@ -42,7 +42,7 @@ from ._calibration import (
     VALIDATED_INFERENCE,
     VALIDATED_TRAINING,
 )
-from ._engines import canonical_engine, engine_names, engine_serves
+from ._engines import canonical_engine, engine_names, engine_refusal, engine_serves, platform_of
 from ._hardware import Hardware, hardware_of
 from ._inference import estimate_inference_hw
 from ._registry import model_from_params, model_names, resolve_model
@@ -79,11 +79,13 @@ __all__ = [
     "WorkloadKind",
     "canonical_engine",
     "engine_names",
+    "engine_refusal",
     "engine_serves",
     "estimate_inference",
     "estimate_training",
     "model_from_params",
     "model_names",
+    "platform_of",
     "resolve_model",
     "uncertainty",
 ]
@@ -321,7 +323,7 @@ def estimate_inference(
             degree that maximises throughput at the operating point (ties: the smaller one).
         engine, engine_version: the serving engine (``engine_names()``) and its release. Default:
             no engine named, the engines the constants were fitted on. A named engine applies its
-            generation's rule (``_engines``); without ``engine_version`` its current release is
+            generation's rule (``_engines``); without ``engine_version`` its default release is
             assumed. The assumptions say which engine and version the estimate assumed.
 
     Returns:
@@ -357,7 +359,7 @@ def estimate_inference(
     # made labelled (no copy with the labels added, as a training estimate gets in _label_validation)
     band, validation = _validation(str(getattr(accelerator, "id", "")), "inference")
     if engine is not None or engine_version is not None:
-        hw, note = _with_engine(hw, engine, engine_version)
+        hw, note = _with_engine(hw, platform_of(accelerator), engine, engine_version)
         validation = (note, *validation)
     return estimate_inference_hw(
         model,
@@ -376,7 +378,7 @@ def estimate_inference(
     )
 
 
-def _with_engine(hw: Hardware, engine: object, version: object) -> tuple[Hardware, str]:
+def _with_engine(hw: Hardware, platform: str, engine: object, version: object) -> tuple[Hardware, str]:
     """``hw`` as the named engine generation runs it, and the note saying which one was assumed."""
     if engine is None:
         raise EstimateError("engine_version needs an engine. To fix: name the engine, or drop the version")
@@ -386,7 +388,7 @@ def _with_engine(hw: Hardware, engine: object, version: object) -> tuple[Hardwar
         )
     from ._engines import resolve_engine
 
-    rule = resolve_engine(canonical_engine(engine), version, tpu=hw.is_tpu)
+    rule = resolve_engine(canonical_engine(engine), version, platform=platform)
     return _engine_hardware(hw, rule.throughput_factor, rule.host_s_per_seq), rule.note
 
 

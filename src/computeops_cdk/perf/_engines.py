@@ -20,7 +20,16 @@ from functools import lru_cache
 
 from ..errors import EstimateError, did_you_mean, did_you_mean_text, shown
 
-__all__ = ["ENGINES", "EngineRule", "engine_names", "engine_serves", "resolve_engine"]
+__all__ = [
+    "ENGINES",
+    "PLATFORMS",
+    "EngineRule",
+    "engine_names",
+    "engine_refusal",
+    "engine_serves",
+    "platform_of",
+    "resolve_engine",
+]
 
 # Host time per request in flight per decode step of vLLM before 0.6 (seconds). Solved on
 # CAL-ENG-1 (vLLM 0.6.0 vs 0.5.3 on Llama 3 8B, 1x H100: 2.7x throughput, blog.vllm.ai
@@ -35,28 +44,103 @@ HOST_S_PER_SEQ_PRE_V06 = 1.37e-4
 PTXLA_FACTOR = 1 / 1.2
 
 
+PLATFORMS: dict[str, str] = {"nvidia": "NVIDIA GPUs", "amd": "AMD GPUs", "tpu": "TPUs"}
+"""Where an engine can serve: the catalog's accelerator vendors (a TPU is ``tpu``)."""
+
+
 @dataclass(frozen=True, slots=True)
 class _Engine:
     name: str
-    current: str
-    """The release the estimate assumes when no version is given."""
+    default: str
+    """The release the estimate assumes when no version is given (not "the newest": no clock is read)."""
+    version_basis: str
+    """``cited`` (a source read names that release) or ``assumed`` (none does; the estimate says so)."""
+    version_source: str
     runs_on: tuple[str, ...]
-    """``"gpu"``, ``"tpu"``: where the engine serves."""
-    source: str
+    """``PLATFORMS`` keys: where the engine serves, as its own documentation says (``platform_source``)."""
+    platform_source: str
+    """The engine's own page that says where it runs."""
     aliases: tuple[str, ...] = ()
 
 
 ENGINES: dict[str, _Engine] = {
     e.name: e
     for e in (
-        _Engine("vllm", "0.11.1", ("gpu", "tpu"), "vLLM release notes; vllm-tpu on TPUs", ("vllm-tpu",)),
-        _Engine("sglang", "0.5.5", ("gpu",), "SGLang releases"),
-        _Engine("tensorrt-llm", "1.0.0", ("gpu",), "TensorRT-LLM releases", ("trtllm", "trt-llm")),
-        _Engine("sglang-jax", "0.0.2", ("tpu",), "sgl-project/sglang-jax", ("sgl-jax",)),
-        _Engine("jetstream", "0.3.0", ("tpu",), "AI-Hypercomputer/JetStream (MaxText engine)"),
+        _Engine(
+            "vllm",
+            "0.11.1",
+            "cited",
+            "github.com/vllm-project/vllm/releases/tag/v0.11.1",
+            ("nvidia", "amd", "tpu"),
+            "docs.vllm.ai installation (GPU: NVIDIA CUDA, AMD ROCm; Google TPU, from 0.11 through the "
+            "tpu-inference plugin)",
+            ("vllm-tpu",),
+        ),
+        _Engine(
+            "sglang",
+            "0.5.4.post1",
+            "cited",
+            "tag v0.5.4.post1 of sgl-project/sglang",
+            ("nvidia", "amd"),
+            "sgl-project/sglang README ('Runs on NVIDIA GPUs ..., AMD GPUs (MI355/MI300) ...'; on TPUs "
+            "through SGLang-Jax, the engine sglang-jax here)",
+        ),
+        _Engine(
+            "tensorrt-llm",
+            "1.0.0",
+            "assumed",
+            "the 1.0 line is cited (nvidia.github.io/TensorRT-LLM/1.0.0rc4/), the 1.0.0 final release is not",
+            ("nvidia",),
+            "NVIDIA/TensorRT-LLM README ('inference efficiently on NVIDIA GPUs')",
+            ("trtllm", "trt-llm"),
+        ),
+        _Engine(
+            "sglang-jax",
+            "0.0.2",
+            "cited",
+            "sgl-project/sglang-jax python/sgl_jax/version.py @3b79326",
+            ("tpu",),
+            "lmsys.org/blog/2025-10-29-sglang-jax ('native TPU inference')",
+            ("sgl-jax",),
+        ),
+        _Engine(
+            "jetstream",
+            "0.2.2",
+            "cited",
+            "AI-Hypercomputer/JetStream setup.py @e78f9d9",
+            ("tpu",),
+            "AI-Hypercomputer/JetStream README ('LLM inference on XLA devices, starting with TPUs (and GPUs "
+            "in future)')",
+        ),
     )
 }
-"""Engine name -> its record. ``current`` is the release each was at when this table was written."""
+"""Engine name -> its record; benchmarks/calibration/engines.csv holds the same table with the full
+sources (a test keeps them equal). ``default`` is a release a source names, or an assumption that
+says so (``version_basis``); newer releases may exist, and the rule of each engine is the same for
+every release it does not single out."""
+
+
+def platform_of(accelerator: object) -> str:
+    """The ``PLATFORMS`` key of a catalog accelerator (its vendor, ``tpu`` for a TPU), else its vendor."""
+    if getattr(accelerator, "is_tpu", False):
+        return "tpu"
+    vendor = f"{getattr(accelerator, 'vendor', '') or ''}".strip().lower()
+    return vendor or "unknown"
+
+
+def engine_refusal(name: str, platform: str) -> str | None:
+    """None when engine ``name`` (a known one) serves on ``platform``, else why not and how to fix it."""
+    engine = ENGINES[canonical_engine(name)]
+    if platform in engine.runs_on:
+        return None
+    where = PLATFORMS.get(platform, f"{platform} accelerators")
+    others = sorted(e.name for e in ENGINES.values() if platform in e.runs_on)
+    serves = ", ".join(PLATFORMS[p] for p in engine.runs_on)
+    fix = f"serve it with {' or '.join(others)}, or" if others else "no engine the model knows runs there:"
+    return (
+        f"serving engine {engine.name} does not run on {where}; it serves on {serves} "
+        f"({engine.platform_source}). To fix: {fix} choose another accelerator"
+    )
 
 
 def engine_names() -> tuple[str, ...]:
@@ -71,7 +155,7 @@ class EngineRule:
     engine: str
     version: str
     defaulted: bool
-    """True when no version was given (the current release is assumed)."""
+    """True when no version was given (the default release, ``_Engine.default``, is assumed)."""
     throughput_factor: float = 1.0
     """Multiplies achieved FLOPs and bandwidth (the TPU PyTorch/XLA backend)."""
     host_s_per_seq: float = 0.0
@@ -87,8 +171,8 @@ def _version_tuple(engine: str, text: str) -> tuple[int, int, int]:
     if not found:
         raise EstimateError(
             f"engine_version {shown(text, limit=40)} of {engine} is not a release number. To fix: "
-            f"give MAJOR.MINOR[.PATCH] (e.g. {ENGINES[engine].current}), or leave it out for the "
-            "current release"
+            f"give MAJOR.MINOR[.PATCH] (e.g. {ENGINES[engine].default}), or leave it out for the "
+            "default release"
         )
     major, minor, patch = (int(g) if g else 0 for g in found.groups())
     return major, minor, patch
@@ -111,31 +195,35 @@ def canonical_engine(name: object) -> str:
     )
 
 
-def engine_serves(name: str, tpu: bool) -> bool:
-    """Whether engine ``name`` (a known one) serves on TPUs (``tpu``) or on GPUs."""
-    return ("tpu" if tpu else "gpu") in ENGINES[canonical_engine(name)].runs_on
+def engine_serves(name: str, platform: str) -> bool:
+    """Whether engine ``name`` (a known one) serves on ``platform`` (``platform_of``)."""
+    return engine_refusal(name, platform) is None
+
+
+def _default_label(engine: _Engine) -> str:
+    """What the estimate says of a defaulted release: its source, or that it is an assumption."""
+    if engine.version_basis == "cited":
+        return f" (no version given: the model's default release, cited: {engine.version_source})"
+    return f" (no version given: the model's default release, an assumption: {engine.version_source})"
 
 
 @lru_cache(maxsize=64)
-def resolve_engine(name: str, version: str | None, *, tpu: bool) -> EngineRule:
-    """The rule of engine ``name`` at ``version`` (None: its current release) on a GPU or a TPU.
+def resolve_engine(name: str, version: str | None, *, platform: str) -> EngineRule:
+    """The rule of engine ``name`` at ``version`` (None: its default release) on ``platform``.
 
     Raises:
         EstimateError: an unknown engine (with did-you-mean), a version that is not a release
-            number, or an engine that does not serve on this kind of accelerator.
+            number, or an engine that does not serve on this platform.
     """
     engine = ENGINES[canonical_engine(name)]
-    where = "tpu" if tpu else "gpu"
-    if where not in engine.runs_on:
-        others = sorted(e.name for e in ENGINES.values() if where in e.runs_on)
-        raise EstimateError(
-            f"{engine.name} does not serve on {'TPUs' if tpu else 'GPUs'}. To fix: use one of "
-            f"{', '.join(others)}, or another accelerator"
-        )
+    refused = engine_refusal(engine.name, platform)
+    if refused is not None:
+        raise EstimateError(refused)
+    tpu = platform == "tpu"
     given = version is not None
-    text = str(version).strip() if given else engine.current
+    text = str(version).strip() if given else engine.default
     release = _version_tuple(engine.name, text)
-    label = f"serving engine: {engine.name} {text}" + ("" if given else " (current release, assumed)")
+    label = f"serving engine: {engine.name} {text}" + ("" if given else _default_label(engine))
     if engine.name == "vllm" and not tpu and release < (0, 6, 0):
         return EngineRule(
             engine=engine.name,

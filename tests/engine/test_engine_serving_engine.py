@@ -1,0 +1,66 @@
+"""A named serving engine is a hard constraint: an accelerator it does not run on is a rejection."""
+
+from __future__ import annotations
+
+import pytest
+from engine_testdata import ITYPES, OFFERS, intent_of, make_catalog, offer, reasons_of
+
+from computeops_cdk.catalog import Accelerator, InstanceType
+from computeops_cdk.engine import decide
+from computeops_cdk.errors import NoFeasiblePlacementError
+
+MI300X = Accelerator(
+    id="MI300X",
+    vendor="AMD",
+    architecture="CDNA 3",
+    memory_gb=192,
+    memory_bw_gbps=5300,
+    bf16_tflops=1307,
+    fp8_tflops=2615,
+    interconnect="Infinity Fabric",
+    interconnect_gbps=896,
+)
+
+
+def _catalog() -> object:
+    base = make_catalog()
+    return make_catalog(
+        accelerators=(*base.accelerators, MI300X),
+        instance_types=(
+            *ITYPES,
+            InstanceType(provider="aws", name="mi-1", accelerator="MI300X", accelerator_count=1),
+        ),
+        offers=(*OFFERS, offer("aws", "mi-1", "us-east-1", 0.5)),
+    )
+
+
+def _intent(engine: str | None, **constraints: object):  # type: ignore[no-untyped-def]
+    serving: dict[str, object] = {"output_tokens_per_s": 2000}
+    if engine is not None:
+        serving["engine"] = engine
+    return intent_of(
+        {"type": "inference", "model": {"name": "llama-3.1-8b", "precision": "bf16"}, "serving": serving},
+        constraints,
+    )
+
+
+def test_an_engine_that_does_not_run_on_the_accelerator_rejects_it() -> None:
+    catalog = _catalog()
+    # without an engine the cheap AMD offer wins; naming TensorRT-LLM rejects it with the reason
+    assert decide(_intent(None), catalog=catalog).chosen.accelerator == "MI300X"  # type: ignore[arg-type]
+    decision = decide(_intent("tensorrt-llm"), catalog=catalog)  # type: ignore[arg-type]
+    assert decision.chosen is not None and decision.chosen.accelerator == "H100-SXM"
+    assert reasons_of(decision, "aws", "mi-1", "us-east-1") == ["engine.platform"]
+    message = next(r for r in decision.rejected if r.instance_type == "mi-1").reasons[0].message
+    assert "tensorrt-llm does not run on AMD GPUs" in message and "sglang or vllm" in message
+    assert any("serving engine: tensorrt-llm" in a for a in decision.chosen.estimate.assumptions)
+    # an engine that does run there keeps it
+    assert decide(_intent("sglang"), catalog=catalog).chosen.accelerator == "MI300X"  # type: ignore[arg-type]
+
+
+def test_nothing_left_is_infeasible_with_the_engine_as_the_miss() -> None:
+    with pytest.raises(NoFeasiblePlacementError) as err:
+        decide(_intent("jetstream", accelerators={"allow": ["MI300X"]}), catalog=_catalog())  # type: ignore[arg-type]
+    rules = {r.rule for rejection in err.value.rejections for r in rejection.reasons}
+    assert "engine.platform" in rules
+    assert any("naming a serving.engine that runs on MI300X" in m for m in err.value.nearest_misses)
