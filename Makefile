@@ -15,7 +15,7 @@ PY_STAMP   := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
 EXAMPLE    ?= examples/support-chat.yaml
 
-.PHONY: demo test lint typecheck unit tools bench accuracy catalog schemas clean help
+.PHONY: demo test docs lint typecheck unit tools bench accuracy catalog schemas clean help
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -23,7 +23,7 @@ help:  ## list the targets
 $(PY_STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[all,dev]'
+	$(PY) -m pip install --quiet -e '.[all,dev,docs]'
 	@touch $@
 
 # The boot-script tests run the real validators: shellcheck and cloud-init (Debian packages).
@@ -63,6 +63,10 @@ bench: $(PY_STAMP) $(NODE_STAMP)  ## speed and memory benchmarks (decide, start-
 accuracy: $(PY_STAMP)  ## performance model vs published measurements
 	$(PY) benchmarks/accuracy.py
 
+docs: $(PY_STAMP)  ## regenerate docs/intent-reference.md from the intent schema, then build the site into site/ (strict)
+	$(PY) docs/hooks/intent_reference.py docs/intent-reference.md
+	$(VENV)/bin/mkdocs build --strict --site-dir site
+
 schemas: $(PY_STAMP)  ## regenerate schemas/intent.schema.json from the intent model; copy schemas/ into the package
 	$(PY) -m computeops_cdk.schemas schemas
 
@@ -70,4 +74,4 @@ catalog: $(PY_STAMP)  ## rebuild the embedded catalog (and its packed form, cata
 	$(VENV)/bin/computeops catalog build --output src/computeops_cdk/catalog/data/catalog.json
 
 clean:
-	rm -rf $(VENV) node_modules cdktf.out stacks/*/cdktf.out .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) node_modules site cdktf.out stacks/*/cdktf.out .pytest_cache .mypy_cache .ruff_cache
