@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from ..errors import CatalogError
+from ._canonical import canonical_order, ordered_sha256
 from ._schema_check import SCHEMA_PATH, catalog_schema, compiled_accepts, first_schema_error
 from ._types import accelerator_key
 
@@ -263,8 +264,6 @@ def _unique(doc: dict[str, Any], section: str, key: Any) -> set[Any]:
 def check_sha256(doc: dict[str, Any]) -> dict[str, Any]:
     """The recorded digest matches the content (catches hand edits and truncation); returns ``doc``
     with its records in canonical order, as the digest reads them."""
-    from ._build import canonical_order, ordered_sha256
-
     ordered = canonical_order(doc)
     actual = ordered_sha256(ordered)
     if doc["sha256"] != actual:

@@ -10,6 +10,7 @@ import jsii
 from .. import _compat
 from .._compat import IAspect, in_scope_framework
 from ..errors import TargetError
+from ._record import InheritedAspect
 from ._workload import ComputeWorkload
 
 __all__ = ["BudgetGuard"]
@@ -18,7 +19,7 @@ __all__ = ["BudgetGuard"]
 @jsii.implements(
     IAspect
 )  # the default core's interface: jsii matches implementers by shape, so it serves either core's app
-class BudgetGuard:
+class BudgetGuard(InheritedAspect):
     """Fail synth when the workloads of a stack would cost more per hour than a budget.
 
     ``Aspects.of(app).add(BudgetGuard(max_hourly_usd=500))`` guards every stack of the app (cdktn itself

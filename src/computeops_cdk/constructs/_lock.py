@@ -30,7 +30,8 @@ from typing import Any
 import jsii
 from constructs import IValidation
 
-from .. import __version__, _compat
+from .. import _compat
+from .._version import __version__
 from ..accounts import Accounts, sha256_label
 from ..catalog import HOURS_PER_MONTH, Catalog
 from ..engine import Calibration, Decision, LockedPlacement, Pin, Placement, placement_of

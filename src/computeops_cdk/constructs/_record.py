@@ -26,6 +26,7 @@ from ..engine._decision import DEFAULT_REJECTIONS, RejectionListing
 __all__ = [
     "DECISION_FILE",
     "STACK_COST_FILE",
+    "InheritedAspect",
     "record_decision",
     "record_stack_cost",
     "single_default_provider",
@@ -72,18 +73,27 @@ class _DecisionRecordSynthesizer:
         return skips
 
 
+class InheritedAspect:
+    """An aspect that also visits the stacks under the scope it is added to (``BudgetGuard``).
+
+    Defined here so that the synthesizer needs no import of ``_aspects``, which imports the workload,
+    which imports this module.
+    """
+
+    def visit(self, node: Any) -> None:
+        raise NotImplementedError
+
+
 def _apply_inherited_guards(stack: Any) -> None:
-    """Visit ``stack`` with the ``BudgetGuard`` aspects added to its ancestors (the App).
+    """Visit ``stack`` with the ``InheritedAspect`` aspects added to its ancestors (the App).
 
     cdktn invokes aspects from each stack down, so an aspect added with ``Aspects.of(app)`` never visits
     a stack; a guard added on the stack itself is left to cdktn (visited once, not twice).
     """
-    from ._aspects import BudgetGuard
-
     own = list(_compat.Aspects.of(stack).all)
     for scope in stack.node.scopes[:-1]:
         for aspect in _compat.Aspects.of(scope).all:
-            if isinstance(aspect, BudgetGuard) and aspect not in own:
+            if isinstance(aspect, InheritedAspect) and aspect not in own:
                 aspect.visit(stack)
 
 

@@ -16,14 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["ADDRESS", "HOST", "NAMESPACE", "TYPE", "main"]
+from ._address import ADDRESS, HOST, NAMESPACE, TYPE
 
-HOST = "terraform.local"
-"""The source address host: a name no registry answers for (the mirror is the only source)."""
-NAMESPACE = "computeops"
-TYPE = "computeops"
-ADDRESS = f"{HOST}/{NAMESPACE}/{TYPE}"
-"""``required_providers { computeops = { source = ADDRESS } }``."""
+__all__ = ["ADDRESS", "HOST", "NAMESPACE", "TYPE", "main"]
 
 
 def main(argv: Sequence[str] | None = None) -> None:

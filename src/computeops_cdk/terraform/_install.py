@@ -19,7 +19,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import ADDRESS, HOST, NAMESPACE, TYPE
+from ._address import ADDRESS, HOST, NAMESPACE, TYPE
 
 __all__ = ["Mirror", "install_mirror", "package_version", "terraform_platform"]
 
@@ -33,7 +33,7 @@ def package_version() -> str:
     try:
         return version("computeops-cdk")
     except PackageNotFoundError:  # a source tree that was never installed
-        from .. import __version__
+        from .._version import __version__
 
         return __version__
 

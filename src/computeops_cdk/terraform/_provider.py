@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import ADDRESS
+from ._address import ADDRESS
 from ._framework import ProviderSpec
 from ._functions import functions
 from ._lock import lock_resource
