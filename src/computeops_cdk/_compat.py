@@ -1,26 +1,19 @@
 """The one module that imports a CDK-for-Terraform core: CDK Terrain (``cdktn``) and/or ``cdktf`` 0.21.
 
-Everything else (targets, constructs, stacks, tests) takes the core classes from here, so a
-platform team still on cdktf can use the constructs unchanged. The core a construct builds with is
-the one its scope belongs to (``framework_of``: the module of the scope's app class, ``cdktf.App`` ->
-cdktf), so one process may import both cores and still build a ``cdktf.App``: the construct entry
-points run under ``framework_for(scope)``, and the names below (``TerraformStack``, ``Fn``, ...)
-resolve to the active core each time they are read. Outside any construct (a test building a stack
-by hand) the default core is used: ``COMPUTEOPS_CDK_FRAMEWORK`` (``cdktf`` or ``cdktn``) when set,
-else the one the app already imported, else cdktn when importable (``FRAMEWORK``).
+Everything else takes the core classes from here, so a team still on cdktf can use the constructs
+unchanged. A construct builds with its scope's core (``framework_of``: the module of the app's class)
+under ``framework_for(scope)``; the names below (``TerraformStack``, ``Fn``, ...) resolve to the active
+core on each read. Outside any construct the default core is ``COMPUTEOPS_CDK_FRAMEWORK`` when set,
+else the one the app already imported, else cdktn (``FRAMEWORK``).
 
-Classes that subclass a core class (``WorkloadStack`` a ``TerraformStack``, the generic resources a
-``TerraformResource``) use the ``FrameworkBound`` metaclass: calling one builds, once per core, the
-subclass on that core's base and instantiates it, so ``isinstance`` against the public class holds.
+Subclasses of a core class use the ``FrameworkBound`` metaclass: calling one builds, once per core, the
+subclass on that core's base, so ``isinstance`` against the public class holds.
 
-Importing this module checks, once, that the ``node`` jsii will start is Node.js >= 22 (cdktn's
-requirement): an older one fails with one message saying how to get Node 22, instead of jsii's
-``markAsUncloneable is not a function`` crash and its end-of-life warnings.
+Importing this module checks once that jsii's ``node`` is Node.js >= 22 (cdktn's requirement), so an
+older one fails with a fix instead of jsii's ``markAsUncloneable is not a function`` crash.
 
-Prebuilt provider bindings are imported through :func:`import_binding` only, which maps a binding
-to the package of the active core and turns a missing package into a ``MissingExtraError`` naming
-that core's package (``cdktn-provider-aws`` through ``computeops-cdk[aws]``, or
-``cdktf-cdktf-provider-aws`` for cdktf).
+Prebuilt provider bindings are imported through :func:`import_binding` only, which turns a missing
+package into a ``MissingExtraError`` naming the active core's package.
 """
 
 from __future__ import annotations
@@ -147,8 +140,7 @@ def _core_name(cls: type) -> str | None:
 
 
 def framework_of(scope: Any) -> str:
-    """The core ``scope`` belongs to: that of its root (the app) or, failing that, of its own class
-    (``cdktf.App`` and everything under it -> ``cdktf``); the active core for anything else."""
+    """The core of ``scope``'s root (the app), else of its own class, else the active core."""
     node = getattr(scope, "node", None)
     root = getattr(node, "root", None) if node is not None else None
     for item in (root, scope):
@@ -216,9 +208,8 @@ def __getattr__(name: str) -> Any:
 class FrameworkBound(type):
     """Metaclass of a class whose jsii base is a core class named by its ``__core_base__``.
 
-    ``Cls(scope, ...)`` instantiates ``Cls`` built on that base of ``scope``'s core (built once per
-    core and cached), so the object belongs to the same core as its tree; ``isinstance(obj, Cls)``
-    holds for either core.
+    ``Cls(scope, ...)`` instantiates ``Cls`` built (once, cached) on that base of ``scope``'s core;
+    ``isinstance(obj, Cls)`` holds for either core.
     """
 
     def __call__(cls, scope: Any, *args: Any, **kwargs: Any) -> Any:
@@ -268,15 +259,12 @@ def import_binding(
 
     Args:
         binding: one of ``aws``, ``google``, ``google_beta``, ``azurerm``, ``kubernetes``, ``helm``.
-        submodule: e.g. ``instance`` for ``cdktn_provider_aws.instance``. Default: the package itself.
+        submodule: e.g. ``instance`` for ``cdktn_provider_aws.instance``; default the package.
         chosen_by: who picked this provider, for the error message ("the engine", "you pinned").
-            Default: "the engine".
-        provider: the catalog provider the binding serves, for the error message. Default: the
-            extra's name (``gcp`` for the google bindings).
+        provider: the catalog provider, for the error message; default the extra's name.
 
     Raises:
-        MissingExtraError: the binding package is not installed, naming the extra that installs it:
-            "the engine chose gcp; install computeops-cdk[gcp] ...".
+        MissingExtraError: the binding package is not installed; names the extra that installs it.
     """
     cdktn_pkg, cdktf_pkg, extra = _BINDINGS[binding]
     package = cdktn_pkg if active_framework() == "cdktn" else cdktf_pkg
@@ -292,8 +280,6 @@ def import_binding(
 
 
 def _missing_message(binding: str, package: str, extra: str, chosen_by: str, provider: str | None) -> str:
-    # The distribution of the module (cdktn_provider_aws -> cdktn-provider-aws, as pyproject's extras
-    # name it; cdktf_cdktf_provider_aws -> cdktf-cdktf-provider-aws).
     distribution = package.replace("_", "-")
     if active_framework() == "cdktn":
         install = f"computeops-cdk[{extra}]"
@@ -302,8 +288,7 @@ def _missing_message(binding: str, package: str, extra: str, chosen_by: str, pro
         # cdktf users bring the legacy prebuilt bindings themselves; our extras pull cdktn ones.
         install = distribution
         fix = f"pip install {install}"
-    # The Kubernetes/Helm layer is no provider anyone chose: it is what `cluster=` runs the workload
-    # with, whichever cloud holds the cluster; say that, and which extra brings it.
+    # Nobody chose the Kubernetes/Helm layer: `cluster=` runs through it on whichever cloud.
     who = (
         "cluster= runs the workload through the Kubernetes and Helm providers"
         if extra == "k8s"

@@ -40,6 +40,5 @@ MAX_BATCH_PER_REPLICA = 1024
 (perf/_calibration.py, TensorRT-LLM's default order of magnitude; a test keeps the two equal)."""
 
 MAX_CONCURRENCY = MAX_ACCELERATORS * MAX_BATCH_PER_REPLICA
-"""Requests in flight an inference estimate accepts (``estimate --concurrency``, ``concurrency=``):
-what the largest deployment can ever hold, one replica per accelerator each at its largest batch
-(4,294,967,296). More is not a load the model represents: each replica's batch is capped anyway."""
+"""Requests in flight an inference estimate accepts: what the largest deployment can ever hold, one
+replica per accelerator each at its largest batch."""

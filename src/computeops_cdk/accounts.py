@@ -22,14 +22,10 @@ Decisions record the file's sha256. Parsing is strict (unknown keys, wrong types
 0..100 are ``AccountsError`` with the path and a fix); the file is capped at 256 KiB and read as
 YAML without aliases.
 
-Names: a region (a quota's key, an owned entry's ``region``) and an instance type must be written in
-the catalog's own form (its schema's ``region_code`` and ``instance_type_name`` patterns), and a
-discount's ``family`` in letters and digits (the part of a name before its first '.', '_' or '-'),
-else ``AccountsError``. A well-formed name that the catalog decided over does not list at that
-provider (a typo, or a region, instance type or family a refreshed catalog dropped) is not an error:
-the entry limits or prices nothing, and the decision's explanation, a re-evaluation's detail and a
-synth warning say so with close matches (``engine._accounts.unlisted_names``). So a catalog change
-never stops the synth of a locked workload or a re-evaluation.
+Regions and instance types must be in the catalog's own form (its schema's patterns), a ``family`` in
+letters and digits, else ``AccountsError``. A well-formed name the catalog does not list is not an
+error: the entry limits or prices nothing, and the decision warns with close matches
+(``engine._accounts.unlisted_names``), so a catalog change never stops a locked workload's synth.
 """
 
 from __future__ import annotations
@@ -213,8 +209,7 @@ def parse_accounts(raw: bytes, *, path: str = "") -> Accounts:
 
 
 def _document(text: str) -> Any:
-    """The file's data with the intent's YAML rules (no key twice, no YAML 1.1 numbers: 1:20 is not
-    80)."""
+    """The file's data under the intent's YAML rules (no key twice, no YAML 1.1 numbers)."""
     import yaml
 
     from .intent._yaml import load_yaml
@@ -304,9 +299,7 @@ def _owned(value: Any, where: str) -> Owned:
 
 
 def _identifier(value: Any, where: str, kind: str) -> None:
-    """A region or instance type name in the catalog's own form, else an AccountsError: only a
-    well-formed name the catalog does not list is left to a warning when deciding
-    (``engine._accounts.unlisted_names``)."""
+    """Refuse a region, instance type or family not in the catalog's own form."""
     pattern, what = _IDENTIFIERS[kind]
     if not isinstance(value, str) or not re.fullmatch(pattern, value):
         shows = "the start of an instance type" if kind == "family" else f"the {kind}"

@@ -51,11 +51,9 @@ __all__ = [
 def shown(value: object, *, limit: int = 80) -> str:
     """``repr(value)`` for a message, cut at ``limit`` characters, built without reading all of it.
 
-    The text is the start of the real ``repr`` for plain data (str, numbers, lists, tuples, sets,
-    dicts, dates); the work is bounded by ``limit`` however big the value is (an alias bomb's
-    billion items, a pasted megabyte). An integer beyond about 60 digits shows its size (``repr``
-    of 10**5000 would raise), and an object of any other type its type name (its ``__repr__`` could
-    do anything).
+    The start of the real ``repr`` for plain data; the work is bounded by ``limit`` however big the
+    value (an alias bomb, a pasted megabyte). A huge integer shows its size (``repr`` could raise),
+    another type its type name (its ``__repr__`` could do anything).
     """
     out: list[str] = []
     size = 0
@@ -119,20 +117,17 @@ def _container(value: Any, budget: int, active: set[int]) -> Iterator[str]:
 
 
 def described(value: object, *, limit: int = 80) -> str:
-    """A bad value for a message: its type and repr, cut at ``limit`` characters (a pasted blob must
-    not flood the terminal; the message already says where it is)."""
+    """A bad value for a message: its type and repr, cut at ``limit`` characters."""
     return f"{type(value).__name__} {shown(value, limit=limit)}"
 
 
 DID_YOU_MEAN_CUTOFF = 0.65
-"""Least difflib similarity ratio of a suggestion. 0.6 (difflib's default) offered ``llama-3-8b`` for
-``llama-4-scout`` (0.61), another model altogether; real typos score higher: one wrong letter of
-three (``awz`` -> ``aws``) 0.67, ``mixtral`` -> ``mixtral-8x7b`` 0.74, ``lamda`` -> ``lambda`` 0.91."""
+"""Least difflib ratio of a suggestion: difflib's 0.6 offered ``llama-3-8b`` for ``llama-4-scout``,
+while a real typo (``awz`` -> ``aws``) scores 0.67."""
 
 
 def did_you_mean(name: str, choices: Iterable[str], *, n: int = 3) -> list[str]:
-    """Close matches for an unknown `name` among `choices` (case-insensitive), best first; none
-    when nothing is close (a wrong suggestion is worse than none)."""
+    """Close matches for an unknown `name` among `choices` (case-insensitive), best first."""
     import difflib  # on first use: it imports re, which `computeops --version` does not need
 
     by_lower = {c.lower(): c for c in choices}
@@ -210,12 +205,9 @@ class NoFeasiblePlacementError(ComputeOpsError):
     Attributes:
         rejections: every rejected candidate with its reasons (the same objects a Decision carries).
         nearest_misses: human-readable relaxations that would admit a candidate, nearest first.
-        document: the JSON-ready decision document with ``decision: None`` (what ``--format json`` prints,
-            listing the rejections as ``Decision.to_dict`` does by default), built on first access:
-            with thousands of rejections it costs milliseconds that a caller reading only the
-            message should not pay.
-        decision: the engine's ``Decision`` with ``chosen`` None that the document is made from
-            (``err.decision.to_dict(rejections="all")`` lists every rejection), or None.
+        document: the JSON-ready decision document with ``decision: None`` (what ``--format json``
+            prints), built on first access.
+        decision: the engine's ``Decision`` with ``chosen`` None, or None.
     """
 
     def __init__(
@@ -227,8 +219,7 @@ class NoFeasiblePlacementError(ComputeOpsError):
         document: dict[str, Any] | Callable[[], dict[str, Any] | None] | None = None,
         decision: Any = None,
     ) -> None:
-        # A list given is copied (the caller's list stays the caller's) and an iterator read now, as
-        # before; another sequence (the engine's lazy ``Rejections``) is kept, its records made when read.
+        # A list is copied, an iterator read now; a lazy sequence (the engine's ``Rejections``) is kept.
         lazy = hasattr(rejections, "__len__") and not isinstance(rejections, list)
         self._rejections = rejections if lazy else list(rejections)
         self.decision = decision
@@ -238,8 +229,7 @@ class NoFeasiblePlacementError(ComputeOpsError):
 
     @property
     def rejections(self) -> list[Any]:
-        """The rejections as a list, made on first access: the engine's records are made when read,
-        and a caller reading only the message or the nearest misses should not make thousands."""
+        """The rejections as a list, made on first access."""
         if not isinstance(self._rejections, list):
             self._rejections = list(self._rejections)
         return self._rejections
@@ -285,8 +275,7 @@ class LockedPlacementError(LockError):
 
 
 class MetricsError(ComputeOpsError, ValueError):
-    """Production metrics (Prometheus text from vLLM / DCGM) could not be read or make no sense;
-    nothing is recorded from them."""
+    """Production metrics (vLLM / DCGM Prometheus text) are unreadable or nonsensical; nothing is recorded."""
 
 
 class TargetError(ComputeOpsError):

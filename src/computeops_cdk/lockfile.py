@@ -6,10 +6,8 @@ every entry against today's catalog with the engine's drift rules. The format (`
 is stable: sorted keys, two-space indent, one trailing newline, so a relock is a readable git diff.
 
 Each entry keeps the intent itself (canonical JSON), so the lockfile alone is enough to re-evaluate it.
-Writes are atomic (a temporary file in the same directory, then a rename): a failed write leaves the
-previous lockfile as it was. A read-modify-write (a synth, ``lock update``/``remove``, ``observe``)
-holds ``editing()``: two at once each wrote back the entries they had read, so the later one undid the
-earlier (a ``lock remove`` beside a ``lock update`` came back, both exiting 0).
+Writes are atomic (temporary file, then rename). A read-modify-write (a synth, ``lock update``/``remove``,
+``observe``) holds ``editing()`` so that concurrent edits do not undo each other.
 """
 
 from __future__ import annotations
@@ -98,9 +96,7 @@ class Pins:
 
 
 MAX_CLUSTER_CHARS = 512
-"""A cluster prop's longest value: a bound on what is read, not a provider's limit. It is meant to be
-well past any cluster name or resource id (an AKS id, ``/subscriptions/<id>/resourceGroups/<group>/
-providers/Microsoft.ContainerService/managedClusters/<name>``, names three things)."""
+"""A cluster prop's longest value: a bound on what is read, well past any name or resource id (an AKS id)."""
 
 _CDK_TOKEN = re.compile(r"\$\{TfToken\[[A-Za-z0-9_.\-]+\]\}")
 """A cdktn token (another resource's attribute, ``aks.id``), as targets/_escape.py leaves it intact."""
@@ -110,11 +106,9 @@ _NOT_ONE_LINE = re.compile("[\x00-\x1f\x7f\ud800-\udfff]")
 def cluster_problem(cluster: str) -> str | None:
     """Why ``cluster`` cannot be a workload's cluster prop (and so a lock's cluster pin), or None.
 
-    One rule for the construct and the lockfile, so that every lock the construct writes reads back:
-    one line without control characters, at most ``MAX_CLUSTER_CHARS``, and no Terraform template
-    (``${...}``, ``%{...}``) but a cdktn token. Before, the construct took ``${file("/etc/passwd")}``
-    (escaped at synth, so inert, but written into the lock) and a lockfile's pin of a NUL or a
-    megabyte was read."""
+    One rule for the construct and the lockfile, so every lock the construct writes reads back: one
+    line without control characters, at most ``MAX_CLUSTER_CHARS``, no Terraform template but a cdktn
+    token."""
     if len(cluster) > MAX_CLUSTER_CHARS:
         return (
             f"a cluster of {len(cluster):,} characters is longer than a cluster name or resource id "
@@ -132,12 +126,9 @@ def cluster_problem(cluster: str) -> str | None:
 
 
 def check_pins(provider: object, region: object, path: str) -> None:
-    """A pin as a workload's props can give it: a catalog provider id and a region code in the
-    catalog's form (lock.schema.json says the same). Before, ``amazon`` or a region of ``${...}``
-    never matched the construct's props, so a synth relocked the entry without a word, and
-    ``reevaluate`` stopped on ``pin.provider`` without naming the lockfile. A well-formed region the
-    catalog does not list (any more) is not refused here: ``reevaluate`` reports the lock infeasible
-    (``pin.region``), as its offer is gone."""
+    """Refuse a pin no workload's props can give: a provider not in the catalog, a malformed region.
+
+    A well-formed region the catalog no longer lists passes; ``reevaluate`` reports it infeasible."""
     from .catalog import PROVIDER_IDS
     from .catalog._validate import identifier_problem
 
@@ -272,13 +263,10 @@ class LockEntry:
             ``tensor_parallel``, ``replicas`` and ``concurrency_per_replica`` (inference).
         observations: production measurements, oldest first.
         accounts_sha256: sha256 of the accounts file the placement was decided under (None without one).
-            A changed accounts file does not move the lock (the locked placement is re-checked under
-            today's accounts at every synth); the decision says that the accounts changed since.
-        image: the machine image the target emits for the locked placement, as the target names it
-            (AWS ``{"ami_name", "ami_owner"}``, GCP ``{"image"}``, Azure ``{"publisher", "offer", "sku",
-            "version"}``), recorded when the entry was written so that a newer library default never
-            moves a locked fleet's image; only a relock moves it. None: the target has no image to pin
-            (a container provider, a cluster node pool) or the entry predates the field.
+            A changed accounts file does not move the lock; the placement is re-checked at every synth.
+        image: the machine image the target emits, as the target names it (AWS ``{"ami_name",
+            "ami_owner"}``, GCP ``{"image"}``, Azure ``{"publisher", "offer", "sku", "version"}``), so a
+            newer library default never moves a locked fleet's image. None: no image to pin.
     """
 
     intent: WorkloadIntent
@@ -447,9 +435,7 @@ class Lockfile:
         return cls(path=path, workloads=dict(sorted(entries.items())))
 
     def calibrations(self) -> tuple[Calibration, ...]:
-        """The newest measured efficiency per (model, precision, accelerator) over every entry, for
-        ``decide(calibrations=...)``: the next decision for the same model on the same accelerator
-        uses what production measured instead of the datasheet extrapolation."""
+        """The newest measured efficiency per (model, precision, accelerator), for ``decide()``."""
         newest: dict[tuple[str, str, str], tuple[str, Calibration]] = {}
         for name, entry in self.workloads.items():
             for o in entry.observations:
@@ -509,9 +495,8 @@ class Lockfile:
 def editing(path: str | os.PathLike[str]) -> Iterator[None]:
     """Hold the lockfile's folder exclusively for one read-modify-write of ``path``.
 
-    An advisory ``flock`` on the folder, not on the file: every write replaces the file (a rename),
-    so a lock on the old one would guard nothing. The kernel drops it when the process dies. Another
-    process editing a lockfile in that folder is waited for up to ``EDIT_WAIT_S`` seconds.
+    An advisory ``flock`` on the folder, not the file: every write replaces the file by a rename, so a
+    lock on the old one would guard nothing. Another edit is waited for up to ``EDIT_WAIT_S`` seconds.
 
     Raises:
         LockError: the other edit did not end in time; nothing was read or written.
@@ -555,7 +540,7 @@ def load_json(text: str) -> Any:  # JSON: callers narrow it
 
 
 def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """A JSON object whose keys are all different: with a key twice, the last one silently won."""
+    """A JSON object, refusing a key given twice (``json`` would keep the last silently)."""
     seen: set[str] = set()
     for key, _ in pairs:
         if key in seen:

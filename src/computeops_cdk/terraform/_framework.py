@@ -5,31 +5,22 @@ below (``Attr``, ``DataSourceSpec``, ``ResourceSpec``, ``FunctionSpec``, ``Provi
 handlers that take and return decoded Python values; moving to another framework rewrites this file
 only. What ``tf`` 1.2 does not do, and what this module does instead:
 
-- **Numbers.** Terraform sends a number that is not an exact float (49.9 from state, 99.9 from
-  config) as a decimal string, and the framework passes it on as one: ``decode`` turns it into an
-  ``int``/``float``. Going out, a float is sent as its shortest decimal string (``repr``), which
-  Terraform parses exactly: a float sent as a binary double would come back from state as a
-  different number (61.83 != the double nearest to it) and plan a change on every run.
-- **Undecoded configs.** Provider and data-source configurations reach the handlers raw; they are
-  decoded against the schema here, and a data source's result is encoded here.
-- **No Object type.** ``object_of`` is a Terraform object type (``unit_cost.value``,
-  ``alternatives[0].cloud``), encoded as a msgpack map, as Terraform expects.
-- **Replacement.** The framework replaces a resource only from ``requires_replace``, on any
-  difference from the prior state; an imported lock has no intent yet, so a null prior value of a
-  ``replace`` attribute is no change (the import is bound to its configuration in place).
-- **Errors.** An exception in a handler would reach Terraform as a gRPC failure with a Python
-  traceback on stderr; every handler is wrapped so a ``ComputeOpsError`` is an error diagnostic and
-  anything else an "internal error" diagnostic. A function error keeps only one text: the detail is
-  folded into it.
-- **Certificate cache.** The framework caches its self-signed TLS certificate under
-  ``~/.cache``, fails when HOME is read-only or absent, and parses the cached certificate on every
-  start (importing ``cryptography.x509``, ~70 ms). This module makes and caches its own: in a
-  writable directory (``$XDG_CACHE_HOME``, ``~/.cache``, else a private temporary directory), with
-  its expiry beside it so a start reads the cache without parsing it; with no writable directory
-  every start makes a fresh one (an EC key: about a millisecond).
-
-- **Orphans.** The framework serves until Terraform calls Shutdown; a killed Terraform never does,
-  so the plugin also exits when its parent process is gone.
+- **Numbers.** Terraform sends a number that is not an exact float as a decimal string; ``decode``
+  turns it into an ``int``/``float``. Going out, a float is sent as its shortest decimal string
+  (``repr``): a binary double would come back from state as a different number and plan a change
+  on every run.
+- **Undecoded configs.** Provider and data-source configurations are decoded against the schema
+  here, and a data source's result is encoded here.
+- **No Object type.** ``object_of`` is a Terraform object type, encoded as a msgpack map.
+- **Replacement.** The framework replaces on any difference of a ``requires_replace`` attribute; an
+  imported lock has no intent yet, so a null prior value of a ``replace`` attribute is no change.
+- **Errors.** Every handler is wrapped so a ``ComputeOpsError`` is an error diagnostic and anything
+  else an "internal error" diagnostic, never a gRPC failure with a traceback. A function error keeps
+  only one text, so the detail is folded into it.
+- **Certificate cache.** The framework's cache under ``~/.cache`` fails without a writable HOME and
+  parses the certificate on every start. This module caches its own in the first writable directory
+  (``cert_cache_path``) with its expiry beside it; with none, every start makes a fresh EC key.
+- **Orphans.** A killed Terraform never calls Shutdown, so the plugin exits when its parent is gone.
 
 Start-up is paid several times per ``terraform plan``: this module imports only the framework; the
 handlers import the engine when first called.
@@ -275,8 +266,7 @@ class _Diagnostic:
 
 @dataclass(slots=True)
 class Diagnostics:
-    """What a handler reports to Terraform: errors and warnings, each with a summary, a detail and the
-    attribute it is about (Terraform points at that attribute in the configuration)."""
+    """Errors and warnings a handler reports to Terraform, each with the attribute it is about."""
 
     items: list[_Diagnostic] = field(default_factory=list)
 
@@ -387,7 +377,7 @@ def encode(attributes: Sequence[Attr], values: Mapping[str, Any]) -> dict[str, A
 
 _ONE_AT_A_TIME = threading.RLock()
 """gRPC serves calls on a thread pool; the handlers run one at a time (the engine's caches are not
-shared-state safe, and the gain of parallel decisions inside one plan is nil)."""
+thread-safe)."""
 
 
 def _guarded(diags: Diagnostics, what: str, call: Callable[[], Any]) -> Any:
@@ -595,8 +585,7 @@ class _Provider:
 
 
 def cert_cache_path() -> Path | None:
-    """Where the TLS certificate is cached: the first writable of ``$XDG_CACHE_HOME``, ``~/.cache``
-    and a private per-user temporary directory; None when none is."""
+    """The first writable of ``$XDG_CACHE_HOME``, ``~/.cache`` and a per-user temporary directory."""
     bases: list[Path] = []
     if os.environ.get("XDG_CACHE_HOME"):
         bases.append(Path(os.environ["XDG_CACHE_HOME"]))
@@ -713,8 +702,7 @@ def _server_certificate() -> tuple[bytes, Any]:
 
 
 def _servicer_class(spec: ProviderSpec) -> type:
-    """The framework's gRPC servicer with a plan hook for creates (it plans every computed attribute
-    of a new resource as unknown, so a lock could not show the placement it will lock)."""
+    """The framework's gRPC servicer plus a plan hook for creates, so a new lock shows its placement."""
     from tf.provider import ProviderServicer
     from tf.utils import read_dynamic_value, to_dynamic_value
 
@@ -749,8 +737,7 @@ def _servicer_class(spec: ProviderSpec) -> type:
 
 
 def _exit_with_parent(interval_s: float = 1.0) -> None:
-    """End this process when Terraform is gone. The framework serves until Terraform calls Shutdown, so
-    a Terraform that was killed (Ctrl-C twice, a CI timeout) would leave the plugin running forever."""
+    """End this process when Terraform is gone (a killed Terraform never calls Shutdown)."""
     parent = os.getppid()
 
     def watch() -> None:

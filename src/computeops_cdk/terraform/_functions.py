@@ -1,9 +1,8 @@
 """Provider functions (Terraform >= 1.8, OpenTofu >= 1.7): cost per unit of useful work in HCL.
 
-The formulas are the engine's (README "How a decision is made", step 4); a test checks them against
-a real decision's unit cost (a training decision's also spreads the job's start-up and billing
-increments over its steps, so it can be slightly higher than the step alone). They are written out
-here because importing the engine to divide two numbers would cost every plan process ~0.2 s.
+The formulas are the engine's (README "How a decision is made", step 4; a test checks them). A
+training decision's unit cost also spreads start-up and billing increments over the steps, so it can
+be slightly higher. They are written out here so that a plan process need not import the engine.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """A filesystem mirror of the provider, so ``terraform init`` installs it without a registry.
 
 Packed layout: ``DIR/HOST/NAMESPACE/TYPE/terraform-provider-TYPE_VERSION_OS_ARCH.zip`` holding one
-executable, ``terraform-provider-TYPE_vVERSION``: a ``/bin/sh`` wrapper that runs this Python
-interpreter's ``-m computeops_cdk.terraform``. So the mirror depends on the Python environment it
-was installed from (that interpreter, with computeops-cdk and ``tf`` installed): reinstalling the
-package there needs no new mirror, another environment needs its own. The zip's bytes depend only
-on the interpreter path and the version, so installing again keeps ``.terraform.lock.hcl`` valid.
+``/bin/sh`` wrapper that runs this interpreter's ``-m computeops_cdk.terraform``, so the mirror serves
+that Python environment only. The zip's bytes depend only on the interpreter path and the version, so
+installing again keeps ``.terraform.lock.hcl`` valid.
 """
 
 from __future__ import annotations

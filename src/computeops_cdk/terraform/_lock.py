@@ -129,8 +129,7 @@ def _stamp(now: datetime) -> str:
 
 
 def _whole(value: Any) -> Any:
-    """A whole number read back from the wire (Terraform numbers come back as floats) as an int;
-    anything else unchanged, for ``LockedPlacement.from_dict`` to judge."""
+    """A whole float from the wire as an int; anything else unchanged, for ``from_dict`` to judge."""
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
@@ -143,9 +142,8 @@ _STATE_NAMES = {"provider": "cloud"}
 
 
 def lock_state(locked: Mapping[str, Any]) -> dict[str, Any]:
-    """The state attributes of what a lock keeps (``engine._drift.locked_fields``, by LockedPlacement
-    field name): renamed as the schema names them, the unit cost as ``{unit, value}``, and the
-    reservation's upfront payment (the catalog's feeds keep no-upfront reservations only)."""
+    """``engine._drift.locked_fields`` as state attributes: schema names, the unit cost as ``{unit,
+    value}``, and the upfront payment (the catalog keeps no-upfront reservations only)."""
     state = {_STATE_NAMES.get(name, name): value for name, value in locked.items()}
     state["unit_cost"] = locked["unit_cost"].to_dict()
     state["upfront"] = None if locked["term_months"] is None else "none"
@@ -153,15 +151,12 @@ def lock_state(locked: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def locked_placement(state: Mapping[str, Any]) -> LockedPlacement:
-    """The lock a state holds: ``lock_state`` read back, field by field of LockedPlacement (a field
-    the state does not carry reads as null, which ``from_dict`` judges)."""
+    """``lock_state`` read back; a field the state lacks reads as null, for ``from_dict`` to judge."""
     from ..engine import LockedPlacement
 
     data: dict[str, Any] = {
         f.name: state.get(_STATE_NAMES.get(f.name, f.name)) for f in fields(LockedPlacement)
     }
-    # a whole number on the wire comes back as a float (anything else is from_dict's to judge:
-    # int() made null an internal error and 2.5 two instances); a lock from before terms has none
     data["instances"] = _whole(data["instances"])
     data["term_months"] = _whole(data["term_months"])
     for name in ("catalog_version", "catalog_sha256"):
@@ -173,8 +168,7 @@ _FIELD = re.compile(r"computeops_placement_lock\.([a-z_]+)")
 
 
 def _locked(diags: Diagnostics, state: Mapping[str, Any]) -> LockedPlacement | None:
-    """The lock a state holds, or None after an error diagnostic on the attribute it names (a state
-    edited by hand or written by a broken provider: HashiCorp's providers point at the attribute)."""
+    """The lock a state holds, or None after an error diagnostic on the attribute it names."""
     from ..errors import LockError
 
     try:
@@ -420,8 +414,7 @@ class _Lock:
 
     @staticmethod
     def _report(diags: Diagnostics, drift: Drift, auto_relock: bool) -> Placement | None:
-        """Warn about an actionable drift; the placement to relock to when ``auto_relock`` (a change
-        of reservation term is said on its own line: it is a new commitment)."""
+        """Warn about an actionable drift; return the placement to relock to when ``auto_relock``."""
         from ..engine._drift import term_change
 
         fix = (

@@ -282,8 +282,7 @@ def placement_values(p: Placement) -> dict[str, Any]:
 
 
 def decision_values(decision: Decision, rejections: RejectionListing = "summary") -> dict[str, Any]:
-    """The computed attributes of the data source for a decision; ``decision_json`` lists the
-    rejections ``rejections`` asks for (the data source's ``rejections`` argument)."""
+    """The data source's computed attributes; ``decision_json`` lists ``rejections``."""
     chosen = decision.chosen
     assert chosen is not None  # decide raises instead of returning a decision without a choice
     return {
@@ -329,8 +328,9 @@ def _read(diags: Diagnostics, config: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _rejection_listing(diags: Diagnostics, config: dict[str, Any]) -> RejectionListing | None:
-    """The ``rejections`` argument: ``summary`` when not set; an error diagnostic on it otherwise.
-    (The engine's ``REJECTION_LISTINGS`` spelled here: validation runs without importing the engine.)"""
+    """The ``rejections`` argument (default ``summary``), or None after an error diagnostic.
+
+    Spells the engine's ``REJECTION_LISTINGS`` so validation does not import the engine."""
     listings: tuple[RejectionListing, ...] = ("summary", "all")
     value = config.get("rejections")
     if value is None:
@@ -348,8 +348,7 @@ def _rejection_listing(diags: Diagnostics, config: dict[str, Any]) -> RejectionL
 
 
 def validate_intent_text(diags: Diagnostics, config: dict[str, Any]) -> None:
-    """The cheap check of ``terraform validate``: an intent is text. The intent models (and the
-    model registry) are loaded when the placement is decided, not in every validation process."""
+    """``terraform validate``'s cheap check that the intent is text; the models load only to decide."""
     from ._framework import UNKNOWN
 
     text = config.get("intent")

@@ -1,8 +1,6 @@
-"""The provider configuration (``provider "computeops" { catalog = ..., accounts = ... }``) and the
-catalog and accounts file it names.
+"""The provider configuration (``provider "computeops" { catalog = ..., accounts = ... }``).
 
-One provider process serves one configuration; each file is loaded once, when first needed (the
-schema and validation processes never load them).
+One provider process serves one configuration; each file is loaded once, when first needed.
 """
 
 from __future__ import annotations
@@ -41,8 +39,7 @@ PROVIDER_ATTRIBUTES = [
 
 
 class Settings:
-    """The configured catalog path and the catalog loaded from it (thread-safe: gRPC serves calls
-    on a thread pool)."""
+    """The configured files and what was loaded from them (thread-safe: gRPC uses a thread pool)."""
 
     def __init__(self) -> None:
         self.catalog_path: str | None = None
@@ -87,8 +84,7 @@ class Settings:
             return self._catalog
 
     def accounts(self, diags: Diagnostics) -> tuple[Accounts | None] | None:
-        """``(accounts,)``: the configured accounts file (or ``$COMPUTEOPS_ACCOUNTS``, or ``(None,)``
-        without one); ``None`` after an error diagnostic on ``accounts`` naming what is wrong."""
+        """``(accounts,)`` (``(None,)`` without a file); ``None`` after an error diagnostic."""
         from ..accounts import load_accounts
         from ..errors import AccountsError
 
