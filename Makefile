@@ -10,6 +10,7 @@ export PYTHONHASHSEED ?= 0
 export CHECKPOINT_DISABLE := 1
 export CDKTN_DISABLE_TELEMETRY := true
 export CDKTF_DISABLE_TELEMETRY := true
+export NO_MKDOCS_2_WARNING := 1
 
 PY_STAMP   := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
