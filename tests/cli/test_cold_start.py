@@ -26,6 +26,7 @@ _OFF_PATH = (
     "computeops_cdk.targets.gcp",
     "computeops_cdk.targets.vast",
     "computeops_cdk.targets._boot",
+    "computeops_cdk.targets._boot_script",
     "computeops_cdk.engine._drift",
     "computeops_cdk.accounts",  # no accounts given: engine._accounts.team_accounts
     "computeops_cdk.perf._training",  # a serving intent

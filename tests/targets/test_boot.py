@@ -11,14 +11,8 @@ from conftest import make_placement
 
 from computeops_cdk.engine import EstimateSummary
 from computeops_cdk.errors import TargetError
-from computeops_cdk.targets._boot import (
-    Rendezvous,
-    boot_plan,
-    boot_script,
-    cloud_config,
-    max_num_seqs,
-    parse_secret,
-)
+from computeops_cdk.targets._boot import Rendezvous, boot_plan, max_num_seqs, parse_secret
+from computeops_cdk.targets._boot_script import boot_script, cloud_config
 
 ARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:hf-token-AbCdEf"
 

@@ -78,7 +78,8 @@ from ._aws_efa import (
 from ._aws_network import INTERFACE_ENDPOINTS, AwsNetwork, load_balancer, network
 from ._base import Target, TargetProps
 from ._billed import BilledPart, priced, unpriced
-from ._boot import BOOT_OPTIONS, BootPlan, Rendezvous, boot_script, cloud_config, plan_for
+from ._boot import BOOT_OPTIONS, BootPlan, Rendezvous, plan_for
+from ._boot_script import boot_script, cloud_config
 from ._expose import EXPOSE_OPTION, expose_mode
 from ._options import chosen_by, require_applicable, whole_option
 from ._unsupported import UNSUPPORTED

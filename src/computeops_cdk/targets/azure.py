@@ -50,7 +50,8 @@ from ..errors import TargetError
 from ._azure_network import internal_load_balancer, nat_gateway, nsg_rules, public_load_balancer
 from ._base import Target, TargetProps
 from ._billed import unpriced, unpriced_parts
-from ._boot import BOOT_OPTIONS, BootPlan, boot_script, cloud_config, plan_for
+from ._boot import BOOT_OPTIONS, BootPlan, plan_for
+from ._boot_script import boot_script, cloud_config
 from ._expose import EXPOSE_OPTION, SOURCE_RANGES_OPTION, expose_mode, ipv4_ranges, source_ranges
 from ._options import chosen_by, require_applicable, whole_option
 from ._support import require_supported

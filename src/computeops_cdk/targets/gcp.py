@@ -66,7 +66,8 @@ from ..engine import Placement
 from ..errors import TargetError, described, did_you_mean, did_you_mean_text
 from ._base import Target, TargetProps
 from ._billed import BilledPart, cloud_nat_parts, priced, unpriced, unpriced_parts
-from ._boot import BOOT_OPTIONS, BootPlan, Rendezvous, boot_script, plan_for
+from ._boot import BOOT_OPTIONS, BootPlan, Rendezvous, plan_for
+from ._boot_script import boot_script
 from ._expose import (
     DOMAIN_OPTION,
     EXPOSE_OPTION,

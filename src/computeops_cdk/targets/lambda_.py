@@ -17,7 +17,8 @@ from typing import Any
 from ..engine import Placement
 from ..errors import TargetError
 from ._base import Target, TargetProps
-from ._boot import BOOT_OPTIONS, boot_script, plan_for
+from ._boot import BOOT_OPTIONS, plan_for
+from ._boot_script import boot_script
 from ._support import require_supported
 from ._unsupported import UNSUPPORTED
 

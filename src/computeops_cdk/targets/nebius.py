@@ -31,7 +31,8 @@ from ..engine import Placement
 from ..errors import TargetError
 from ._base import Target, TargetProps
 from ._billed import unpriced
-from ._boot import BOOT_OPTIONS, Rendezvous, boot_script, cloud_config, plan_for
+from ._boot import BOOT_OPTIONS, Rendezvous, plan_for
+from ._boot_script import boot_script, cloud_config
 from ._options import flag_option
 from ._support import require_supported
 from ._unsupported import UNSUPPORTED
