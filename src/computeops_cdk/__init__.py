@@ -6,32 +6,33 @@ Data flows one way: intent -> catalog -> engine -> Decision -> target -> constru
     >>> decision = decide(WorkloadIntent.from_file("examples/support-chat.yaml"))
     >>> decision.chosen.provider, decision.chosen.instance_type  # doctest: +SKIP
 
-Everything but the errors is imported on first use: the constructs (``ComputeWorkload``,
+Everything is imported on first use: the constructs (``ComputeWorkload``,
 ``WorkloadStack``) load the cdktn runtime, which the engine and the CLI never need.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from ._version import __version__ as __version__  # re-exported: computeops_cdk.__version__
-from .errors import (
-    CatalogError,
-    CatalogRefreshError,
-    ComputeOpsError,
-    DoesNotFitError,
-    EstimateError,
-    IntentError,
-    MissingExtraError,
-    NoFeasiblePlacementError,
-    PinnedPlacementError,
-    TargetError,
-)
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name)
 if TYPE_CHECKING:
+    from typing import Any
+
     from .catalog import Catalog, load_catalog
     from .constructs import BudgetGuard, ComputeWorkload, WorkloadStack
     from .engine import Decision, Pin, Placement, Rejection, decide
+    from .errors import (
+        CatalogError,
+        CatalogRefreshError,
+        ComputeOpsError,
+        DoesNotFitError,
+        EstimateError,
+        IntentError,
+        MissingExtraError,
+        NoFeasiblePlacementError,
+        PinnedPlacementError,
+        TargetError,
+    )
     from .intent import WorkloadIntent
 
 
@@ -63,6 +64,16 @@ __all__ = [
 # every `computeops` command pays, `--version` included) loads neither pydantic, the catalog nor the
 # cdktn runtime (jsii, about a second) until something asks for them.
 _LAZY = {
+    "CatalogError": "errors",
+    "CatalogRefreshError": "errors",
+    "ComputeOpsError": "errors",
+    "DoesNotFitError": "errors",
+    "EstimateError": "errors",
+    "IntentError": "errors",
+    "MissingExtraError": "errors",
+    "NoFeasiblePlacementError": "errors",
+    "PinnedPlacementError": "errors",
+    "TargetError": "errors",
     "Catalog": "catalog",
     "load_catalog": "catalog",
     "Decision": "engine",

@@ -21,10 +21,10 @@ unknown. The CLI maps them to exit codes (2 invalid input, 3 no feasible placeme
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name)
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
+    from typing import Any
 
 __all__ = [
     "AccountsError",

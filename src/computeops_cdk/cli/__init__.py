@@ -15,8 +15,8 @@ import errno
 import gc
 import os
 import sys
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name)
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
@@ -128,9 +128,9 @@ def _main(given: list[str], *, console: bool = False) -> int:
         print(f"computeops: error: {refused}", file=sys.stderr)
         return EXIT_INVALID
     parser = _parser_unscanned(given) if console else _command_parser(given)
+    args = parser.parse_args(given)  # --help and --version exit here, before the errors load
     from ..errors import ComputeOpsError, DoesNotFitError, NoFeasiblePlacementError
 
-    args = parser.parse_args(given)
     try:
         code: int = args.handler(args)
         return code

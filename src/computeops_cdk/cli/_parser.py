@@ -11,12 +11,11 @@ import argparse
 import re
 import sys
 from importlib import import_module
-from typing import TYPE_CHECKING, NoReturn
 
-from ..errors import did_you_mean, did_you_mean_text
-
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name)
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import NoReturn
 
 __all__ = ["COMMANDS", "build_parser", "command_of"]
 
@@ -100,6 +99,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _hint(given: str, choices: list[str]) -> str:
+    from ..errors import did_you_mean, did_you_mean_text
+
     return did_you_mean_text(did_you_mean(given, choices))
 
 
@@ -138,7 +139,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         nargs=0,
         help="show the package, catalog and performance-model versions and exit",
     )
-    commands = parser.add_subparsers(dest="command", title="commands", metavar="COMMAND", required=True)
+    # prog given: argparse would otherwise build a help formatter (and import shutil) to work it out
+    commands = parser.add_subparsers(
+        dest="command", title="commands", metavar="COMMAND", required=True, prog="computeops"
+    )
     for name, module, help_text in COMMANDS:
         if command is None or name == command:
             import_module(f".{module}", __package__).register(commands)
