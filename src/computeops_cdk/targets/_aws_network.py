@@ -44,6 +44,7 @@ docs, "Use VPC endpoints": ssm, ssmmessages, ec2messages)."""
 
 
 def _aws(submodule: str) -> Any:
+    # Imported on use: looking up a target (the registry, the engine's pin) must not start jsii.
     from .._compat import import_binding
 
     return import_binding("aws", submodule, provider="aws")
