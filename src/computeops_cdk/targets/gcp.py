@@ -646,10 +646,9 @@ def _trains(placement: Placement, plan: BootPlan | None, props: TargetProps) -> 
 
 
 def _compact_placement(scope: Any, placement: Placement, provider: Any, props: TargetProps) -> list[str]:
-    """A collocated resource policy for the VMs of one multi-node training job (one low-latency spine:
-    NCCL's all-reduce crosses it every step); none for a single VM. Never for serving replicas: a
-    collocated policy puts them on the same hardware spine, one failure domain for the whole service,
-    and they exchange nothing that needs the low latency."""
+    """A collocated resource policy for the VMs of one multi-node training job (NCCL's all-reduce
+    crosses the spine every step); none for a single VM. Never for serving replicas: one spine would
+    be one failure domain for the whole service, and they exchange nothing latency-bound."""
     if placement.instances <= 1:
         return []
     mod = _google("compute_resource_policy", props)
