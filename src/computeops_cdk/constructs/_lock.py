@@ -6,16 +6,11 @@ constraint now rejects fails synth with the rule and the numbers. No entry, a ch
 or a relock asked for (``COMPUTEOPS_RELOCK=1``) decides afresh and writes the entry. The record beside
 the stack says which happened (``Decision.lock``).
 
-The entry also records the machine image the target boots (``Target.image_reference``: an exact AMI
-name, GCP image, Azure image version): a locked workload keeps that image even after a library upgrade
-changes the default, until a relock. An entry written before images were recorded gets its image
-recorded on its next synth (the placement is untouched). ``Decision.lock["image"]`` carries it into the
-decision record.
+The entry also records the machine image the target boots (``Target.image_reference``), kept across
+library upgrades until a relock; an older entry without one gets it on its next synth.
 
 Where the lockfile is (``lock`` prop, default): ``COMPUTEOPS_LOCKFILE`` when set (``off`` disables it),
-else ``computeops.lock.json`` in the app directory (``app_directory()``: beside the running ``main.py``
-and its ``cdktf.json``, as under ``cdktn synth``; else the current directory) when that directory holds
-``cdktf.json``, else none: an app run outside a CDK project decides afresh every time.
+else ``computeops.lock.json`` in ``app_directory()`` when that holds ``cdktf.json``, else none.
 """
 
 from __future__ import annotations

@@ -99,10 +99,7 @@ def _apply_inherited_guards(stack: Any) -> None:
 
 def record_text(decision: Decision, rejections: RejectionListing, cost: Mapping[str, Any] | None) -> str:
     """The decision record: the ``decide --format json`` document, plus (with ``cost``) the stack's
-    cost as ``stack_cost`` and its line at the end of ``explanation``.
-
-    The engine knows no stack, so the CLI's document has neither; the record adds them after the
-    fact and changes nothing else (the same keys, order and formatting as ``Decision.to_json``).
+    cost as ``stack_cost`` and its line at the end of ``explanation``; nothing else changes.
     """
     if cost is None:
         return decision.to_json(rejections=rejections)
@@ -113,14 +110,10 @@ def record_text(decision: Decision, rejections: RejectionListing, cost: Mapping[
 
 
 def record_decision(workload: Any, decision: Decision, *, rejections: str = DEFAULT_REJECTIONS) -> str:
-    """Have ``workload``'s stack write ``decision`` at synth; returns the file name used.
-
-    ``rejections`` is the listing of ``Decision.to_json`` (what ``computeops decide --rejections``
-    takes), so the record is the CLI's ``--format json`` output, plus the stack's cost when
-    ``record_stack_cost`` adds it (``record_text``).
-
-    The first workload of a stack writes ``computeops-decision.json``; any further one writes
-    ``computeops-decision.<construct id>.json`` so that no record overwrites another.
+    """Have ``workload``'s stack write ``decision`` at synth (the CLI's ``--format json`` output for
+    ``rejections``, plus the stack's cost, ``record_text``); returns the file name used: the first
+    workload of a stack writes ``computeops-decision.json``, a further one
+    ``computeops-decision.<construct id>.json``.
     """
     stack = _compat.TerraformStack.of(workload)
     synthesizer = stack.synthesizer

@@ -51,13 +51,11 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
     Args:
         scope: parent construct (inside a ``TerraformStack``).
         id: construct id (outputs are named ``<id>_provider`` ...).
-        intent: a ``WorkloadIntent``, a mapping as parsed from YAML/JSON (validated like
-            ``decide`` does), or a path to a YAML/JSON intent file; a relative path is relative to
-            the app's directory (the ``main.py`` beside ``cdktf.json``), not to where it is run
-            from. An invalid intent is an ``IntentError`` starting with this construct's path.
-        provider: pin the provider (``aws``, ``gcp``, ...). Default: the engine chooses among every
-            provider that has a Terraform target. A pinned provider is still checked against the
-            intent's hard constraints: a violation raises ``PinnedPlacementError``.
+        intent: a ``WorkloadIntent``, a mapping as parsed from YAML/JSON, or a path to a YAML/JSON
+            intent file, relative to the app's directory (``app_directory()``). An invalid intent is
+            an ``IntentError`` starting with this construct's path.
+        provider: pin the provider (``aws``, ``gcp``, ...), still checked against the intent's hard
+            constraints (``PinnedPlacementError``). Default: the engine chooses.
         region: pin the region code of that provider. Default: the engine chooses the region.
         catalog: the market catalog. Default: the catalog embedded in the package.
         cluster: name of an existing managed Kubernetes cluster (EKS, GKE, AKS) to add a GPU node
@@ -68,9 +66,8 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
             like the cluster.
         deploy_workload: with ``cluster``, also emit the Kubernetes workload. Default: True.
         tags: tags/labels on every taggable resource. Default: ``{"computeops/workload": id}``.
-        options: target-specific options (documented in each target module, e.g. ``subnet_ids``
-            for aws) plus ``model_url``, ``image``, ``command`` and ``namespace`` for the
-            Kubernetes layer. Default: none, every option takes its documented default.
+        options: target-specific options (each target's ``options``) plus ``KubernetesLayer.options``
+            with ``cluster``. Default: none, every option takes its documented default.
         name: base name of the cloud and Kubernetes resources (lowercase, digits, dashes; at most 32
             characters). Default: derived from ``id``.
         configure_provider: add the provider block for the chosen region. Default: True (a second
@@ -79,9 +76,8 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
             none. Default: ``$COMPUTEOPS_LOCKFILE`` when set (``off`` disables), else
             ``computeops.lock.json`` in the app directory when it holds ``cdktf.json`` (as under
             ``cdktn synth``), else none. See README "Keeping a decision".
-        rejections: which rejected candidates ``computeops-decision.json`` lists: ``"summary"``, the
-            first one per rule (``rejections_by_rule`` counts them all), or ``"all"``. Default:
-            ``"summary"``, as ``computeops decide --rejections``, so the two stay the same bytes.
+        rejections: which rejected candidates ``computeops-decision.json`` lists: ``"summary"`` (the
+            first one per rule) or ``"all"``. Default: ``"summary"``, as ``computeops decide``.
         accounts: the team's accounts file (``computeops.accounts.yaml``: enabled providers, quotas,
             negotiated discounts, owned capacity). Default: ``$COMPUTEOPS_ACCOUNTS``, else list prices
             at every provider. The decision record carries its sha256.

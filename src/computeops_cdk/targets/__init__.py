@@ -1,14 +1,9 @@
 """The target registry: one stateless ``Target`` per provider, looked up by catalog provider id.
 
-Every target module is imported explicitly below (never by building a module name from a
-string), on the registry's first use: a decision needs only what each target cannot do, declared in
-``_unsupported`` (``placement_pin``, ``unsupported_features`` and ``supported_providers`` read it
-without importing a target module). Importing a target module never imports a prebuilt binding
-either: bindings are loaded inside ``configure``/``emit`` only, so a lookup stays cheap.
-
-Registered: aws, gcp, azure (prebuilt bindings) and oci, coreweave, lambda, nebius, crusoe, runpod,
-vast (typed generic resources, no binding). The Kubernetes/Helm workload layer (``k8s``) is not a
-provider target: it runs on the cluster of any target that can add a GPU node pool.
+Target modules are imported explicitly (never from a built name) on the registry's first use: a
+decision needs only what each target cannot do, declared in ``_unsupported`` and read without
+importing a target module. The Kubernetes/Helm layer (``k8s``) is not a provider target: it runs on
+the cluster of any target that can add a GPU node pool.
 """
 
 from __future__ import annotations
@@ -140,14 +135,10 @@ def unsupported_features(provider: str) -> Mapping[str, str]:
 def placement_pin(*, provider: str | None = None, region: str | None = None, cluster: bool = False) -> Pin:
     """The engine ``Pin`` for a placement that must become Terraform through these targets.
 
-    Both ``computeops decide`` and ``ComputeWorkload`` decide with it, so the CLI's answer and the
-    construct's decision record are the same bytes. It carries every target's unsupported features
-    (a provider without a target is rejected with ``target.unsupported``) and requires:
-
-    - ``kubernetes_node_pool`` when ``cluster`` is set (the GPUs join a node pool of that cluster);
-    - ``repeatable_plan`` when the provider is left to the engine: an engine-chosen placement must
-      plan the same machine again. Pinning a provider whose target cannot promise that (Vast.ai's
-      marketplace listings) is an explicit, best-effort choice, and is allowed.
+    ``computeops decide`` and ``ComputeWorkload`` both decide with it (same bytes). It carries every
+    target's unsupported features and requires ``kubernetes_node_pool`` when ``cluster`` is set, and
+    ``repeatable_plan`` when the engine chooses the provider (pinning one that cannot promise it,
+    such as Vast.ai, is an explicit best-effort choice).
 
     Args:
         provider: pinned provider id. Default: None, the engine chooses.

@@ -1,25 +1,17 @@
 """The EFA fabric of a multi-node AWS training job: every network card, and a container that uses it.
 
-A p4d/p5-class instance reaches its inter-node bandwidth only when every network card carries an EFA
-device (p5.48xlarge: 32 cards, 3,200 Gbps in total), and NCCL uses EFA only through the aws-ofi-nccl
-plugin over libfabric; without them NCCL falls back to TCP sockets at a fraction of the bandwidth the
-performance model assumed. This module holds the sourced per-type card counts, the interface layout AWS
-documents, and the training image that ships libfabric + aws-ofi-nccl.
+A p4d/p5-class instance reaches its inter-node bandwidth only with an EFA device on every network card
+and NCCL's aws-ofi-nccl plugin; without them NCCL falls back to TCP sockets at a fraction of the
+bandwidth the performance model assumed.
 
-Interface layout (AWS EC2 User Guide, "Maximize network bandwidth on Amazon EC2 instances with multiple
-network cards", docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-acc-inst-types.md, read 2026-12-01):
-the primary network interface (network card 0, device 0) is an ENA interface ("You can't use an
-EFA-only network interface as the primary network interface"); card 0 gets an EFA-only interface at
-device 1; every further card an EFA-only interface at device 0. That is AWS's own example for P5
-("32 EFA devices and one ENA device"): one IP address per instance, no multi-interface Linux routing.
-EFA-only interfaces exist on every EFA-supported instance type (AWS announcement "Amazon EC2 announces
-EFA updates for scalability with AI/ML applications", 2024-10-28). EFAs cannot be attached to a running
-instance (EC2 User Guide, create-efa.md), so the interfaces are in the launch template and exist at boot.
+Interface layout (EC2 User Guide, "Maximize network bandwidth ... with multiple network cards"): the
+primary interface (card 0, device 0) is ENA, card 0 gets an EFA-only interface at device 1 and every
+further card one at device 0: one IP address per instance. EFAs cannot be attached to a running
+instance, so the interfaces are in the launch template.
 
-Counts are sourced per type (``EFA_NETWORK_CARDS``); a type without a sourced count gets no EFA (ENA
-only: NCCL over TCP sockets) and a warning, unless the ``efa_network_cards`` option gives the count.
-Either way the plan checks the number against AWS's own answer (``data.aws_ec2_instance_type``:
-``efa_supported``, ``maximum_network_cards``), so a wrong count fails at plan, not at apply.
+Counts are sourced per type (``EFA_NETWORK_CARDS``); a type without one gets no EFA and a warning,
+unless ``efa_network_cards`` gives it. The plan checks the count against ``data.aws_ec2_instance_type``,
+so a wrong count fails at plan, not at apply.
 """
 
 from __future__ import annotations
@@ -92,13 +84,9 @@ EFA_NETWORK_CARDS: Mapping[str, EfaCards] = {
     "g5.12xlarge": EfaCards(1, _ENI_DOC),
 }
 """EFA network cards of the catalog's AWS types whose count a public AWS document gives. Not listed:
-p6-b300.48xlarge (the cards table gives 17 cards, but its card 0 takes no EFA: 16 EFA interfaces
-per third-party launch notes, unconfirmed in an AWS document here, so this layout, EFA-only at card
-0 / device 1, would not fit it); no count read in an AWS document here: p5.4xlarge, g6/g6e (the
-table lists g6e.24xlarge 2 and g6e.48xlarge 4 cards, but no EFA support was read); and the types
-without EFA (p3.*, g4dn.xlarge, g5.xlarge). Give the count with
-the ``efa_network_cards`` option (``aws ec2 describe-instance-types --query
-'InstanceTypes[].NetworkInfo.MaximumNetworkCards'``); the plan checks it either way."""
+p6-b300.48xlarge (``_LAYOUT_UNFIT``), types with no count read here (p5.4xlarge, g6/g6e) and types
+without EFA. Give the count with the ``efa_network_cards`` option (``aws ec2 describe-instance-types
+--query 'InstanceTypes[].NetworkInfo.MaximumNetworkCards'``); the plan checks it either way."""
 
 _LAYOUT_UNFIT: Mapping[str, str] = {
     "p6-b300.48xlarge": "its network card 0 takes no EFA interface (17 cards, 16 EFA interfaces, per "
@@ -121,17 +109,11 @@ EVAL_ENTRYPOINT_OPTION = (
 DEFAULT_EFA_TRAINING_IMAGE = (
     "public.ecr.aws/deep-learning-containers/pytorch-training:2.10.0-gpu-py313-cu130-ubuntu22.04-ec2"
 )
-"""AWS Deep Learning Container, PyTorch 2.10 training for EC2 (EFA installer 1.47.0: libfabric and the
-aws-ofi-nccl plugin; CUDA 13.0.2), from the public ECR gallery, so no registry login or IAM grant is
-needed. aws/deep-learning-containers docs/src/data/pytorch-training/2.10-gpu-ec2.yml at
-e0ecedea6a1c56d6b5914f9cfb2fec5c548e67e0 (tag, ``public_registry: true``, GA 2026-01-21, end of
-patching 2027-01-21) and its package list (``efa: "1.47.0"``) in commit e5e841f6147d; the public URI
-form in docs/src/utils.py ``build_public_ecr_uri``. The NGC PyTorch image (``DEFAULT_TRAINING_IMAGE``)
-ships no aws-ofi-nccl plugin, so on EFA it would use TCP sockets. Its ``ENTRYPOINT ["bash", "-m",
-"dockerd_entrypoint.sh"]`` ends in ``eval "$@"`` (aws/deep-learning-containers
-pytorch/training/docker/build_artifacts/dockerd_entrypoint.sh at 308dcbc469a5f279127dd3b3ab491492bf9a5ec2,
-after the CUDA-compat step), so the boot script passes it the command as one pre-quoted argument
-(``BootPlan.eval_entrypoint``, the ``eval_entrypoint`` option)."""
+"""AWS Deep Learning Container, PyTorch 2.10 training for EC2, with libfabric and the aws-ofi-nccl plugin
+(the NGC image ``DEFAULT_TRAINING_IMAGE`` has no plugin, so on EFA it would use TCP sockets), from the
+public ECR gallery: no registry login or IAM grant. Its entrypoint (``dockerd_entrypoint.sh``) ends in
+``eval "$@"``, so the boot script passes the command as one pre-quoted argument
+(``BootPlan.eval_entrypoint``)."""
 
 
 def efa_cards(instance_type: str, options: Mapping[str, Any]) -> EfaCards | None:

@@ -1,25 +1,15 @@
 """AWS networking of standalone instances: egress without public ingress, and the optional load balancer.
 
-Default (no ``vpc_id`` / ``subnet_ids``): a new VPC ``10.80.0.0/16`` with two private subnets in two
-availability zones that offer the instance type (``aws_ec2_instance_type_offerings``; one zone twice
-when only one offers it), two public subnets holding one NAT gateway (and a public load balancer, when
-asked), an internet gateway, and route tables sending the private subnets' default route to the NAT.
-Instances get no public address; image pulls, weight downloads and SSM Session Manager leave through
-the NAT. The default security group of the VPC is emptied.
+Default (no ``vpc_id`` / ``subnet_ids``): a new VPC ``10.80.0.0/16`` with two private subnets in zones
+that offer the instance type (one zone twice when only one does), two public subnets holding one NAT
+gateway (and a public load balancer), and private default routes to the NAT. Instances get no public
+address; the VPC's default security group is emptied. ``vpc_endpoints`` (default on) adds an S3 gateway
+endpoint (free, skips the NAT's per-GB charge) and SSM interface endpoints (Session Manager without the
+internet; billed per zone and hour) admitting HTTPS from the VPC only. Given ``subnet_ids``, those
+subnets are used as they are and must already have egress.
 
-VPC endpoints in the new VPC (``vpc_endpoints``, default on): an S3 gateway endpoint on the private
-route table (weights and images from S3 in the region skip the NAT and its per-GB charge; gateway
-endpoints are free) and interface endpoints for ``ssm``, ``ssmmessages`` and ``ec2messages`` (Session
-Manager keeps working without the internet), one per zone of the private subnets, with private DNS and
-a security group that admits HTTPS from the VPC only. Each interface endpoint is billed per zone and
-hour (``_billed``: ``vpc_interface_endpoint_hour``).
-
-Given ``subnet_ids`` (and optionally ``vpc_id``): those subnets are used as they are; they must already
-have egress (a NAT gateway, or VPC endpoints for SSM, ECR/S3 and a mirror of the weights).
-
-``expose`` (see ``_expose``): ``internal`` adds an internal network load balancer over the private
-subnets, ``public`` an internet-facing one over the public subnets (TLS on 443 with the
-``certificate_arn`` option, else plain TCP on the serving port, with a warning); both health-check
+``expose``: an internal network load balancer over the private subnets, or an internet-facing one over
+the public subnets (TLS on 443 with ``certificate_arn``, else plain TCP with a warning); both check
 vLLM's ``/health`` and register every instance.
 """
 
@@ -44,6 +34,7 @@ docs, "Use VPC endpoints": ssm, ssmmessages, ec2messages)."""
 
 
 def _aws(submodule: str) -> Any:
+    # Imported on use: looking up a target (the registry, the engine's pin) must not start jsii.
     from .._compat import import_binding
 
     return import_binding("aws", submodule, provider="aws")

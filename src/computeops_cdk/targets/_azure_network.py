@@ -1,25 +1,17 @@
 """Azure networking of standalone VMs: a NAT gateway for egress, and the internal load balancer.
 
 The subnet the target creates has ``default_outbound_access_enabled = false`` (Azure's implicit outbound
-access is retired), so it gets a Standard NAT gateway with one static public IP: the VMs, which have no
-public IP, pull images and download weights through it. A subnet the user names keeps its own egress.
+access is retired), so it gets a Standard NAT gateway with one static public IP. A subnet the user names
+keeps its own egress.
 
-The NSG of the subnet the target creates says what it admits in its own rules (``nsg_rules``), rather
-than relying on Azure's default ``AllowVnetInBound`` (every port from the whole virtual network, peerings
-and gateways included) and ``AllowAzureLoadBalancerInBound``: SSH from the virtual network (Bastion, VPN,
-peering: the VMs have no public IP), the serving port from the load balancer's probes
-(``AzureLoadBalancer`` tag) and from the clients (the virtual network for ``internal``,
-``public_source_ranges`` or ``Internet`` for ``public``), then an explicit deny of every other inbound flow
-at priority 4096, the lowest a custom rule can take, so it applies before the default allow rules (65000+).
+Its NSG states what it admits instead of relying on Azure's default ``AllowVnetInBound`` (every port
+from the whole virtual network, peerings included): SSH from the virtual network, the serving port from
+the load balancer's probes and the clients, then an explicit deny at priority 4096, which applies before
+the default allow rules (65000+).
 
-``expose='internal'``: a Standard internal load balancer in the subnet, an HTTP probe on ``/health``, a
-TCP rule on the serving port and every NIC in its backend pool.
-
-``expose='public'`` (explicit opt-in): a Standard public load balancer with its own static public IP, the
-same ``/health`` probe and TCP rule; the NSG admits the serving port from ``public_source_ranges``
-(default the ``Internet`` service tag). Azure Load Balancer is layer 4: it has no TLS listener, so the
-service answers plain HTTP; terminate TLS in front of it (Application Gateway or your own proxy).
-Outbound traffic keeps leaving through the NAT gateway (the rule disables SNAT).
+``expose``: a Standard internal or (explicit) public load balancer with an HTTP probe on ``/health``
+and a TCP rule on the serving port. It is layer 4, so a public service answers plain HTTP (terminate
+TLS in front of it); outbound traffic keeps leaving through the NAT gateway (the rule disables SNAT).
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """What every Terraform target is: a stateless description of one provider's Terraform.
 
-A target turns a ``Placement`` (already decided, already scored) into resources in a cdktn scope.
-Targets never score and never call the engine; they declare what they cannot do, with a reason,
-so the engine can reject a pinned placement they could not express (rule ``target.unsupported``).
-
-Binding imports (``cdktn_provider_aws`` ...) happen only inside ``emit``/``configure``, so
-importing this package or the registry never loads a prebuilt binding.
+A target turns a decided ``Placement`` into resources in a cdktn scope; it never scores, and declares
+what it cannot do (``unsupported``, rule ``target.unsupported``). Bindings are imported only inside
+``emit``/``configure``, so importing this package never loads a prebuilt binding.
 """
 
 from __future__ import annotations
@@ -89,9 +86,8 @@ class Target(ABC):
     """One provider's Terraform. Subclasses are stateless; one instance per provider in the registry.
 
     Every subclass's ``configure``, ``emit`` and ``kube_connection`` first register the stack-wide
-    ``EscapeTemplates`` aspect (``_escape.protect_stack``): whatever string a target writes, from
-    a catalog, an option, a tag or its own text, reaches Terraform as literal text, never as a
-    ``${...}`` template. A target author cannot forget it.
+    ``EscapeTemplates`` aspect (``_escape.protect_stack``), so every string a target writes reaches
+    Terraform as literal text, never as a ``${...}`` template.
     """
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -128,12 +124,9 @@ class Target(ABC):
         return None
 
     def image_reference(self, placement: Placement, *, cluster: bool) -> Mapping[str, str] | None:
-        """The exact machine image this target boots ``placement`` on by default (no moving reference:
-        no ``latest``, no image family, no newest-match lookup), for a lock entry to record.
-
-        The same library version always names the same image; a lock keeps the one it recorded across
-        library upgrades until a relock. Default: None, the target boots no image of its own (a
-        container provider, a cluster's node pool image chosen by the managed service).
+        """The exact machine image (never a moving reference) this target boots ``placement`` on by
+        default, for a lock entry to record; a lock keeps it across library upgrades until a relock.
+        Default: None, the target boots no image of its own (a container provider, a node pool).
         """
         return None
 

@@ -1,9 +1,8 @@
 """The billed parts a stack creates besides the accelerator instances (root volumes, NAT, load balancer).
 
-The engine prices and ranks the instances only (``max_hourly_usd`` / ``max_monthly_usd`` apply to them);
-a target lists the other billed resources it emits as ``BilledPart`` s so the construct can show their
-cost separately. A price comes from ``data/billed_extras.json`` (each entry cites its source and date);
-a part without a sourced price for the region has ``hourly_usd = None`` and says so in ``note``, never 0.
+The engine ranks the instances only; a target lists the other billed resources it emits as
+``BilledPart`` s, priced from ``data/billed_extras.json`` (each entry cites its source), so the
+construct shows their cost separately. A part without a sourced price has ``hourly_usd = None``, never 0.
 """
 
 from __future__ import annotations
@@ -66,8 +65,7 @@ def _prices() -> dict[str, Any]:
 def priced(provider: str, key: str, region: str, *, part: str, quantity: float) -> BilledPart:
     """``quantity`` of price ``key`` in ``region``; an unpriced part when no sourced price covers it.
 
-    A price key holds one entry or a list of them (regions priced differently, each with its own source);
-    an entry's ``regions`` is a list, or ``"all"`` when its source states one figure for every region.
+    A price key holds one entry or a list of them (regions priced differently, each with its source).
     """
     found = _prices().get(provider, {}).get(key)
     entries: list[dict[str, Any]] = found if isinstance(found, list) else [found] if found else []

@@ -1,30 +1,17 @@
 """Boot plans: what makes a standalone machine run the workload the decision sized.
 
-This module validates a target's options into a ``BootPlan``; ``_boot_script`` renders the plan.
+This module validates a target's options into a ``BootPlan``; ``_boot_script`` renders the plan: one
+bash script every VM target boots (wrapped in a cloud-config where the provider takes cloud-init).
+Inference starts vLLM's OpenAI-compatible server in a container; training runs the user's container
+on every node with the rendezvous (``MASTER_ADDR``, ``NODE_RANK``, ...) wired.
 
-Every VM target (AWS ``user_data``, GCP ``startup-script``, Azure ``custom_data``, Nebius/OCI cloud-init,
-Crusoe ``startup_script``) boots the same bash script, wrapped in a cloud-config where the provider takes
-cloud-init. The script:
+The Hugging Face token and the serving API key are never in Terraform: the script reads them at boot
+from the provider's secret store (``SecretRef``; the machine's identity may read that one secret), and
+the key reaches vLLM as ``VLLM_API_KEY`` in an environment file, never on a command line (``ps``).
+``/health`` stays open without the key, so the load balancers' probes keep working.
 
-- inference: starts vLLM's OpenAI-compatible server in a container (``DEFAULT_VLLM_IMAGE``, a published
-  tag) with the decided model, ``--tensor-parallel-size`` and ``--max-num-seqs`` from the estimate, a
-  container health check on ``/health`` and the port it serves on, then waits until it answers;
-- training / fine-tuning: runs the user's container on every node with the rendezvous wired
-  (``MASTER_ADDR`` = the first node's private address, ``NODE_RANK``, ``NNODES``, ``NPROC_PER_NODE``,
-  ``MASTER_PORT``; EFA devices and ``FI_*`` settings on AWS multi-node).
-
-The Hugging Face token is never in Terraform: the script reads it at boot from the provider's secret store
-(``SecretRef``; the machine's identity is granted read access to that one secret by the target). The same
-holds for the serving API key (``api_key_secret``): read at boot, it reaches vLLM as ``VLLM_API_KEY`` in the
-container's environment file, so it is neither in Terraform nor on a command line (``ps``). vLLM takes
-``--api-key`` or ``VLLM_API_KEY`` (docs/getting_started/quickstart.md of vllm-project/vllm; the CLI flag
-wins over the variable in vllm/entrypoints/openai/api_server.py) and then refuses ``/v1`` requests without
-``Authorization: Bearer <key>``; ``/health`` stays open, so the load balancers' probes keep working.
-
-The script is built from validated values only, each shell-quoted, and contains no ``${`` / ``%{`` of its
-own: the only Terraform interpolations in it are the references a target substitutes (rank, first node's
-address), so nothing user-given is interpolated by Terraform. Tests run ``shellcheck`` and
-``cloud-init schema`` over every script a target emits.
+The script is built from validated, shell-quoted values and has no ``${`` / ``%{`` of its own: the
+only Terraform interpolations are the references a target substitutes (rank, first node's address).
 """
 
 from __future__ import annotations
@@ -64,11 +51,9 @@ DEFAULT_VLLM_IMAGE = "vllm/vllm-openai:v0.10.0"
 DEFAULT_TRAINING_IMAGE = "nvcr.io/nvidia/pytorch:24.12-py3"
 """NVIDIA's PyTorch container (NGC ``nvidia/pytorch``, release 24.12)."""
 DEFAULT_VLLM_TPU_IMAGE = "vllm/vllm-tpu:v0.11.1"
-"""vLLM's published TPU server image (Docker Hub ``vllm/vllm-tpu``, tag v0.11.1: the tag Google's
-GoogleCloudPlatform/accelerated-platforms pins as ``ira_online_tpu_vllm_image_url`` in
-platforms/gke/base/use-cases/inference-ref-arch/terraform/_shared_config/inference-ref-arch_variables.tf
-at 000925676aafd7a56bd4a9667cb50e9b966115ce; run ``--privileged --net=host`` with a large /dev/shm, as
-vllm-project/tpu-inference docs/getting_started/installation.md says)."""
+"""vLLM's published TPU server image (Docker Hub ``vllm/vllm-tpu``, the tag Google's
+accelerated-platforms reference architecture pins), run ``--privileged --net=host`` with a large
+/dev/shm as vllm-project/tpu-inference's installation docs say."""
 DEFAULT_TPU_TRAINING_IMAGE = "us-central1-docker.pkg.dev/tpu-pytorch-releases/docker/xla:r2.7.0_3.10_tpuvm"
 """PyTorch/XLA's Cloud TPU VM image, release 2.7 (the "Cloud TPU VMs Docker" table of pytorch/xla's
 README)."""
@@ -235,9 +220,8 @@ class BootPlan:
     api_key: SecretRef | None = None
     """The secret holding the API key vLLM requires (``VLLM_API_KEY``); None: no key."""
     eval_entrypoint: bool = False
-    """The image's entrypoint runs its arguments through ``eval "$@"`` (the AWS Deep Learning
-    Containers' ``dockerd_entrypoint.sh``): the training command is passed as ONE argument holding
-    the shell-quoted command line, so eval re-parses it into the original argv (``_container_command``)."""
+    """The image's entrypoint ends in ``eval "$@"`` (AWS DLCs): the training command is passed as ONE
+    shell-quoted argument that eval re-parses into the original argv (``_container_command``)."""
 
     @property
     def serves(self) -> bool:
@@ -247,10 +231,8 @@ class BootPlan:
     def server_flags(self) -> str:
         """vLLM's sizing flags: TP (and DP when one machine holds several replicas), batch limit, precision.
 
-        vLLM (``--data-parallel-size``, docs/serving/data_parallel_deployment.md of vllm-project/vllm)
-        runs one engine per data-parallel rank, each with ``--tensor-parallel-size`` GPUs, and balances
-        requests between them behind the one API server; ``--max-num-seqs`` applies per engine, i.e. per
-        replica as the estimate's operating point is stated."""
+        vLLM runs one engine per data-parallel rank behind one API server; ``--max-num-seqs`` applies
+        per engine, i.e. per replica as the estimate's operating point is stated."""
         flags = [f"--tensor-parallel-size {self.tensor_parallel}"]
         if self.data_parallel > 1:
             flags.append(f"--data-parallel-size {self.data_parallel}")
@@ -513,8 +495,7 @@ def refuse_script_options(props: Any, *, target: str, reason: str) -> None:
 
 
 GATED_HUB_ORGS = ("meta-llama/",)
-"""Hugging Face organisations whose models are gated (a token of an account that accepted the licence
-is needed to download them: Meta's Llama repositories)."""
+"""Hugging Face organisations whose models need a token of an account that accepted the licence."""
 
 
 def boot_warnings(props: Any) -> list[str]:

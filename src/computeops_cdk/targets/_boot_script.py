@@ -268,22 +268,18 @@ def _train(plan: BootPlan, rendezvous: Rendezvous | None) -> list[str]:
 def _container_command(plan: BootPlan) -> str:
     """The training command as words of the ``docker run`` line, each shell-quoted.
 
-    An image whose entrypoint ends in ``eval "$@"`` (``plan.eval_entrypoint``) re-joins its arguments
-    with spaces and parses the line again, so separate words would be split and expanded a second
-    time (``python -c 'import torch; print(...)'`` becomes a syntax error; a user's ``;`` or ``$`` runs
-    or expands). There the command goes as one argument, the shell-quoted join of the shell-quoted
-    parts: eval gets back exactly the original argv, and the image's own entrypoint still runs."""
+    An image whose entrypoint ends in ``eval "$@"`` (``plan.eval_entrypoint``) parses its arguments
+    again, so separate words would be split and expanded twice (a user's ``;`` or ``$`` would run).
+    There the command goes as one argument, the shell-quoted join of the quoted parts: eval gets back
+    exactly the original argv."""
     line = " ".join(_q(part) for part in plan.command)
     return _q(line) if plan.eval_entrypoint else line
 
 
 def _efa_lines(rendezvous: Rendezvous) -> list[str]:
-    """EFA in the training container: every EFA device of the host passed in (``--device``), libfabric's
-    EFA provider, and NCCL held to the aws-ofi-nccl plugin, so a missing plugin fails the job at start
-    instead of NCCL falling back to TCP sockets (``NCCL_NET``: NVIDIA NCCL docs, Environment Variables,
-    "forces NCCL to use a specific network"; "AWS Libfabric" is the plugin's network name). The host
-    side (the EFA driver) is the Deep Learning Base AMI's; the container must ship libfabric and
-    aws-ofi-nccl (the AWS Deep Learning Container does)."""
+    """EFA in the training container: the host's EFA devices (``--device``), libfabric's EFA provider,
+    and ``NCCL_NET`` held to the aws-ofi-nccl plugin ("AWS Libfabric"), so a missing plugin fails the
+    job at start instead of NCCL falling back to TCP sockets. The container must ship the plugin."""
     settings = ["FI_PROVIDER=efa", "NCCL_NET=AWS Libfabric", "NCCL_SOCKET_IFNAME=^lo,docker"]
     if rendezvous.efa_device_rdma:
         settings.insert(1, "FI_EFA_USE_DEVICE_RDMA=1")

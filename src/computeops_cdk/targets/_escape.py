@@ -2,16 +2,10 @@
 
 Terraform reads ``${ ... }`` (interpolation) and ``%{ ... }`` (directives) inside every JSON string
 of a configuration, and cdktn copies strings verbatim: a region code ``us-east-1${file("/etc/passwd")}``
-from a catalog would make ``terraform plan`` read that file. Catalog identifiers are refused at load
-(strict patterns), but options, tags and names come from user code, and a hand-built ``Placement`` never
-passed through a catalog. So every string every target writes is escaped here, once, at synthesis:
-``escape_templates()`` is the one helper, and the ``EscapeTemplates`` aspect applies it to every
-resource, data source, provider block, variable and output of the stack (targets register it through
-``Target``; see ``_base``).
-
-References the targets build on purpose are cdktn tokens (``${TfToken[TOKEN.12]}`` until synthesis
-resolves them to ``${aws_vpc.x.id}``): they are left alone, so references keep working while literal
-text is always literal.
+would make ``terraform plan`` read that file. Options, tags and names come from user code, so every
+string a target writes is escaped once, at synthesis, by the ``EscapeTemplates`` aspect (registered
+through ``Target``; see ``_base``). cdktn tokens (``${TfToken[TOKEN.12]}``), the references targets
+build on purpose, are left alone.
 """
 
 from __future__ import annotations

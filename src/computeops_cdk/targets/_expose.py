@@ -1,14 +1,9 @@
 """``expose``: how an inference service is reached (``none``, ``internal``, ``public``).
 
-- ``none``: no load balancer; the machines are reachable inside their network only (default for
-  training and fine-tuning, which serve nothing).
-- ``internal``: an internal load balancer of the provider in front of the replicas, health-checked on
-  vLLM's ``/health``, its address a ``TerraformOutput`` (default for inference where the target has one).
-- ``public``: explicit opt-in; an internet-facing load balancer (TLS where the provider's load balancer
-  terminates it and a certificate is given) and a warning annotation on the workload.
-
-Each target declares which modes it implements, with the reason for the others; asking for one it does
-not implement is a ``TargetError`` naming the provider and the reason.
+``none`` (default for training): reachable inside the network only. ``internal`` (default for
+inference where the target has one): an internal load balancer health-checked on vLLM's ``/health``.
+``public``: explicit opt-in, an internet-facing load balancer and a warning annotation. A mode a target
+does not implement is a ``TargetError`` with the target's reason.
 """
 
 from __future__ import annotations

@@ -235,7 +235,8 @@ def zones_named(region: str) -> list[str]:
 
 
 def default_zone(placement: Placement, machine: GpuMachine | TpuSlice) -> str:
-    """The zone used when the ``zone`` option is not given (see the module docstring)."""
+    """The zone used when the ``zone`` option is not given: the first zone (alphabetically) in which the
+    market data lists the accelerator for the region, else ``<region>-a``."""
     region = placement.region
     if isinstance(machine, TpuSlice):
         return _TPU_ZONE.get((machine.generation, region), f"{region}-a")

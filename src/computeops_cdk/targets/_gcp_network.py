@@ -1,32 +1,19 @@
 """GCP networking of standalone VMs: Cloud NAT egress, IAP-only SSH, and the internal load balancer.
 
-In the network the target creates: a Cloud Router with Cloud NAT for the subnetwork (the VMs have no
-external IP; image pulls and weight downloads leave through the NAT), and one firewall rule allowing SSH
-from Identity-Aware Proxy's range only (``35.235.240.0/20``, Google's documented IAP TCP forwarding
-range). A network the user names keeps its own egress and SSH rules.
+In the network the target creates: Cloud NAT for the subnetwork (the VMs have no external IP) and a
+firewall rule allowing SSH from Identity-Aware Proxy's range only (``35.235.240.0/20``). A network the
+user names keeps its own egress and SSH rules.
 
-``expose='internal'``: an internal passthrough network load balancer (an unmanaged instance group of
-the VMs, a regional TCP backend service, an HTTP health check on ``/health``, an internal forwarding
-rule on the serving port) and a firewall rule admitting the serving port from the subnetwork and from
-Google's health-check ranges (``35.191.0.0/16``, ``130.211.0.0/22``).
+``expose='internal'``: an internal passthrough load balancer (an unmanaged instance group, a regional
+TCP backend service, a ``/health`` check) and a firewall rule admitting the serving port from the
+subnetwork and Google's health-check ranges.
 
-``expose='public'`` (explicit opt-in), over the same instance group and ``/health`` check:
-
-- with a ``domain``: a global external Application Load Balancer (``EXTERNAL_MANAGED``): a static global
-  address, a Google-managed certificate for the domain, an SSL policy (``MODERN``, TLS >= 1.2), an HTTPS
-  proxy on 443 and an HTTP backend service to the serving port. The firewall admits the serving port from
-  Google's front ends only, which use the health-check ranges (``35.191.0.0/16``, ``130.211.0.0/22``;
-  https://cloud.google.com/load-balancing/docs/firewall-rules, "Global external Application Load
-  Balancer"). Point the domain's DNS A record at the address output. ``public_source_ranges`` given: the
-  firewall cannot see the clients (Google's front ends connect to the VMs), so a Cloud Armor backend
-  security policy on the backend service admits those ranges at Google's edge and denies everything else
-  (403) with its default rule; allow rules carry at most ``ARMOR_RANGES_PER_RULE`` ranges each.
-- without one: a regional external passthrough Network Load Balancer (a static regional address, a TCP
-  backend service, an external forwarding rule on the serving port). It is layer 4 and keeps the clients'
-  addresses, so there is no TLS listener (the service speaks plain HTTP) and the firewall admits the
-  serving port from the clients (``public_source_ranges``, default ``0.0.0.0/0``) and from the probes'
-  ranges for external passthrough load balancers (``35.191.0.0/16``, ``209.85.152.0/22``,
-  ``209.85.204.0/22``; https://cloud.google.com/load-balancing/docs/health-check-concepts#ip-ranges).
+``expose='public'`` (explicit), over the same instance group and check: with a ``domain``, a global
+external Application Load Balancer (Google-managed certificate, ``MODERN`` SSL policy, HTTPS on 443)
+whose firewall admits only Google's front ends; the firewall cannot see the clients, so
+``public_source_ranges`` becomes a Cloud Armor policy (default deny, at most
+``ARMOR_RANGES_PER_RULE`` ranges per allow rule). Without one, a regional passthrough Network Load
+Balancer: layer 4, no TLS, the firewall admits the clients and the passthrough probes' ranges.
 """
 
 from __future__ import annotations

@@ -1,16 +1,11 @@
 """Typed Terraform providers, resources and data sources for providers without a prebuilt binding.
 
 OCI, CoreWeave, Lambda, Nebius, Crusoe, RunPod and Vast.ai have no ``cdktn-provider-*`` package, so
-their few resources are written here on cdktn's generic ``TerraformProvider``/``TerraformResource``/
-``TerraformDataSource``. Each class takes typed keyword arguments named exactly like the provider
-schema's attributes (snake_case) and synthesizes them through ``_synthesize_attributes`` (the Python
-name of jsii's ``synthesizeAttributes`` hook); ``None`` values are left out, nested dicts and lists are
-emitted as given. ``TerraformProvider`` with ``terraform_provider_source`` is what puts the provider
-into ``terraform.required_providers``.
-
-Each base class is that of the scope's core (``_compat.FrameworkBound``: a ``cdktf.App`` gets cdktf's
-``TerraformResource``). This module imports the CDK runtime (through ``_compat``) at import time, so
-target modules import it lazily, inside ``configure``/``emit``.
+their few resources are written here on cdktn's generic classes: typed keyword arguments named like the
+provider schema's attributes, synthesized through ``_synthesize_attributes`` (jsii's
+``synthesizeAttributes`` hook) with ``None`` values left out. Each base class is that of the scope's
+core (``_compat.FrameworkBound``). This module imports the CDK runtime at import time, so target
+modules import it lazily, inside ``configure``/``emit``.
 """
 
 from __future__ import annotations

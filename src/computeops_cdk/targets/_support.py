@@ -1,8 +1,7 @@
 """A guard every target runs first: never silently emit less than the placement asks for.
 
-The engine already rejects pinned placements a target cannot express (rule ``target.unsupported``);
-this check makes a target fail loudly, with its declared reason, if one reaches it anyway (a hand-built
-placement, a construct called without the engine).
+The engine already rejects placements a target cannot express (rule ``target.unsupported``); this
+makes a target fail loudly with its reason if one reaches it anyway (e.g. a hand-built placement).
 """
 
 from __future__ import annotations

@@ -2,15 +2,11 @@
 
 Each target class reads its own entry (``unsupported = UNSUPPORTED["aws"]``) and refuses a placement
 that needs one of these features (``_support.require_supported``); the engine rejects such a
-candidate before that (rule ``target.unsupported``, quoting the reason). The table lives apart from
-the target modules so that a decision (``placement_pin``) reads it without importing the ten target
-modules and their boot, network and option code (about 15 ms of a cold ``computeops decide``,
-benchmarks/STARTUP.md). It imports nothing.
+candidate before that (rule ``target.unsupported``, quoting the reason). It lives apart from the
+target modules, and imports nothing, so that a decision reads it without importing them.
 
-Keys are the catalog's provider ids, in the catalog's provider order (the order ``Pin.targets`` and
-the "removing the pin would admit ..." fixes list them in); every feature is one of
-``engine.FEATURES``. A provider with a target but nothing it cannot do still gets an (empty) entry:
-the registry has a target for exactly these providers (tests/targets/test_registry.py).
+Keys are the catalog's provider ids in its provider order (the order fixes list them in); every
+feature is one of ``engine.FEATURES``. Every provider with a target has an entry, empty or not.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """Model weights from the user's object storage (the ``weights_uri`` option) instead of Hugging Face.
 
-``weights_uri`` names a bucket prefix in the workload's own cloud: ``s3://bucket/prefix`` (AWS),
-``gs://bucket/prefix`` (GCP) or ``https://<account>.blob.core.windows.net/<container>/prefix`` (Azure).
-The boot script copies everything under the prefix to ``/opt/computeops/weights`` with the machine's own
-identity, which the target grants read access to that bucket (AWS: an instance-profile policy scoped to
-the bucket and prefix; GCP: ``roles/storage.objectViewer`` on the bucket; Azure: "Storage Blob Data
-Reader" on the container). No key, SAS token or connection string is ever written into Terraform.
-
-A URI of another cloud is refused at once: the machine's identity cannot read it without a key.
+``weights_uri`` names a bucket prefix in the workload's own cloud (``s3://``, ``gs://`` or an Azure
+blob container URL). The boot script copies it to ``/opt/computeops/weights`` with the machine's own
+identity, which the target grants read access to that bucket only: no key, SAS token or connection
+string is ever written into Terraform, and a URI of another cloud is refused at once.
 """
 
 from __future__ import annotations

@@ -1,58 +1,18 @@
 """AWS target (``cdktn-provider-aws`` 25.x, ``hashicorp/aws`` 6.x): GPU instances or an EKS GPU node group.
 
-Standalone (no ``cluster``): a launch template that carries every secure default (IMDSv2 required,
-encrypted gp3 root volume, detailed monitoring, SSM-managed instance profile), then ``aws_instance``
-with ``count = placement.instances`` built from it, without a public IP, spread over the private
-subnets (``element(subnets, count.index)``) of a new VPC with a NAT gateway (``_aws_network``), each
-booting the generated cloud-config (``_boot``: vLLM or the training container). The security group
-allows no ingress except the serving port from the VPC (``expose`` internal) or the internet
-(``expose`` public, explicit).
+Standalone: ``aws_instance`` with ``count = placement.instances`` from a launch template carrying the
+secure defaults (IMDSv2, encrypted gp3 root, monitoring, SSM profile), no public IP, spread over the
+private subnets of a new VPC with a NAT gateway (``_aws_network``). Instances, not an Auto Scaling
+group: a decision sizes a fixed set of hosts, and an ASG would replace a running job's rank. Training
+on several instances adds a ``cluster`` placement group, per-rank primary interfaces created first
+(so every boot script knows rank 0's address) and EFA-only interfaces (``_aws_efa``), in one subnet.
+With ``cluster``: an ``aws_eks_node_group`` (``AL2023_x86_64_NVIDIA``, fixed size) through its own
+launch template with the same defaults, in the default VPC's default subnets unless ``vpc_id`` /
+``subnet_ids`` are given. Options: ``AwsTarget.options``.
 
-Why instances and not an Auto Scaling group: a decision sizes a fixed set of hosts (a
-training job's ranks, an inference deployment's replicas); an ASG would add replacement and scaling
-semantics the decision did not make, and for multi-node training it would replace one rank of a
-running job. Training on more than one instance adds a ``cluster`` placement group and, per rank, a
-primary interface created first (so every rank's boot script knows the first rank's address) and a
-launch template with an EFA-only interface on every network card of the type (``_aws_efa``: sourced
-counts, checked at plan), all in one subnet, so the ranks share one low-latency spine in one zone.
-
-With ``cluster``: an ``aws_eks_node_group`` on the chosen instance type (ON_DEMAND or SPOT, the
-``AL2023_x86_64_NVIDIA`` AMI type, label ``computeops.io/gpu``, taint ``nvidia.com/gpu:NoSchedule``,
-a fixed size of ``placement.instances``) through its own launch template with the same defaults.
-
-Options (``TargetProps.options``):
-    vpc_id: existing VPC (it must give its subnets egress: NAT or VPC endpoints). Default: a new VPC
-        with private subnets in two zones and a NAT gateway (node groups: the default VPC).
-    subnet_ids: existing subnets (with egress); standalone instances are spread across them (training
-        ranks share the first). Default: the new VPC's private subnets (node groups: the default
-        VPC's default subnets).
-    vpc_endpoints: in the new VPC, an S3 gateway endpoint and SSM interface endpoints (``ssm``,
-        ``ssmmessages``, ``ec2messages``) so S3 downloads skip the NAT and Session Manager works without
-        the internet. Default: True (False: NAT only, and no endpoint charges).
-    expose: ``none`` / ``internal`` / ``public`` (``_expose``). Default: internal for inference.
-    certificate_arn: ACM certificate for the TLS listener of a public load balancer. Default: none.
-    container_image, model_url, hf_token_secret (a Secrets Manager ARN), port, command, env,
-        user_data, user_data_append: the boot script (``_boot.BOOT_OPTIONS``).
-    weights_uri: ``s3://bucket/prefix`` of the weights, copied at boot with the instance profile, whose
-        role may list that prefix and get its objects, nothing else (``_weights``). Default: Hugging Face.
-    root_volume_gib: root volume size. Default: ``DEFAULT_ROOT_VOLUME_GIB`` (model weights + images).
-    image_id: an exact AMI id (``ami-...``) to boot. Default: the AMI named ``DEFAULT_AMI_NAME``.
-    efa_network_cards: network cards given an EFA-only interface in multi-node training (0: none).
-        Default: ``_aws_efa.EFA_NETWORK_CARDS`` for the type; no EFA (and a warning) for a type without
-        a sourced count.
-    eval_entrypoint: the training image's entrypoint ends in ``eval "$@"`` (the AWS Deep Learning
-        Containers' ``dockerd_entrypoint.sh``), so the command is passed as one pre-quoted argument
-        that eval turns back into the original argv. Default: True for ``DEFAULT_EFA_TRAINING_IMAGE``,
-        False for any other image; a user image with such an entrypoint needs True.
-    ami_name: the exact name of an AMI owned by ``amazon``. A pattern with ``*`` or ``?`` opts in to the
-        newest match (``most_recent``), which moves the image between plans: a warning says so.
-        Default: ``DEFAULT_AMI_NAME``, or the name the workload's lock entry recorded.
-
-Why an exact name and not an AMI id: AMI ids differ per region and are only known by asking AWS, which
-a synth must not do (no network call at synth). One dated DLAMI release has one AMI per region with
-that exact name, so ``data.aws_ami`` (exact name, owner ``amazon``, no ``most_recent``) resolves the
-same image at every plan; ``include_deprecated`` keeps it resolvable after AWS deprecates the release.
-The name is recorded in the lock entry (``image_reference``) and only moves on a relock.
+The AMI is looked up by exact name (owner ``amazon``, no ``most_recent``, ``include_deprecated``), not
+by id: ids differ per region and synth asks AWS nothing, while one dated DLAMI release has one exact
+name, so every plan resolves the same image. The name is recorded in the lock entry.
 """
 
 from __future__ import annotations
@@ -75,7 +35,7 @@ from ._aws_efa import (
     fabric_check,
     interfaces,
 )
-from ._aws_network import INTERFACE_ENDPOINTS, AwsNetwork, load_balancer, network
+from ._aws_network import INTERFACE_ENDPOINTS, AwsNetwork, _aws, _fn, load_balancer, network
 from ._base import Target, TargetProps
 from ._billed import BilledPart, priced, unpriced
 from ._boot import BOOT_OPTIONS, BootPlan, Rendezvous, plan_for
@@ -101,11 +61,8 @@ CHECKOV_SKIPS: Mapping[str, str] = {
 applies passes; the instance repeats the launch template's settings so scanners see them."""
 
 DEFAULT_AMI_NAME = "Deep Learning Base OSS Nvidia Driver GPU AMI (Ubuntu 24.04) 20260915"
-"""AWS Deep Learning Base AMI (NVIDIA driver, CUDA, EFA, Docker, the SSM agent), one dated release.
-Release notes: https://docs.aws.amazon.com/dlami/latest/devguide/aws-deep-learning-ami-gpubaseoss-ul2404-2026-09-16.html
-(read 2026-12-01 as quoted by a public repository's notes; the exact name not checked against AWS here:
-no network at synth). A newer release is chosen on purpose by changing this constant, and reaches a
-locked workload only through a relock."""
+"""AWS Deep Learning Base AMI (NVIDIA driver, CUDA, EFA, Docker, the SSM agent), one dated release (not
+checked against AWS at synth). A newer release reaches a locked workload only through a relock."""
 DEFAULT_AMI_OWNER = "amazon"
 _AMI_ID = re.compile(r"^ami-[0-9a-f]{8,17}$")
 DEFAULT_ROOT_VOLUME_GIB = 500
@@ -122,24 +79,11 @@ _EC2_TRUST = (
 )
 
 
-def _aws(submodule: str) -> Any:
-    # Imported on use: looking up a target (the registry, the engine's pin) must not start jsii.
-    from .._compat import import_binding
-
-    return import_binding("aws", submodule, provider="aws")
-
-
 def _require_binding(props: TargetProps) -> None:
     """Fail early, naming who chose aws (``options["chosen_by"]``), when the binding is missing."""
     from .._compat import import_binding
 
     import_binding("aws", chosen_by=chosen_by(props), provider="aws")
-
-
-def _fn() -> Any:
-    from .._compat import Fn
-
-    return Fn
 
 
 # Options only standalone instances read (on a cluster the Kubernetes layer runs the workload).

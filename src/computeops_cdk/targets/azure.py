@@ -3,39 +3,13 @@
 Binding: ``cdktn-provider-azurerm`` 18.x (``hashicorp/azurerm``; the 18.9.0 binding documents
 azurerm 5.10.0), imported inside ``configure``/``emit`` only.
 
-Options (``TargetProps.options``):
-
-- ``subscription_id``: Default: not set in Terraform; azurerm reads ``ARM_SUBSCRIPTION_ID`` (and the
-  credentials ``ARM_TENANT_ID``/``ARM_CLIENT_ID``/``ARM_CLIENT_SECRET``, OIDC, MSI or the Azure CLI).
-- ``resource_group_name``: existing resource group. Default: a new ``<name>-rg`` in the region.
-- ``subnet_id``: existing subnet for the NIC (it must give the VMs egress). Default: a new VNet
-  ``10.70.0.0/16`` with one subnet ``10.70.1.0/24`` behind an NSG that has no inbound allow rule, and a NAT
-  gateway for egress (``_azure_network``).
-- ``expose``: ``none`` / ``internal`` (a Standard internal load balancer) / ``public`` (explicit: a
-  Standard public load balancer with a static public IP and an NSG rule for the port; layer 4, so no TLS
-  listener, see ``EXPOSE_LIMITATIONS``). Default: internal for inference.
-- ``public_source_ranges``: the client CIDRs (IPv4: the load balancer's frontend is an IPv4 public IP)
-  the NSG admits on a public service. Default: the ``Internet`` service tag.
-- ``weights_uri``: ``https://<account>.blob.core.windows.net/<container>/prefix`` of the weights, read
-  with each VM's managed identity; with ``storage_account_id`` (the account's resource id) each identity
-  gets "Storage Blob Data Reader" on that container. Default: Hugging Face.
-- ``key_vault_id``: resource id of the Key Vault holding ``hf_token_secret``; the VMs' identities get
-  "Key Vault Secrets User" on it. Default: none (grant that access yourself; a warning says so).
-- ``container_image``, ``model_url``, ``hf_token_secret`` (a Key Vault secret id), ``port``, ``command``,
-  ``env``, ``user_data`` (``custom_data``), ``user_data_append``: the boot script (``_boot.BOOT_OPTIONS``).
-- ``ssh_public_key``: OpenSSH public key of ``admin_username``. Default: a Terraform variable
-  ``<name>_ssh_public_key`` (supply it with ``TF_VAR_<name>_ssh_public_key``); password login is off.
-- ``admin_username``: Default: ``azureuser``.
-- ``image``: ``{"publisher", "offer", "sku", "version"}``. Default: ``DEFAULT_IMAGE``.
-- ``os_disk_gb``: Default: 256.
-- ``zone``: availability zone (``"1"``, ``"2"``, ``"3"``) of every VM. ``zones``: a list of them, the VMs
-  spread round-robin (VM i in ``zones[i % len(zones)]``), for replicas in separate failure domains.
-  Default: none (regional placement, Azure picks the hosts). Why the default is regional: GPU sizes are
-  restricted zone by zone *per subscription* (the Resource SKUs API, learn.microsoft.com/rest/api/compute/
-  resource-skus/list, reports ``restrictions`` of type ``Zone`` with reason ``NotAvailableForSubscription``),
-  and the catalog has no zone data for Azure, so a zone the target picked could fail the apply where
-  a regional VM is placed. ``az vm list-skus --location <region> --size <size> --query
-  "[].{zones: locationInfo[0].zones, restrictions: restrictions}"`` lists the zones your subscription may use.
+Options: ``AzureTarget.options``. Without ``subnet_id`` the target creates a VNet ``10.70.0.0/16``
+with one subnet behind an NSG that has no inbound allow rule, and a NAT gateway for egress
+(``_azure_network``). ``zone``/``zones`` default to none (regional placement) because GPU sizes are
+restricted zone by zone *per subscription* (the Resource SKUs API reports ``Zone`` restrictions with
+reason ``NotAvailableForSubscription``) and the catalog has no Azure zone data, so a zone the target
+picked could fail the apply. ``az vm list-skus --location <region> --size <size> --query
+"[].{zones: locationInfo[0].zones, restrictions: restrictions}"`` lists the zones your subscription may use.
 """
 
 from __future__ import annotations
@@ -84,13 +58,11 @@ DEFAULT_IMAGE: Mapping[str, str] = {
     "sku": "2204",
     "version": "22.04.2026082801",
 }
-"""Azure HPC Ubuntu image with NVIDIA drivers, CUDA and InfiniBand, one exact marketplace version
-(``latest`` would resolve to the newest version at each plan and replace the VMs). The version as a public
-repository's notes name it as current (read 2026-12-01); the publisher/offer/sku are those of Azure's
-azhpc-images README (Azure/azhpc-images, README.md); the version is not checked against the marketplace
-here (no network at synth): ``az vm image list -p microsoft-dsvm -f ubuntu-hpc -s 2204 --all`` lists
-them. ``version: latest`` in the ``image`` option is an explicit opt-in to a moving image, with a
-warning. Recorded in the lock entry."""
+"""Azure HPC Ubuntu image with NVIDIA drivers, CUDA and InfiniBand (Azure/azhpc-images), one exact
+marketplace version (``latest`` would move at each plan and replace the VMs), not checked against the
+marketplace at synth: ``az vm image list -p microsoft-dsvm -f ubuntu-hpc -s 2204 --all`` lists them.
+``version: latest`` in the ``image`` option opts in to a moving image, with a warning. Recorded in the
+lock entry."""
 
 CHECKOV_SKIPS: Mapping[str, str] = {}
 """checkov checks the emitted Azure resources fail on purpose, with the reason (none by default)."""
@@ -136,7 +108,7 @@ _OPTION_READERS: Mapping[str, tuple[str, ...]] = {
 
 
 class AzureTarget(Target):
-    """Azure target. See the module docstring for options and defaults."""
+    """Azure target: options and defaults in ``options`` (notes in the module docstring)."""
 
     provider = "azure"
     extra = "azure"

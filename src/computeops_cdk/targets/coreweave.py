@@ -1,21 +1,11 @@
 """CoreWeave: GPU capacity is a CKS node pool, added as the ``NodePool`` custom resource.
 
-CoreWeave has no VM product: the unit is a Kubernetes node in a CKS cluster. ``coreweave_cks_node_pool``
-exists upstream but is not in the v0.21.0 release of ``coreweave/coreweave``, so this target applies
-the CKS ``NodePool`` CR (``compute.coreweave.com/v1alpha1``) with ``kubernetes_manifest``
-(``hashicorp/kubernetes``). ``kubernetes_manifest`` needs the cluster's API server at plan time: the
-cluster must exist before this stack is planned.
-
-Credentials: the kubernetes provider reads ``KUBE_CONFIG_PATH`` (a CKS kubeconfig) unless the
-construct passes its own provider in ``options["kubernetes_provider"]`` (one kubernetes provider block
-per stack).
-
-Spot: ``spec.computeClass = "spot"`` (the field behind ``coreweave_cks_node_pool.compute_class``,
-whose docs say ``spot`` nodes are preemptible); otherwise ``default``.
-
-Instance types: our CoreWeave catalog uses the pricing page's names (``hgx-h100-8x``); CKS wants
-instance ids (``gd-8xh100ib-i128``). The table below maps them (ids gathered from public CKS
-configurations, unverified against CoreWeave's instance list); a CKS id passes through unchanged.
+CoreWeave has no VM product: ``coreweave_cks_node_pool`` is not in the v0.21.0 release of
+``coreweave/coreweave``, so this target applies the CKS ``NodePool`` CR with ``kubernetes_manifest``,
+which needs the cluster's API server at plan time (the cluster must exist first). Credentials:
+``KUBE_CONFIG_PATH`` unless the construct passes its provider in ``options["kubernetes_provider"]``.
+Spot sets ``spec.computeClass = "spot"``. The table below maps the catalog's pricing-page names
+(``hgx-h100-8x``) to CKS instance ids (unverified against CoreWeave's list); a CKS id passes through.
 """
 
 from __future__ import annotations

@@ -1,18 +1,13 @@
 """Crusoe Cloud: ``crusoe_compute_instance`` (+ ``crusoe_ib_partition`` for multi-node).
 
-Provider ``crusoecloud/crusoe``.
-
-Credentials: ``CRUSOE_ACCESS_KEY_ID`` / ``CRUSOE_SECRET_KEY`` (or ``~/.crusoe/config``); project from
-``CRUSOE_DEFAULT_PROJECT`` unless ``project_id`` is given.
+Provider ``crusoecloud/crusoe``. Credentials: ``CRUSOE_ACCESS_KEY_ID`` / ``CRUSOE_SECRET_KEY`` (or
+``~/.crusoe/config``); project from ``CRUSOE_DEFAULT_PROJECT`` unless ``project_id`` is given.
 
 Our Crusoe prices come from the Shadeform marketplace listing, so instance types and regions are
 Shadeform's names (``crusoe_L40Sx4`` in ``culpeper-usa-1``); this target maps them to Crusoe's
 product names and locations (tables below; locations unverified: pass ``location`` to override).
 
-Options: ``ssh_public_key`` (Default: Terraform variable ``<name>_ssh_public_key``), ``location``,
-``image`` (Default: Crusoe's curated NVIDIA Docker image for the form factor), ``subnet_id``
-(Default: Crusoe's default VPC subnet for the location), ``ib_network_id`` (IB network of a partition
-joining the instances; Default: none, instances are independent).
+Options: ``CrusoeTarget.options``.
 """
 
 from __future__ import annotations

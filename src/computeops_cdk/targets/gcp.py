@@ -5,55 +5,12 @@ Bindings: ``cdktn-provider-google`` (``hashicorp/google``) for everything but TP
 provider 21.x does not have. Both are imported inside ``configure``/``emit`` only, submodule by
 submodule, so importing this module costs nothing.
 
-Options (``TargetProps.options``):
-
-- ``project``: GCP project id. Default: a Terraform variable ``gcp_project`` (with a description;
-  supply it with ``TF_VAR_gcp_project``), so the provider never falls back silently to whatever
-  project the environment points at. The stack deploys into that project and creates no folder:
-  a FedRAMP High decision holds only for a project inside an Assured Workloads folder with the
-  FedRAMP High control package (the decision's "Compliance:" line says so); create it there first.
-- ``zone``: zone for the VM / TPU / node locations, a zone of the decided region (``<region>-<letter>``,
-  checked with a "did you mean" from the zones the market data names). Default: the first zone
-  (alphabetically) in which
-  the market data lists the accelerator for this region; ``<region>-a`` where the data lists the
-  accelerator in that zone or does not say.
-- ``zones``: zones of the region that offer the machine type, GPU VMs spread over them round-robin (VM i
-  in ``zones[i % len(zones)]``, one instance group per zone behind the load balancer) or the GKE node
-  pool's ``node_locations``: serving replicas in separate failure domains. Default: the one ``zone`` (the
-  market data kept here names one zone per accelerator and region, and GPU capacity differs by zone).
-  Not for multi-node training (its VMs share a compact placement policy, which is zonal).
-- ``network`` / ``subnetwork``: existing VPC network / subnetwork (name or self link; it must give the
-  VMs egress). Default: a new custom-mode VPC network and one regional subnetwork (``cidr``, default
-  ``10.64.0.0/20``) with private Google access and flow logs, Cloud NAT for egress and SSH from IAP only
-  (``_gcp_network``).
-- ``expose``: ``none`` / ``internal`` (an internal passthrough load balancer) / ``public`` (explicit:
-  an HTTPS Application Load Balancer with a Google-managed certificate when ``domain`` is given, else a
-  TCP passthrough Network Load Balancer without TLS; ``_gcp_network``). Default: internal for inference
-  GPU VMs. TPU VMs are not Compute Engine instances and join no instance group: ``none`` only, their
-  address is the ``endpoint`` output (``EXPOSE_UNSUPPORTED``).
-- ``domain``: the public service's DNS name (HTTPS). ``public_source_ranges``: the client CIDRs the
-  public service admits (the passthrough load balancer's firewall rule, IPv4 only: its address is IPv4
-  and a firewall rule cannot mix the families; with ``domain``, a Cloud Armor security policy on the
-  backend service, default deny, IPv4 or IPv6). Default: none (plain TCP), the whole internet.
-- ``container_image``, ``model_url``, ``hf_token_secret`` (a Secret Manager id), ``port``, ``command``,
-  ``env``, ``user_data`` (the ``startup-script``), ``user_data_append``: the boot script of GPU VMs and
-  TPU VMs (``_boot.BOOT_OPTIONS``; on TPU VMs vLLM's TPU image or PyTorch/XLA's, on every host).
-- ``weights_uri``: ``gs://bucket/prefix`` of the weights; the VMs' service account gets
-  ``roles/storage.objectViewer`` on that bucket (``_weights``). Default: Hugging Face.
-- ``service_account_email``: service account for the VMs. Default: a new service account with no
-  roles granted (grant what the workload needs), never the Compute Engine default account.
-- ``kms_key_self_link``: Cloud KMS key for the boot disks of GPU VMs. Default: Google-managed
-  encryption (see ``CHECKOV_SKIPS``).
-- ``image``: boot image of GPU VMs. Default: ``DEFAULT_IMAGE`` (a Deep Learning VM family with
-  NVIDIA drivers).
-- ``boot_disk_gb``: boot disk size of GPU VMs. Default: 200.
-- ``secure_boot``: Shielded VM secure boot of the VMs, TPU VMs and GKE nodes. Default: True (vTPM and
-  integrity monitoring are always on).
-  Set False for an image whose NVIDIA kernel module is not signed.
-- ``tpu_runtime_version``: TPU software version. Default: per generation, see ``TPU_RUNTIMES``.
-- ``gke_location``: location of the GKE cluster given as ``cluster``. Default: the region.
-- ``gpu_driver_version``: GKE driver install (``LATEST``, ``DEFAULT``, ``INSTALLATION_DISABLED``).
-  Default: ``LATEST``.
+Options: ``GcpTarget.options``. Notes the mapping leaves out: ``project`` defaults to a Terraform
+variable so the provider never falls back to the environment's project, and a FedRAMP High decision
+holds only for a project in an Assured Workloads FedRAMP High folder (create it there first);
+``zones`` is not for multi-node training (its compact placement policy is zonal); TPU VMs join no
+instance group, so ``expose`` is ``none`` there (``EXPOSE_UNSUPPORTED``); ``secure_boot=False`` is for
+an image whose NVIDIA kernel module is not signed.
 """
 
 from __future__ import annotations
@@ -110,12 +67,10 @@ EXPOSE_LIMITATIONS: Mapping[str, str] = {
 DEFAULT_IMAGE = (
     "projects/deeplearning-platform-release/global/images/common-cu128-ubuntu-2204-nvidia-570-v20260320"
 )
-"""One image of the Deep Learning VM family ``common-cu128-ubuntu-2204-nvidia-570`` (CUDA 12.8, NVIDIA
-570 driver), named exactly: a family resolves to its newest image at every plan, so the VMs would move
-(and be replaced) between plans. The name as several public Terraform and gcloud configurations give it
-(read 2026-12-01); not checked against the live image list (no network at synth), and one of those
-configurations marks the family discontinued: pass ``image`` to choose another. A ``/family/`` path is
-accepted as an explicit opt-in to a moving image, with a warning. Recorded in the lock entry."""
+"""One image of the Deep Learning VM family ``common-cu128-ubuntu-2204-nvidia-570``, named exactly (a
+family resolves to its newest image at every plan, replacing the VMs). Not checked against the live
+image list and possibly discontinued: pass ``image`` to choose another (a ``/family/`` path opts in
+to a moving image, with a warning). Recorded in the lock entry."""
 
 TPU_RUNTIMES: Mapping[str, str] = {
     "v2": "tpu-ubuntu2204-base",
@@ -153,7 +108,7 @@ def _resource_name(props: TargetProps, limit: int) -> str:
 
 
 class GcpTarget(Target):
-    """Google Cloud target. See the module docstring for options and defaults."""
+    """Google Cloud target: options and defaults in ``options`` (notes in the module docstring)."""
 
     provider = "gcp"
     extra = "gcp"
@@ -457,7 +412,7 @@ class GcpTarget(Target):
         props: TargetProps,
         plan: BootPlan | None = None,
     ) -> dict[str, Any]:
-        mod = _google_beta("google_tpu_v2_vm", props)
+        mod = _google("google_tpu_v2_vm", props, "google_beta")
         beta = _beta_provider(scope, placement.region, props)
         runtime = str(props.options.get("tpu_runtime_version", TPU_RUNTIMES[tpu.generation]))
         spot = placement.pricing == "spot"
@@ -691,10 +646,9 @@ def _trains(placement: Placement, plan: BootPlan | None, props: TargetProps) -> 
 
 
 def _compact_placement(scope: Any, placement: Placement, provider: Any, props: TargetProps) -> list[str]:
-    """A collocated resource policy for the VMs of one multi-node training job (one low-latency spine:
-    NCCL's all-reduce crosses it every step); none for a single VM. Never for serving replicas: a
-    collocated policy puts them on the same hardware spine, one failure domain for the whole service,
-    and they exchange nothing that needs the low latency."""
+    """A collocated resource policy for the VMs of one multi-node training job (NCCL's all-reduce
+    crosses the spine every step); none for a single VM. Never for serving replicas: one spine would
+    be one failure domain for the whole service, and they exchange nothing latency-bound."""
     if placement.instances <= 1:
         return []
     mod = _google("compute_resource_policy", props)
@@ -755,16 +709,10 @@ def _grant_reads(scope: Any, plan: BootPlan | None, email: str, provider: Any, p
         )
 
 
-def _google(submodule: str, props: TargetProps) -> Any:
+def _google(submodule: str, props: TargetProps, binding: str = "google") -> Any:
     from .._compat import import_binding
 
-    return import_binding("google", submodule, chosen_by=chosen_by(props))
-
-
-def _google_beta(submodule: str, props: TargetProps) -> Any:
-    from .._compat import import_binding
-
-    return import_binding("google_beta", submodule, chosen_by=chosen_by(props))
+    return import_binding(binding, submodule, chosen_by=chosen_by(props))
 
 
 def _beta_provider(scope: Any, region: str, props: TargetProps) -> Any:
@@ -775,7 +723,7 @@ def _beta_provider(scope: Any, region: str, props: TargetProps) -> Any:
     for node in stack.node.find_all():
         if getattr(node, "terraform_resource_type", None) == "google-beta":
             return node
-    mod = _google_beta("provider", props)
+    mod = _google("provider", props, "google_beta")
     return mod.GoogleBetaProvider(stack, "google-beta", region=region, project=_project(scope, props))
 
 

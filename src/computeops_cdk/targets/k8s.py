@@ -1,17 +1,10 @@
 """The Kubernetes/Helm workload layer (``cdktn-provider-kubernetes``, ``cdktn-provider-helm``).
 
-Runs on any provider's cluster, after a target has added the GPU node pool:
-
-- inference -> a ``helm_release`` of the vLLM production-stack chart (``vllm-stack``), values
-  rendered as one YAML string: the model, replicas and GPUs per replica from the decision, the
-  pool's GPU node selector and tolerations, a memory-backed ``/dev/shm`` for tensor parallelism;
-- training / fine-tuning -> a ``kubernetes_job_v1`` (Indexed when it spans several nodes, with a
-  headless service for rendezvous) whose pods request ``nvidia.com/gpu``.
-
-Node selection prefers our own label ``computeops.io/gpu`` (set on every pool a target creates:
-uniform across clouds); ``node.kubernetes.io/instance-type`` matches pools we did not create.
-Every GPU pod tolerates ``nvidia.com/gpu:NoSchedule``, and AKS spot pools' automatic taint.
-Conventions: ../shared/terraform-targets.md §11.2-11.3.
+Runs on any provider's cluster, after a target has added the GPU node pool: inference is a
+``helm_release`` of the vLLM production-stack chart sized from the decision, training a
+``kubernetes_job_v1`` (Indexed, with a headless rendezvous service, across several nodes). Pods select
+our label ``computeops.io/gpu`` on pools a target creates (``node.kubernetes.io/instance-type`` on
+others) and tolerate ``nvidia.com/gpu:NoSchedule`` and AKS spot pools' automatic taint.
 """
 
 from __future__ import annotations
@@ -57,7 +50,7 @@ GPU_TAINT_KEY = "nvidia.com/gpu"
 VLLM_REPOSITORY = "https://vllm-project.github.io/production-stack"
 VLLM_CHART = "vllm-stack"
 VLLM_CHART_VERSION = "0.1.12"
-"""The chart version seen in the 2026-08 snapshot (terraform-targets.md §11.3); pinned so plans repeat."""
+"""Pinned so plans repeat."""
 DEFAULT_VLLM_IMAGE = "vllm/vllm-openai:v0.10.0"
 DEFAULT_TRAINING_IMAGE = "nvcr.io/nvidia/pytorch:24.12-py3"
 CPU_PER_GPU = 2

@@ -3,9 +3,7 @@
 Lambda publishes no Terraform provider; ``elct9620/lambdalabs`` (v0.8.x) is the most complete
 community one. Credentials: ``LAMBDALABS_API_KEY``. Instances always get a public IP (Lambda's
 firewall, managed outside this provider, decides what is reachable).
-
-Options: ``ssh_key_name`` (an SSH key already registered with Lambda). Default: a Terraform
-variable ``<name>_ssh_key_name``.
+Options: ``LambdaTarget.options``.
 """
 
 from __future__ import annotations

@@ -4,21 +4,10 @@ Provider ``nebius/nebius`` (0.6.x, public registry), generic resources. Credenti
 ``NEBIUS_IAM_TOKEN`` or a service-account file (see the provider's authentication guide). The region
 is implied by the project: ``project_id`` must be a project in the placement's region.
 
-Options: ``project_id``, ``subnet_id``. Default: Terraform variables ``<name>_project_id`` /
-``<name>_subnet_id``. ``image_family``: Default ``ubuntu22.04-cuda12`` (name unverified); a family
-resolves to its newest image when a disk is created. ``image_id``: an exact image id
-(``source_image_id``) instead, the same image for every instance the stack ever creates. Default: none,
-the family.
-``boot_disk_gb``: Default 200. ``boot_disk_type``: ``NETWORK_SSD`` (Default), ``NETWORK_SSD_IO_M3`` or
-``NETWORK_SSD_NON_REPLICATED`` (a multiple of 93 GiB); the last two are encrypted at rest with
-Nebius's managed key (``disk_encryption``), which Nebius offers for those types only.
-``infiniband_fabric``: InfiniBand fabric of a GPU cluster joining the instances. Default: none,
-several instances are independent (name a fabric for multi-node training).
-``ssh_public_key``: OpenSSH key of a ``computeops`` sudo user created by cloud-init. Default: none.
-``public_ip``: give each instance a public address, its egress for the image and the weights. Default:
-False (private only: the subnet must then give egress, and a warning says so).
-``container_image``, ``model_url``, ``port``, ``command``, ``env``, ``user_data``, ``user_data_append``:
-the cloud-init boot script (``_boot``); ``hf_token_secret`` is refused (``NO_SECRET_STORE``).
+Options: ``NebiusTarget.options``. The default ``image_family`` name is unverified and resolves to
+its newest image when a disk is created (``image_id`` pins one). Only ``NETWORK_SSD_IO_M3`` and
+``NETWORK_SSD_NON_REPLICATED`` (a multiple of 93 GiB) disks offer Nebius's managed-key encryption.
+Without ``public_ip`` the subnet must give egress (a warning says so).
 """
 
 from __future__ import annotations

@@ -5,10 +5,7 @@ resources come from ``_generic``. Credentials: ``OCI_TENANCY_OCID``, ``OCI_USER_
 ``OCI_FINGERPRINT``, ``OCI_PRIVATE_KEY_PATH`` (or ``~/.oci/config``); the region is set from the
 placement.
 
-Options: ``compartment_id``, ``subnet_id``, ``image_id`` (a GPU image OCID), ``ssh_public_key``.
-Default for each: a Terraform variable ``<name>_<option>`` (these ids are account-specific).
-``boot_volume_gb``: Default 200. The availability domain is the first one the tenancy lists
-(``data.oci_identity_availability_domains``), unless ``availability_domain`` is given.
+Options: ``OciTarget.options``; the account-specific ids default to Terraform variables.
 """
 
 from __future__ import annotations

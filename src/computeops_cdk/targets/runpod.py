@@ -5,14 +5,10 @@ names (``8x_H100-SXM_SECURE``); the GPU part maps to RunPod's GPU type id (``NVI
 with the table SkyPilot uses to launch pods (``sky/provision/runpod/utils.py`` ``GPU_NAME_MAP``).
 The region is a RunPod data-centre id (``US-TX-3``), passed as ``data_center_ids``.
 
-Options: ``image`` (Default: ``DEFAULT_VLLM_IMAGE`` serving the model for inference, ``DEFAULT_IMAGE``
-for training), ``disk_gb`` (container disk, Default 50), ``ports`` (Default: the serving port for
-inference, none for training), ``env`` (Default: none), ``model_url``, ``port``, ``command`` (training
-arguments), ``hf_token_secret``: the name of a RunPod secret, passed as ``{{ RUNPOD_SECRET_<name> }}``
-so RunPod resolves it in the pod (never the token itself). RunPod runs the container natively: the
-server arguments (model, ``--tensor-parallel-size``, ``--max-num-seqs``, port) are the pod's ``args``.
-RunPod has no load balancer resource for pods: ``expose`` is not an option (each pod gets RunPod's proxy
-address for its HTTP port).
+Options: ``RunPodTarget.options``. ``hf_token_secret`` names a RunPod secret, passed as
+``{{ RUNPOD_SECRET_<name> }}`` so RunPod resolves it in the pod (never the token itself). RunPod runs
+the container natively: the vLLM server arguments are the pod's ``args``. Pods have no load balancer
+resource, so ``expose`` is not an option (each pod gets RunPod's proxy address for its HTTP port).
 """
 
 from __future__ import annotations

@@ -4,10 +4,8 @@ Provider: community ``realnedsanders/vastai`` (0.3.x). Credentials: ``VASTAI_API
 Vast sells offers, not machine types: the target turns the decision into an offer query (GPU name,
 GPU count, country, datacenter hosts only, a price ceiling from the decision's hourly price) and
 rents the cheapest match at apply time. A re-plan may pick another machine (see ``unsupported``).
-
-Options: ``image`` (Default: ``DEFAULT_IMAGE``), ``disk_gb`` (Default 100), ``price_headroom``
-(fraction added to the decided hourly price for the ceiling, Default 0.10: marketplace prices move
-between catalog build and apply).
+Options: ``VastTarget.options`` (``price_headroom``: marketplace prices move between catalog build and
+apply).
 """
 
 from __future__ import annotations
