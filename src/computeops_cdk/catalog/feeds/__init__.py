@@ -26,6 +26,7 @@ __all__ = [
     "group_unmapped",
     "map_prices",
     "parse_json",
+    "price_text",
     "with_reserved_columns",
 ]
 
@@ -144,6 +145,11 @@ def map_prices(
 def with_reserved_columns(columns: tuple[str, ...]) -> tuple[str, ...]:
     """A raw-file header with the reserved-price columns added (for feeds that price reservations)."""
     return columns + tuple(c for c in RESERVED_COLUMNS.values() if c not in columns)
+
+
+def price_text(value: float) -> str:
+    """A price as the raw files write it (rounded to 6 decimals)."""
+    return repr(round(value, 6))
 
 
 def parse_json(body: bytes, what: str) -> Any:  # JSON: callers narrow it with isinstance

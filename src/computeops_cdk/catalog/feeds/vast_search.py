@@ -1,23 +1,18 @@
 """Vast.ai's public offer search (``POST <base>/api/v0/bundles/`` with a JSON filter, no key).
 
-The request body is a filter object: ``{"rentable": {"eq": true}, "rented": {"eq": false},
-"reliability": {"gte": 0.95}, "num_gpus": {"gte": 1}, "type": "on-demand", "order":
-[["dph_total", "asc"]], "limit": 1000}`` (operators ``eq``/``gte``/``lte``/...; ``limit`` and
-``order`` instead of paging); the answer is ``{"offers": [...]}``, one live marketplace listing each:
-``id``, ``gpu_name`` (``RTX 4090``, ``H100 SXM``), ``num_gpus``, ``gpu_ram`` (MB per GPU),
-``cpu_cores``, ``cpu_ram`` (MB), ``dph_base`` (the host's price per hour), ``dph_total`` (with the
-default disk and bandwidth), ``min_bid`` (lowest interruptible bid), ``geolocation`` (``Michigan,
-US``), ``rentable``, ``reliability`` (0..1).
+The request body is a filter object (``search_filter``: operators ``eq``/``gte``/..., ``limit`` and
+``order`` instead of paging); the answer is ``{"offers": [...]}``, one live marketplace listing
+each: ``gpu_name`` (``RTX 4090``), ``num_gpus``, ``cpu_cores``, ``cpu_ram`` (MB), ``dph_total``
+(price per hour with the default disk and bandwidth), ``min_bid`` (lowest interruptible bid),
+``geolocation`` (``Michigan, US``), ``rentable``, ``reliability`` (0..1).
 
 Listings come and go (their ids change hourly), so they are aggregated, not copied: a listing counts
 for the catalog instance type ``<num_gpus>x-<gpu_name, spaces as _>-<vCPUs>-<RAM MiB>`` (SkyPilot's
-Vast naming, our rows' origin) in its region when it is rentable, has reliability >= ``RELIABILITY_FLOOR``
-and at least the type's vCPUs and RAM. Per (instance type, region) the on-demand price is the
-**median** ``dph_total`` of those listings and the spot price the median ``min_bid`` (the median, not
-the lowest: one underpriced host should not set the market). The region is the listing's
-geolocation with the continent the catalog gives its country (``Michigan, US`` -> ``Michigan, US,
-NA``). At most ``MAX_LISTINGS`` listings are read (cheapest first); every listing not counted is
-reported with its reason.
+Vast naming) in its region when it is rentable, at least ``RELIABILITY_FLOOR`` reliable and has at
+least the type's vCPUs and RAM. Per (instance type, region) the on-demand price is the **median**
+``dph_total`` and the spot price the median ``min_bid`` (one underpriced host should not set the
+market). The region is the geolocation with the continent the catalog gives its country
+(``Michigan, US, NA``). Every listing not counted is reported with its reason.
 """
 
 from __future__ import annotations
