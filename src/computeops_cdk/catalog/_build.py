@@ -62,10 +62,8 @@ def build_catalog(src_dir: str | os.PathLike[str] = DEFAULT_SOURCE) -> dict[str,
 
 
 def write_catalog(doc: dict[str, Any], path: str | os.PathLike[str] = DEFAULT_OUTPUT) -> Path:
-    """Write ``doc`` canonically and atomically (temp file + rename); returns the path.
-
-    The embedded catalog (``DEFAULT_OUTPUT``) gets its packed form beside it (``_packed``: what a
-    cold start reads instead of parsing the JSON), written with it, all or none."""
+    """Write ``doc`` canonically and atomically (temp file + rename), with the embedded catalog's
+    packed form (``catalog_files``); returns the path."""
     target = Path(path)
     write_texts_atomic(catalog_files(target, canonical_json(doc)))
     return target
