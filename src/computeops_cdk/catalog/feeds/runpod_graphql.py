@@ -1,23 +1,19 @@
 """RunPod's GraphQL API (``POST <base>/graphql``, no key for the public GPU-type fields).
 
-A request is ``{"query": QUERY, "variables": {...}}``; the answer is ``{"data": {"gpuTypes":
-[...]}}`` or ``{"errors": [{"message": ...}], "data": null}``. A GPU type has ``id``, ``displayName`` (``H100
-SXM``), prices per GPU-hour (``securePrice`` / ``secureSpotPrice``: secure cloud, on-demand / spot;
-``communityPrice`` / ``communitySpotPrice``) and ``lowestPrice`` {``stockStatus``,
-``maxUnreservedGpuCount``} for one data centre. One query per data centre the catalog lists (at
-most 64), as dstack's gpuhunt queries.
+The answer is ``{"data": {"gpuTypes": [...]}}`` or ``{"errors": [...]}``; a GPU type has a
+``displayName``, prices per GPU-hour (``securePrice`` / ``secureSpotPrice``, ``communityPrice`` /
+``communitySpotPrice``) and ``lowestPrice`` (stock) for one data centre: one query per data centre
+the catalog lists (at most 64), as dstack's gpuhunt queries.
 
-Prices: ``<n>x_<GPU>_SECURE`` costs n x ``securePrice`` on-demand and n x ``secureSpotPrice`` spot
-(none when 0 or null); the GPU name is the display name as SkyPilot's RunPod catalog writes it
-(``catalog_gpu_name``). Community-cloud prices are reported as not mapped: the catalog has
-secure-cloud pods only. The data centre's stock becomes the offer's ``Capacity`` (``high`` /
-``medium`` / ``low``; ``none`` when null or fewer than n GPUs are unreserved), which the engine's
-availability score reads.
+``<n>x_<GPU>_SECURE`` costs n x ``securePrice`` on-demand and n x ``secureSpotPrice`` spot (none
+when 0 or null), the GPU named as SkyPilot's RunPod catalog writes it (``catalog_gpu_name``).
+Community-cloud prices are reported as not mapped (the catalog has secure-cloud pods only). The data
+centre's stock becomes the offer's ``Capacity`` (``high`` / ``medium`` / ``low``; ``none`` when null
+or fewer than n GPUs are unreserved), which the engine's availability score reads.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections import defaultdict
@@ -25,8 +21,8 @@ from typing import Any
 
 from ...errors import CatalogRefreshError
 from .._sources import Row
-from .._transport import Request, read_body
-from . import FeedContext, FeedResult, group_unmapped, parse_json, price_text
+from .._transport import read_body
+from . import FeedContext, FeedResult, group_unmapped, parse_json, post_json, price_text
 
 __all__ = ["DEFAULT_URL", "QUERY", "RunPodGraphQLFeed", "catalog_gpu_name"]
 
@@ -92,14 +88,7 @@ class RunPodGraphQLFeed:
 
 def _gpu_types(ctx: FeedContext, url: str, centre: str) -> list[dict[str, Any]]:
     variables = {"lowestPriceInput": {"gpuCount": 1, "secureCloud": True, "dataCenterId": centre}}
-    body = json.dumps({"query": QUERY, "variables": variables}, sort_keys=True).encode()
-    request = Request(
-        url=url,
-        method="POST",
-        headers=(("Content-Type", "application/json"),),
-        body=body,
-        accept=("application/json",),
-    )
+    request = post_json(url, {"query": QUERY, "variables": variables})
     doc = _envelope(read_body(ctx.transport.fetch(request), limit=_MAX_BODY), centre)
     gpus = doc.get("gpuTypes")
     if not isinstance(gpus, list) or not all(isinstance(g, dict) for g in gpus):
