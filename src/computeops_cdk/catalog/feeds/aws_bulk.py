@@ -1,20 +1,15 @@
 """AWS Price List bulk offer files: ``GET <base>/offers/v1.0/aws/AmazonEC2/current/<region>/index.csv``.
 
-No key. One CSV per region, hundreds of MB: streamed through the transport and parsed line by line
-(``iter_lines`` + ``csv.reader``), never held whole. The file opens with two-cell metadata rows
-(``"FormatVersion","v1.0"``, ..., ``"Version",...``, ``"OfferCode","AmazonEC2"``), then the quoted
-header (``"SKU","OfferTermCode",...``; ``_REQUIRED`` lists the columns read); empty cells are
-unquoted (``,,``).
+No key. One CSV per region, hundreds of MB: streamed and parsed line by line, never held whole. The
+file opens with two-cell metadata rows (``"Version",...``, ``"OfferCode","AmazonEC2"``), then the
+quoted header (``"SKU",...``; ``_REQUIRED`` lists the columns read); empty cells are unquoted.
 
 Kept, as SkyPilot's fetcher filters the same file (``sky/catalog/data_fetchers/fetch_aws.py``) and
 narrower (``_excluded``): plain Linux, shared tenancy, used capacity, instance-hours in USD, and the
 catalog's own GPU/TPU instance types. TermType OnDemand becomes ``Price``; Reserved, standard, No
-Upfront, 1yr / 3yr becomes ``ReservedPrice1yr`` / ``ReservedPrice3yr`` (its ``Hrs`` rate is the
-effective hourly price: with no upfront there is no fee row to spread). Every other row is counted
-under its reason; a row of an accelerator instance type the catalog lacks is named.
-
-The bulk files carry no spot prices (those need signed DescribeSpotPriceHistory calls); used alone
-(``--feed aws=aws-bulk``) the refreshed AWS rows have none, and the report says so.
+Upfront, 1yr / 3yr becomes ``ReservedPrice1yr`` / ``ReservedPrice3yr`` (with no upfront its ``Hrs``
+rate is the effective hourly price). Every other row is counted under its reason. The bulk files
+carry no spot prices (those need signed DescribeSpotPriceHistory calls).
 """
 
 from __future__ import annotations

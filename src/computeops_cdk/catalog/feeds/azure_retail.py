@@ -1,20 +1,16 @@
 """Azure's Retail Prices API (``GET <base>/api/retail/prices?$filter=...``, no key).
 
-The answer is JSON pages ``{"BillingCurrency": "USD", "Items": [...], "NextPageLink": <url|null>}``;
-an item has ``armSkuName``, ``armRegionName``, ``retailPrice``, ``currencyCode``, ``unitOfMeasure``,
-``type`` (``Consumption``, ``DevTestConsumption``, ``Reservation``), ``reservationTerm``,
-``meterName`` / ``skuName`` (a ``Spot`` or ``Low Priority`` suffix) and ``productName`` (``...
-Windows``). One query per region of the last good data, every page followed (at most 200 pages,
-only links on the base URL's host).
+The answer is JSON pages of ``Items`` and a ``NextPageLink``; one query per region of the last good
+data, every page followed (at most 200 pages, only links on the base URL's host). Linux Consumption
+prices become on-demand and spot (a ``Spot`` meter); Windows, Low Priority, DevTest and non-USD
+items are skipped as not comparable.
 
-Linux Consumption prices become on-demand and spot (``Spot``); Windows, Low Priority, DevTest and
-non-USD items are skipped as not comparable. ``Reservation`` items of "1 Year" / "3 Years" become
-reserved offers (12 / 36 months): their ``retailPrice`` is the **whole term's** price although
-``unitOfMeasure`` says "1 Hour" (E4ds v4 in westeurope: Consumption 0.346 USD, 1-year Reservation
-1788.0 = 0.204 USD/h), so the hourly price is retailPrice / (months x 730 h). Azure bills a
-reservation upfront or monthly at the same total, recorded as upfront "none". A reservation below
-5 % of on-demand per hour is not a whole-term price (the API would have changed): reported, not
-kept. Prices are mapped onto the last good data's instance types and regions; others are reported.
+``Reservation`` items of "1 Year" / "3 Years" become reserved offers (12 / 36 months): their
+``retailPrice`` is the **whole term's** price although ``unitOfMeasure`` says "1 Hour" (E4ds v4 in
+westeurope: Consumption 0.346 USD, 1-year Reservation 1788.0 = 0.204 USD/h), so the hourly price is
+retailPrice / (months x 730 h). Azure bills a reservation upfront or monthly at the same total,
+recorded as upfront "none". A reservation below 5 % of on-demand per hour is not a whole-term price
+(the API would have changed): reported, not kept.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """GCP's Cloud Billing Catalog API (``GET <base>/v1/services/<id>/skus``, an API key).
 
-The answer is JSON pages ``{"skus": [...], "nextPageToken": "<token or empty>"}``; a SKU has a
-``description`` (``Spot Preemptible Nvidia Tesla A100 GPU running in Belgium``), ``category``
-{``resourceFamily``, ``resourceGroup`` (``CPU``, ``RAM``, ``GPU``, ``TPU``), ``usageType``},
-``serviceRegions`` and ``pricingInfo[0].pricingExpression`` {``usageUnit``,
-``tieredRates[0].unitPrice`` (a Money amount)}. Two services are read, every page followed (at most
-100 each): Compute Engine (vCPU, RAM, GPU and TPU v5e/v5p/v6e SKUs) and Cloud TPU (TPU v2/v3/v4).
+The answer is JSON pages of ``skus`` (``description``, ``category``, ``serviceRegions``,
+``pricingInfo``) and a ``nextPageToken``. Two services are read, every page followed (at most 100
+each): Compute Engine (vCPU, RAM, GPU and TPU v5e/v5p/v6e SKUs) and Cloud TPU (TPU v2/v3/v4).
 
 Machine prices are assembled as the catalog's GCP rows are priced (data/market/SOURCES.md, 1):
 ``host_vm`` = vCPUs x the series' Core price + MemoryGiB x its Ram price (the series is the machine
@@ -16,10 +13,8 @@ whose usage type is ``OnDemand`` either way, from a description that says ``Pree
 
 Not covered, each reported as not mapped: committed-use SKUs (no reserved GCP offers from this
 feed), custom / premium / sole-tenant / reserved SKUs, and catalog rows whose parts the answer does
-not price in that region (dropped, so the row-count check sees them).
-
-The key comes from ``$GOOGLE_BILLING_API_KEY`` and rides in the ``X-goog-api-key`` header (not the
-URL) as a ``Request`` secret: it never reaches a message, a log line or an exception.
+not price in that region (dropped, so the row-count check sees them). The key rides in the
+``X-goog-api-key`` header (not the URL) as a ``Request`` secret, never in a message or a log.
 """
 
 from __future__ import annotations
@@ -235,10 +230,9 @@ def _unit_price(sku: dict[str, Any], description: str, unit: str) -> float | Non
         raise CatalogRefreshError(
             f"gcp: SKU {description[:80]!r} has no readable pricingInfo unitPrice"
         ) from None
-    # The API's Money: units an int64 as a string, nanos an int32. Anything else (a float, whose
-    # int() dropped the fraction of a dollar or, for Infinity, raised OverflowError) is refused.
-    # nanos is at most 999,999,999 in size and never of the other sign than units (the Money
-    # format): a nanos of 2e9 would be two more dollars no units field says.
+    # The API's Money: units an int64 as a string, nanos an int32 of at most 999,999,999 in size and
+    # never of the other sign than units. Anything else (a float, whose int() dropped the fraction
+    # of a dollar; a nanos of 2e9, two more dollars no units field says) is refused.
     whole, fraction = _whole(units, 2**63), _whole(nanos, 10**9)
     if whole is None or fraction is None or whole * fraction < 0:
         raise CatalogRefreshError(f"gcp: SKU {description[:80]!r}: unitPrice is not a Money amount")

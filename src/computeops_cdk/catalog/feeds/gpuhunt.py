@@ -1,13 +1,9 @@
 """gpuhunt's published catalogs (dstackai/gpuhunt): an aggregated fallback for the providers it covers.
 
-gpuhunt publishes ``<base>/version`` (one line, e.g. ``20261201``) and
-``<base>/<version>/catalog.zip``: one CSV per provider (``FILES``), header ``instance_name, location,
-price, cpu, memory, gpu_count, gpu_name, gpu_memory, spot, ...``; one row per instance type,
-location and price model (``spot`` True/False), price in USD per hour.
-
-Not the ``gpuhunt`` library itself: its ``Catalog.load()`` downloads outside our bounded transport
-(no timeout, no size cap, the whole zip in memory) and re-normalises GPU names to its own
-vocabulary; reading the zip needs only ``zipfile`` + ``csv``, bounded.
+gpuhunt publishes ``<base>/version`` (e.g. ``20261201``) and ``<base>/<version>/catalog.zip``: one
+CSV per provider (``FILES``), one row per instance type, location and price model (``spot``
+True/False), price in USD per hour. Not read with the ``gpuhunt`` library: its ``Catalog.load()``
+downloads outside our bounded transport and re-normalises GPU names to its own vocabulary.
 
 The rows are mapped onto the instance types and regions of the provider's last good data (specs
 from there, prices from gpuhunt); others are reported as not mapped. GCP (host + accelerator priced

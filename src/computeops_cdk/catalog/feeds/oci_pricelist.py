@@ -1,15 +1,10 @@
 """OCI's public price list (``GET <base>/products/?currencyCode=USD``, no key): one JSON document.
 
-The answer is ``{"lastUpdated": "...", "items": [...]}``; an item has ``partNumber``,
-``displayName`` (``OCI - Compute - GPU - H100``, ``Compute - GPU - E4``), ``metricName`` (``GPU Per
-Hour``, ...), ``serviceCategory`` (``Compute - GPU``) and ``currencyCodeLocalizations``
-[{``currencyCode``, ``prices`` [{``model`` (``PAY_AS_YOU_GO``, ...), ``value``}]}]. OCI's list
-prices have no region dimension (one price in every commercial region), so a shape's price is
-applied to every region the catalog lists the shape in.
-
-A GPU shape's item is found by its name (``_shape_token``: ``BM.GPU.A100-v2.8`` -> ``Compute - GPU
-- A100 - v2``; the older ``GPU4`` / ``GPU3`` / ``GPU2`` shapes -> ``E4`` / ``E3`` / ``V2``); only
-``GPU Per Hour`` items price a shape: price = per-GPU PAY_AS_YOU_GO x the shape's GPU count.
+The answer's ``items`` each have a ``displayName`` (``OCI - Compute - GPU - H100``), ``metricName``
+(``GPU Per Hour``, ...), ``serviceCategory`` and per-currency ``prices`` (``PAY_AS_YOU_GO``, ...).
+OCI's list prices have no region dimension, so a shape's price is applied to every region the
+catalog lists the shape in. A GPU shape's item is found by its name (``_shape_token``); only ``GPU
+Per Hour`` items price a shape: price = per-GPU PAY_AS_YOU_GO x the shape's GPU count.
 
 Preemptible capacity is billed at 50 % of on-demand by OCI policy
 (https://docs.oracle.com/en-us/iaas/Content/Compute/Concepts/preemptible.htm, the factor SkyPilot's
