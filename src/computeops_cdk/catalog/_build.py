@@ -95,14 +95,11 @@ def write_text_atomic(target: Path, text: str) -> None:
 
 
 def write_texts_atomic(files: Mapping[Path, str]) -> None:
-    """Replace several files, all or none as far as the file system allows.
-
-    Every file is first written to a temporary sibling; only when all of them are staged are they
-    renamed into place. So an unwritable or wrong target (a directory, ``/proc/x``) fails before any
-    file changes, as a CatalogError naming it.
+    """Replace several files, all or none as far as the file system allows: every file is first
+    written to a temporary sibling, and only when all of them are staged are they renamed into place.
 
     Raises:
-        CatalogError: a target is a directory or cannot be written; no target was changed.
+        CatalogError: a target is a directory or cannot be written (``/proc/x``); none was changed.
     """
     staged: list[tuple[str, Path]] = []
     try:

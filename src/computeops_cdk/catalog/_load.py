@@ -46,13 +46,11 @@ if TYPE_CHECKING:
     EMBEDDED_CATALOG: Path
     """The catalog shipped with the package (built from data/market by `computeops catalog build`)."""
     PACKED_CATALOG: Path
-    """The embedded catalog's offers packed by column (``_packed``), read instead of parsing
-    ``catalog.json`` when it is provably that file's own."""
+    """The embedded catalog's offers packed by column (``_packed``)."""
 
 
 def __getattr__(name: str) -> Path:
-    """``EMBEDDED_CATALOG`` and ``PACKED_CATALOG``, made when first read and then kept as module
-    attributes (the one object every read gets, as when they were made at import)."""
+    """``EMBEDDED_CATALOG`` and ``PACKED_CATALOG``, made when first read, then kept (one object)."""
     if name not in ("EMBEDDED_CATALOG", "PACKED_CATALOG"):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     made: Path | None = globals().get(name)
@@ -115,9 +113,8 @@ def _from_packed(
     catalog: str | Path = _EMBEDDED_FILE, packed_file: str | Path = _PACKED_FILE
 ) -> Catalog | None:
     """The embedded catalog from ``PACKED_CATALOG`` when that is the packed form of the exact bytes
-    of ``catalog.json`` (both digests checked); None otherwise (missing, stale, foreign, unreadable),
-    and the caller parses ``catalog.json``. The records are made as ``_records_unchecked`` makes them,
-    so only when it would set the offers' slots itself."""
+    of ``catalog.json``; None otherwise (the caller parses ``catalog.json``). The records are made as
+    ``_records_unchecked`` makes them, so only when it would set the offers' slots itself."""
     if _slot_plan(Offer) is None:
         return None
     try:

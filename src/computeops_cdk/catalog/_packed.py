@@ -1,20 +1,17 @@
 """The embedded catalog's offers packed by column, so that a cold start does not parse 1.1 MB of JSON.
 
-``catalog.json`` holds ~4,200 offers as JSON objects, each repeating its field names and values:
-``json.loads`` makes ~70,000 objects of it. ``catalog.packed.json``, written beside it by
-``computeops catalog build`` whenever the embedded catalog is written (``make catalog``), holds the
-same document with the offers as columns: a run of equal values (the offers are sorted) as the value
-and its length, a string of a run as its index in one table of strings; a column without runs
-(region, price model, price) as its distinct values and one character per offer coding its value's
-place among them (one JSON string is read at once; a list of JSON numbers made an object of each).
+``catalog.packed.json``, written beside ``catalog.json`` by ``computeops catalog build`` whenever
+the embedded catalog is written (``make catalog``), holds the same document with the offers as
+columns: a run of equal values (the offers are sorted) as the value and its length, a string of a
+run as its index in one table of strings; a column without runs (region, price model, price) as its
+distinct values and one character per offer coding its value's place among them.
 
 It is used only when it is provably the catalog's own: it names the sha256 of the exact bytes of
 ``catalog.json`` it was packed from and the sha256 of its own payload, both checked at every load;
 then its layout is checked before anything is expanded (``_checked``), so a payload whose digest was
 recomputed cannot take unbounded memory or give records ``catalog.json`` could not hold. A stale,
-foreign or unreadable packed file is ignored and ``catalog.json`` is parsed (never an error: the
-packed file only saves time). The records are the ones ``catalog.json`` gives (a test compares them,
-and that the shipped file is current). JSON only (no pickle, no code).
+foreign or unreadable packed file is ignored and ``catalog.json`` is parsed (never an error). The
+records are the ones ``catalog.json`` gives (a test compares them). JSON only (no pickle, no code).
 """
 
 from __future__ import annotations

@@ -121,13 +121,11 @@ class ServiceScope:
 class Attestation:
     """A compliance attestation a provider holds, with how strong the evidence is.
 
-    Only ``evidence == "provider_claimed"`` satisfies a hard compliance constraint.
-    ``regions`` is None when the claim covers every region of the provider; otherwise the region
-    codes in scope (for example FedRAMP High only in AWS GovCloud).
-    ``services`` is None when the claim is not authorised service by service (SOC 2, ISO 27001 and
-    the like are audited over the whole platform here); otherwise one entry per service kind the
-    catalog's placements run on (FedRAMP authorises service by service), and a placement satisfies
-    the attestation only if every service it runs on is ``in_scope``.
+    Only ``evidence == "provider_claimed"`` satisfies a hard compliance constraint. ``regions`` is
+    None when the claim covers every region of the provider, else the region codes in scope (FedRAMP
+    High only in AWS GovCloud). ``services`` is None when the claim is not authorised service by
+    service (SOC 2, ISO 27001, ...), else one entry per service kind (FedRAMP), and a placement
+    satisfies the attestation only if every service it runs on is ``in_scope``.
     """
 
     scope: str
