@@ -28,17 +28,7 @@ _SPEC_NUMBERS = {
     "interconnect_gbps_per_gpu": "interconnect_gbps",
     "tdp_w": "tdp_w",
 }
-_EXTRA_NUMBERS = {
-    "memory_gb",
-    "memory_bw_gbps",
-    "bf16_tflops",
-    "fp8_tflops",
-    "fp4_tflops",
-    "fp32_tflops",
-    "int8_tops",
-    "interconnect_gbps",
-    "tdp_w",
-}
+_EXTRA_NUMBERS = {*_SPEC_NUMBERS.values(), "fp4_tflops", "int8_tops"}
 _EXTRA_TEXT = {"interconnect", "form_factor", "vendor", "architecture"}
 
 

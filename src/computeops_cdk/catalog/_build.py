@@ -62,10 +62,8 @@ def build_catalog(src_dir: str | os.PathLike[str] = DEFAULT_SOURCE) -> dict[str,
 
 
 def write_catalog(doc: dict[str, Any], path: str | os.PathLike[str] = DEFAULT_OUTPUT) -> Path:
-    """Write ``doc`` canonically and atomically (temp file + rename); returns the path.
-
-    The embedded catalog (``DEFAULT_OUTPUT``) gets its packed form beside it (``_packed``: what a
-    cold start reads instead of parsing the JSON), written with it, all or none."""
+    """Write ``doc`` canonically and atomically (temp file + rename), with the embedded catalog's
+    packed form (``catalog_files``); returns the path."""
     target = Path(path)
     write_texts_atomic(catalog_files(target, canonical_json(doc)))
     return target
@@ -97,14 +95,11 @@ def write_text_atomic(target: Path, text: str) -> None:
 
 
 def write_texts_atomic(files: Mapping[Path, str]) -> None:
-    """Replace several files, all or none as far as the file system allows.
-
-    Every file is first written to a temporary sibling; only when all of them are staged are they
-    renamed into place. So an unwritable or wrong target (a directory, ``/proc/x``) fails before any
-    file changes, as a CatalogError naming it.
+    """Replace several files, all or none as far as the file system allows: every file is first
+    written to a temporary sibling, and only when all of them are staged are they renamed into place.
 
     Raises:
-        CatalogError: a target is a directory or cannot be written; no target was changed.
+        CatalogError: a target is a directory or cannot be written (``/proc/x``); none was changed.
     """
     staged: list[tuple[str, Path]] = []
     try:

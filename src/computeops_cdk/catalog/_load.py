@@ -1,10 +1,8 @@
 """Loading a catalog file into the frozen records of ``_types``.
 
-Validation policy (measured, see data/market/README-catalog.md): a user-supplied catalog is always
-checked (JSON Schema, referential integrity, sha256). The embedded package file is not re-validated at
-load time: it is validated when it is built and by the test suite, and skipping jsonschema keeps the
-CLI cold start inside its 0.5 s budget. Pass ``validate=True`` to check it anyway. Without it, the
-embedded catalog is read from its packed form (``_packed``) when that is provably this file's own.
+A user-supplied catalog is always checked (JSON Schema, referential integrity, sha256). The embedded
+package file is validated when it is built and by the test suite, not at load time (the CLI's cold
+start budget); it is read from its packed form (``_packed``) when that is provably this file's own.
 """
 
 from __future__ import annotations
@@ -41,21 +39,18 @@ CATALOG_ENV = "COMPUTEOPS_CATALOG"
 
 _EMBEDDED_FILE = os.path.join(os.path.dirname(__file__), "data", "catalog.json")
 _PACKED_FILE = os.path.join(os.path.dirname(__file__), "data", "catalog.packed.json")
-"""The two files as plain paths: a cold start opens them without importing ``pathlib`` (with
-``urllib.parse`` and ``ipaddress``, about 3 ms); ``EMBEDDED_CATALOG`` and ``PACKED_CATALOG`` are
-their ``Path`` objects, made on first use (``__getattr__``; a test checks they name the same files)."""
+"""The two files as plain paths (a cold start does not import ``pathlib``); ``EMBEDDED_CATALOG`` and
+``PACKED_CATALOG`` are their ``Path`` objects, made on first use (``__getattr__``)."""
 
 if TYPE_CHECKING:
     EMBEDDED_CATALOG: Path
     """The catalog shipped with the package (built from data/market by `computeops catalog build`)."""
     PACKED_CATALOG: Path
-    """The embedded catalog's offers packed by column (``_packed``), read instead of parsing
-    ``catalog.json`` when it is provably that file's own."""
+    """The embedded catalog's offers packed by column (``_packed``)."""
 
 
 def __getattr__(name: str) -> Path:
-    """``EMBEDDED_CATALOG`` and ``PACKED_CATALOG``, made when first read and then kept as module
-    attributes (the one object every read gets, as when they were made at import)."""
+    """``EMBEDDED_CATALOG`` and ``PACKED_CATALOG``, made when first read, then kept (one object)."""
     if name not in ("EMBEDDED_CATALOG", "PACKED_CATALOG"):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     made: Path | None = globals().get(name)
@@ -118,9 +113,8 @@ def _from_packed(
     catalog: str | Path = _EMBEDDED_FILE, packed_file: str | Path = _PACKED_FILE
 ) -> Catalog | None:
     """The embedded catalog from ``PACKED_CATALOG`` when that is the packed form of the exact bytes
-    of ``catalog.json`` (both digests checked); None otherwise (missing, stale, foreign, unreadable),
-    and the caller parses ``catalog.json``. The records are made as ``_records_unchecked`` makes them,
-    so only when it would set the offers' slots itself."""
+    of ``catalog.json``; None otherwise (the caller parses ``catalog.json``). The records are made as
+    ``_records_unchecked`` makes them, so only when it would set the offers' slots itself."""
     if _slot_plan(Offer) is None:
         return None
     try:
@@ -285,14 +279,11 @@ def _catalog(
 
 def _records_unchecked(cls: type[_Record], items: list[dict[str, Any]]) -> tuple[_Record, ...]:
     """``cls(**item)`` for each item of a document known to be valid (the embedded catalog: built
-    canonically, validated at build and by the tests), made without the dataclass's keyword call.
+    canonically, validated at build and by the tests), made without the dataclass's keyword call:
+    each field's slot is set directly from the item (its default where the item leaves it out).
 
-    A frozen dataclass's ``__init__`` sets each field with ``object.__setattr__`` after matching the
-    keywords; here each field's slot is set directly from the item (its default where the item leaves
-    it out): the same record, about 40 % less time for the embedded catalog's ~4,200 offers (6.4 ->
-    3.8 ms). Only for what that does exactly: a slotted class whose fields all take their value from
-    ``__init__`` with no ``__post_init__`` and no default factory; any other class is called. A test
-    compares the records with ``cls(**item)``'s over the embedded catalog."""
+    Only for what that does exactly (``_slot_plan``): a slotted class whose fields all take their
+    value from ``__init__`` with no ``__post_init__`` and no default factory; any other is called."""
     plan = _slot_plan(cls)
     if plan is None:
         return _records_called(cls, items)

@@ -27,9 +27,7 @@ __all__ = ["build_offers", "tpu_chips", "vast_region_code"]
 
 _Key = tuple[str, str, str, str] | tuple[str, str, str, str, int]
 """(provider, instance type, region, price model), plus the term in months for reserved offers."""
-# TPU slice suffixes that count TensorCores (2 per chip) rather than chips:
-# https://cloud.google.com/tpu/docs/v5p ("v5p-32 specifies 32 TensorCores (16 chips)"); v2/v3/v4 likewise
-# per docs.cloud.google.com/tpu/docs/{v3,v4}; v5e (v5litepod) and v6e suffixes count chips.
+# TPU slice suffixes that count TensorCores (2 per chip) rather than chips (sources: _TPU_SOURCE).
 _TPU_CORES_PER_CHIP = {"tpu-v2": 2, "tpu-v3": 2, "tpu-v4": 2, "tpu-v5p": 2, "tpu-v5litepod": 1, "tpu-v6e": 1}
 _TPU_SOURCE = (
     "slice size from the accelerator type: v2/v3/v4/v5p suffixes count TensorCores (2 per chip, "

@@ -1,27 +1,17 @@
 """The embedded catalog's offers packed by column, so that a cold start does not parse 1.1 MB of JSON.
 
-``catalog.json`` holds ~4,200 offers as JSON objects, each repeating its field names, its provider,
-instance type, region, source and date: ``json.loads`` makes ~70,000 objects of it (9 ms of a cold
-``computeops decide``, as much as the whole of Python starting). ``catalog.packed.json``, written
-beside it by ``computeops catalog build`` whenever the embedded catalog is written (``make
-catalog``), holds the same document with the offers as columns: a run of equal values (the offers are sorted)
-as the value and its length, a string of a run as its index in one table of strings; a column
-without runs (region, price model, price) as its distinct values and one character per offer coding
-its value's place among them (269 KB, about 2 ms to parse: a list of 4,200 JSON numbers made an int
-or a float of each, a JSON string of 4,200 characters is read at once; the records then take about 3
-ms, against 9 ms of ``json.loads`` and 5 ms of records from ``catalog.json``).
+``catalog.packed.json``, written beside ``catalog.json`` by ``computeops catalog build`` whenever
+the embedded catalog is written (``make catalog``), holds the same document with the offers as
+columns: a run of equal values (the offers are sorted) as the value and its length, a string of a
+run as its index in one table of strings; a column without runs (region, price model, price) as its
+distinct values and one character per offer coding its value's place among them.
 
 It is used only when it is provably the catalog's own: it names the sha256 of the exact bytes of
-``catalog.json`` it was packed from and the sha256 of its own payload, and both are checked at every
-load (about 1.3 ms); then its layout is checked before anything is expanded (run lengths adding up
-to the count, string indexes inside the table, each field's value types, finite non-negative
-numbers: about 0.3 ms; a coded column's characters are looked up in its table when expanded, so one
-outside it is an error, not a value), so a payload whose digest was recomputed cannot take unbounded memory or
-give records ``catalog.json`` could not hold. A stale, foreign, truncated or otherwise unreadable
-packed file is ignored and ``catalog.json`` is parsed as before (never an error: the packed file
-only saves time). The records
-are the ones ``catalog.json`` gives (a test compares them, and that the shipped file is current).
-JSON only (no pickle, no code).
+``catalog.json`` it was packed from and the sha256 of its own payload, both checked at every load;
+then its layout is checked before anything is expanded (``_checked``), so a payload whose digest was
+recomputed cannot take unbounded memory or give records ``catalog.json`` could not hold. A stale,
+foreign or unreadable packed file is ignored and ``catalog.json`` is parsed (never an error). The
+records are the ones ``catalog.json`` gives (a test compares them). JSON only (no pickle, no code).
 """
 
 from __future__ import annotations
@@ -189,12 +179,9 @@ def unpack_catalog(
 ) -> Any | None:
     """``build(document without offers, offers)`` from ``packed`` when it is the packed form of the
     catalog file whose sha256 is ``catalog_sha256`` and size ``catalog_bytes`` (``file_sha256`` of
-    the embedded ``catalog.json``); None when it is not, or cannot be read.
-
-    Both digests are checked, then the layout, before anything is expanded (``_offers``): the
-    payload's digest is the only check that sees a damaged digit in a price (any number is a
-    number), the layout checks are what keep a payload whose digest was recomputed from taking
-    unbounded memory or giving records ``catalog.json`` could not hold."""
+    the embedded ``catalog.json``); None when it is not, or cannot be read. Both digests are checked,
+    then the layout (``_offers``): the payload's digest is the only check that sees a damaged digit
+    in a price (any number is a number)."""
     try:
         head, _, payload = packed.partition(_SEPARATOR)
         header = json.loads(head)
@@ -285,8 +272,7 @@ def _offers(packed: object, max_count: int) -> tuple[Offer, ...] | None:
     if not all(map(partial(_checked, strings=strings, count=count), names, kinds, columns)):
         return None
     whole = [_expanded(kind, column, strings) for kind, column in zip(kinds, columns, strict=True)]
-    # Field by field, each slot's setter mapped over the records: the loops run in C (4,200 offers
-    # in about 1.5 ms; one Python statement per field and offer took twice that).
+    # Field by field, each slot's setter mapped over the records: the loops run in C.
     made = list(map(object.__new__, repeat(Offer, count)))
     for name, column in zip(names, whole, strict=True):
         deque(map(getattr(Offer, name).__set__, made, column), maxlen=0)

@@ -1,29 +1,21 @@
 """A provider's prices assembled from several feeds, one feed per price model.
 
 feeds.csv's ``feed`` cell may split a provider's price models between sources
-(``on_demand+reserved:aws-bulk;spot:gpuhunt``, parsed by ``_sources.parse_feed_spec``): AWS's bulk
-offer files have on-demand and reserved prices but no spot (spot needs signed EC2 calls), gpuhunt's
-aggregated catalog has spot. Each part is fetched and sanity-checked on its own, against the same
-part of the last good rows (``project``: the rows that carry that part's prices, the other price
-columns blank), so a part refused keeps its last good prices while the other parts still update.
+(``on_demand+reserved:aws-bulk;spot:gpuhunt``, ``_sources.parse_feed_spec``): AWS's bulk offer files
+have on-demand and reserved prices but no spot (spot needs signed EC2 calls), gpuhunt's catalog has
+spot. Each part is fetched and sanity-checked on its own, against the same part of the last good
+rows (``project``), so a part refused keeps its last good prices while the others still update.
 
-``merge`` then joins the parts row by row (instance type, region, zone, ...): every price column
-comes from the part that owns its price model and nothing else (gpuhunt's own on-demand price never
-fills an on-demand gap), the specs from the first part that has the row. A row one part prices and
-another does not (the sources disagree about which instance types a region has) keeps the prices
-it has: a type with spot but no on-demand price becomes a spot offer only. A last good row no part
-prices any more is dropped and reported.
+``merge`` then joins the parts row by row: every price column comes from the part that owns its
+price model and nothing else (gpuhunt's own on-demand price never fills an on-demand gap), the specs
+from the first part that has the row. A row one part prices and another does not keeps the prices
+it has (spot but no on-demand: a spot offer only); a last good row no part prices is dropped and
+reported. The n-th listing of a key in one part joins the n-th in the others (a raw file without
+zones lists a key once per zone); a key the parts list unequally often is collapsed to one row per
+part, each price column at its lowest listed price, and the report says so (``uneven_note``).
 
-Rows join listing by listing: the n-th listing of a key in one part with the n-th in the others
-(the feeds map the last good rows in their order, and a raw file without zones, such as one SkyPilot
-wrote, lists a key once per zone). A key the parts list unequally often cannot be joined so (the
-extra listing became a row only one part priced, a false "spot offer only" outside the cross-source
-checks): each part's listings of it are collapsed to one row, the first listing with each price
-column at its lowest listed price (the price the sanity checks read for a repeated key), and the
-report says so (``uneven_note``).
-
-The rules that compare two price models of one offer (spot above on-demand, a reservation above
-on-demand) are checked again on the merged rows where the two prices come from different parts
+The rules that compare two price models of one offer (spot or a reservation above on-demand) are
+checked again on the merged rows where the two prices come from different parts
 (``cross_problems``). Such a conflict is the newer data's fault, so ``resolve`` refuses the part that
 does not own on-demand first (it keeps its last good prices) and checks again; only if its last good
 prices still conflict with the new on-demand prices is the on-demand part refused too. ``--accept``

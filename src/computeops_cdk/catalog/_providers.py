@@ -122,8 +122,7 @@ def _services(data: MarketData) -> dict[tuple[str, str], list[dict[str, Any]]]:
         if any(e["service"] == row["service"] for e in entries):
             raise CatalogError(f"{where}: listed twice. To fix: keep one row per service.")
         entry = {k: row[k] for k in ("service", "name", "status", "source", "read", "note")}
-        # what the user must set up for the authorisation to hold (a market folder older than the
-        # column has none to say)
+        # ServiceScope.requires (a market folder older than the column has none)
         entry["requires"] = row.get("requires", "")
         entries.append(entry)
     return {key: sorted(v, key=lambda e: SERVICE_KINDS.index(e["service"])) for key, v in scoped.items()}

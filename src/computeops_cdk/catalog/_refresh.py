@@ -4,12 +4,10 @@ One refresh, under the data directory's lock (``_store``):
 
 1. clean what a killed refresh left in ``staging/``; stage a copy of the market-data folder with each
    provider's last good raw file (from the current generation, else the shipped snapshot);
-2. per provider: fetch through its feed adapter (``feeds/``), then run the sanity checks
+2. per provider: fetch through its feed adapter (``_refresh_fetch``), then run the sanity checks
    (``_sanity``) against its last good rows. A refused provider keeps its last good data, the others
    still update; ``accept`` overrides the checks for the providers the user reviewed. A provider
-   whose price models come from several feeds (AWS: on-demand and reserved from the bulk offer
-   files, spot from gpuhunt) is refreshed part by part and merged (``_parts``): a refused part keeps
-   its last good prices while the others update, and every price model cites its own source;
+   priced by several feeds is refreshed part by part and merged (``_refresh_parts``);
 3. rebuild and validate the catalog from the staged folder (a provider whose rows break the build is
    refused too, with the build's message);
 4. commit the whole set at once: the staged generation is renamed into place and ``current`` is
@@ -17,13 +15,7 @@ One refresh, under the data directory's lock (``_store``):
 
 Nothing in the installed package or the source folder is written. Every failure is a
 ``CatalogRefreshError`` with what to do, never a traceback; the previous generation stays intact.
-
-Each step's rules have a module of their own: the arguments (``_refresh_options``), the adapters by
-name (``_refresh_adapters``), one feed part fetched and checked (``_refresh_fetch``), a provider
-priced by several feeds (``_refresh_parts``), the outcomes and their report lines
-(``_refresh_outcome``) and ``state.json`` (``_refresh_state``). This module runs the steps in order
-and writes the staged generation's market files (raw files, feeds.csv, price-sources.csv, meta.csv),
-every one through ``_write_csv``.
+This module runs the steps and writes the staged generation's market files through ``_write_csv``.
 """
 
 from __future__ import annotations

@@ -24,43 +24,22 @@ from .feeds.skypilot import SkyPilotFeed
 __all__ = ["ADAPTERS", "DEFAULT_URLS", "known_adapter", "known_urls", "usable_adapters"]
 
 
-ADAPTERS: dict[str, Adapter] = {
-    "skypilot": SkyPilotFeed(),
-    "gpuhunt": gpuhunt.GpuhuntFeed(),
-    "lambda-api": lambda_api.LambdaApiFeed(),
-    "azure-retail": azure_retail.AzureRetailFeed(),
-    "gcp-billing": gcp_billing.GcpBillingFeed(),
-    "oci-pricelist": oci_pricelist.OciPriceListFeed(),
-    "runpod-graphql": runpod_graphql.RunPodGraphQLFeed(),
-    "vast-search": vast_search.VastSearchFeed(),
-    "aws-bulk": aws_bulk.AwsBulkFeed(),
+_TABLE: dict[str, tuple[Adapter, str, tuple[str, ...] | None]] = {
+    # name: (adapter, default URL, the providers it covers; None: any)
+    "skypilot": (SkyPilotFeed(), SKYPILOT_URL, None),
+    "gpuhunt": (gpuhunt.GpuhuntFeed(), gpuhunt.DEFAULT_URL, tuple(gpuhunt.FILES)),
+    "lambda-api": (lambda_api.LambdaApiFeed(), lambda_api.DEFAULT_URL, ("lambda",)),
+    "azure-retail": (azure_retail.AzureRetailFeed(), azure_retail.DEFAULT_URL, ("azure",)),
+    "gcp-billing": (gcp_billing.GcpBillingFeed(), gcp_billing.DEFAULT_URL, ("gcp",)),
+    "oci-pricelist": (oci_pricelist.OciPriceListFeed(), oci_pricelist.DEFAULT_URL, ("oci",)),
+    "runpod-graphql": (runpod_graphql.RunPodGraphQLFeed(), runpod_graphql.DEFAULT_URL, ("runpod",)),
+    "vast-search": (vast_search.VastSearchFeed(), vast_search.DEFAULT_URL, ("vast",)),
+    "aws-bulk": (aws_bulk.AwsBulkFeed(), aws_bulk.DEFAULT_URL, ("aws",)),
 }
+ADAPTERS: dict[str, Adapter] = {name: row[0] for name, row in _TABLE.items()}
 """Every feed adapter by the name feeds.csv's ``feed`` column and ``--feed P=NAME`` use."""
-
-
-DEFAULT_URLS = {
-    "skypilot": SKYPILOT_URL,
-    "gpuhunt": gpuhunt.DEFAULT_URL,
-    "lambda-api": lambda_api.DEFAULT_URL,
-    "azure-retail": azure_retail.DEFAULT_URL,
-    "gcp-billing": gcp_billing.DEFAULT_URL,
-    "oci-pricelist": oci_pricelist.DEFAULT_URL,
-    "runpod-graphql": runpod_graphql.DEFAULT_URL,
-    "vast-search": vast_search.DEFAULT_URL,
-    "aws-bulk": aws_bulk.DEFAULT_URL,
-}
-
-
-_COVERS = {
-    "gpuhunt": tuple(gpuhunt.FILES),
-    "lambda-api": ("lambda",),
-    "azure-retail": ("azure",),
-    "gcp-billing": ("gcp",),
-    "oci-pricelist": ("oci",),
-    "runpod-graphql": ("runpod",),
-    "vast-search": ("vast",),
-    "aws-bulk": ("aws",),
-}
+DEFAULT_URLS = {name: row[1] for name, row in _TABLE.items()}
+_COVERS = {name: row[2] for name, row in _TABLE.items() if row[2] is not None}
 
 
 def known_adapter(provider: str, spec: str, name: str) -> None:

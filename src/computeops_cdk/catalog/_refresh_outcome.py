@@ -26,15 +26,13 @@ class ProviderOutcome:
 
     Attributes:
         status: "updated", "accepted" (refusals overridden by ``accept``), "refused" (last good kept),
-            "skipped" (every feed of the provider needs an API key that is not set; last good
-            kept, not an error; ``refusals`` carry the ``needs_key`` notes) or "partial" (a provider
-            priced by several feeds: some parts updated, the refused ones kept their last good
-            prices; see ``parts``).
+            "skipped" (every feed needs an API key that is not set: last good kept, not an error;
+            ``refusals`` carry the ``needs_key`` notes) or "partial" (some parts of a provider
+            priced by several feeds updated, the refused ones kept their last good prices).
         rows_before / rows_after: accelerator rows of the last good data and of the data now in use.
         feed_rows: rows the feed delivered (None when the fetch failed).
         models: for one part of a split provider, the price models it owns; () for a provider.
-        parts: a split provider's parts, each an outcome of its own (status, rows of its price
-            models, refusals, source); () for a provider priced by one feed.
+        parts: a split provider's parts, each an outcome of its own; () for one priced by one feed.
         notes: facts the report adds (rows priced by one part only, kept; keys the parts list
             unequally often, collapsed).
     """

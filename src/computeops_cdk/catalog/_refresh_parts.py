@@ -1,11 +1,6 @@
-"""A provider priced by several feeds (AWS: on-demand and reserved from the bulk offer files, spot
-from gpuhunt) refreshed part by part: each part fetched and checked on its own (``_refresh_fetch``),
-then merged and checked across parts (``_parts``), with one outcome that lists each part's and a
-result citing each price model's own source.
-
-A module of its own since ``fetch_part`` and the outcome types left ``_refresh``: ``_refresh``
-dispatches here and this fetches through ``fetch_part``, so while those lived in ``_refresh`` the two
-modules would have imported each other."""
+"""A provider priced by several feeds, refreshed part by part (the rules: ``_parts``): each part
+fetched and checked on its own (``_refresh_fetch``), then merged and checked across parts, with one
+outcome that lists each part's and a result citing each price model's own source."""
 
 from __future__ import annotations
 
@@ -31,8 +26,7 @@ def refresh_parts(
     accepted: bool,
     full: list[Row],
 ) -> tuple[ProviderOutcome, FeedResult | None]:
-    """A provider priced by several feeds: each part fetched and checked on its own, then merged and
-    checked across parts (``_parts.resolve``); the result cites each price model's own source."""
+    """The outcome and merged result of a provider priced by ``parts`` (see the module docstring)."""
     columns = list(raw_header(market / feed.raw_file))
     pieces: list[Piece] = []
     outcomes: list[ProviderOutcome] = []

@@ -2,13 +2,11 @@
 
 schemas/catalog.schema.json (packaged as catalog/data/catalog.schema.json) is the one statement of the
 rules. ``jsonschema`` in pure Python (the reference: its messages are the ones users and tests read)
-took about 30 s for a catalog of 100k instance types and 100k offers, 1.3 M ``$ref`` look-ups, so a
-document is first checked by ``jsonschema_rs``, the same schema compiled in Rust (0.4x ``json.loads``
-of the text; benchmarks/CATALOG.md). A JSON-parsed document it accepts is one the reference accepts
-(tested over mutated catalogs, tests/catalog/test_catalog_schema_check.py); one built in Python
-need not be (a tuple passes as an array here, not in the reference), so only JSON-parsed documents
-and ``build_catalog``'s, of JSON types only (tested), are checked. One it refuses, or cannot read, is
-handed to the reference unit by unit (the document without its record lists, then the records a
+is far too slow for a large catalog (benchmarks/CATALOG.md), so a document is first checked by
+``jsonschema_rs``, the same schema compiled in Rust. A JSON-parsed document it accepts is one the
+reference accepts (tested over mutated catalogs); one built in Python need not be (a tuple passes
+as an array here), so only documents of JSON types are checked so. One it refuses, or cannot read,
+is handed to the reference unit by unit (the document without its record lists, then the records a
 second compiled map refuses, in order: ``_first_refused_record``), so the first error is the
 reference's, with its JSON path, in the time of a few records.
 """
@@ -76,10 +74,8 @@ def _first_refused_record(section: str, records: list[Any]) -> list[jsonschema.V
     """The reference's errors of the first record the reference refuses, paths made absolute.
 
     Only records the compiled validator refuses with Python's ``$`` are asked (it refuses all the
-    reference refuses, and not a record whose only fault is a final newline: a document with one in
-    every record asks the reference about none); an error in a later record sorts after every error
-    of an earlier one, so one record is enough.
-    """
+    reference refuses, and not a record whose only fault is a final newline); an error in a later
+    record sorts after every error of an earlier one, so one record is enough."""
     compiled = _compiled(python_dollar=True)[f"#/properties/{section}/items"]
     reference = _reference(section)
     for i, record in enumerate(records):
@@ -105,7 +101,7 @@ def _gate_accepts(validator: jsonschema_rs.Validator, record: Any) -> bool:
     each lone surrogate, which every rule of the schema judges alike: one character, outside every
     pattern's ASCII classes and inside the text pattern's, in no enum, in no property name (every
     object is closed). So a catalog with a surrogate in every record does not ask the reference
-    about each (100k offers: 24 s)."""
+    about each."""
     try:
         return validator.is_valid(record)
     except Exception:

@@ -64,8 +64,7 @@ class ProviderStatus:
     """(environment variable, set?) for each API key the provider's live feed needs."""
     sources: tuple[tuple[str, str, str, int], ...] = ()
     """(price model, source, as_of, offers) for each price model's prices, when the provider's
-    models come from more than one source (AWS: on-demand and reserved from the bulk offer files,
-    spot from gpuhunt); () when one source prices them all."""
+    models come from more than one source; () when one source prices them all."""
     parts: tuple[dict[str, Any], ...] = ()
     """A provider priced by several feeds: each part's last refresh (``models``, ``status``,
     ``refreshed_at``, ``source``, ``rows``, ``age_hours``, ``tier``); the provider's age is its

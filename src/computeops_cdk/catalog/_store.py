@@ -13,8 +13,7 @@ Layout (``data_dir()``: ``$COMPUTEOPS_DATA_DIR``, else ``$XDG_DATA_HOME/computeo
 
 A refresh builds a whole generation in ``staging/``, renames it into ``generations/`` and only then
 switches ``current``: a reader of ``current/catalog.json`` sees the old set or the new set, never a
-mix, and a kill at any point leaves the previous generation intact byte for byte. The package's own
-files are never written.
+mix, and a kill at any point leaves the previous generation intact byte for byte.
 """
 
 from __future__ import annotations

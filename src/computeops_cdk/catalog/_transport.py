@@ -6,7 +6,6 @@ counted *after* decompression (a gzip bomb stops at the cap), a read timeout, an
 (a server trickling one byte every few seconds is cut off), the content types the feed may have
 (an HTML error page served with 200 is refused), and bounded retries that honour ``Retry-After``
 on 429/503. Secrets (API keys) ride in ``Request.secrets`` and are blanked from every message.
-Tests serve recorded responses from a real HTTP server on 127.0.0.1 through this same class.
 """
 
 from __future__ import annotations

@@ -88,7 +88,7 @@ HOURS_PER_MONTH = 730
 
 RESERVED_TERMS_MONTHS: tuple[int, ...] = (12, 36)
 """Reservation terms the catalog carries: 1 and 3 years (AWS LeaseContractLength 1yr/3yr, Azure
-reservationTerm "1 Year"/"3 Years"). A term of N months is N x 730 hours (8,760 h a year)."""
+reservationTerm "1 Year"/"3 Years"); a term of N months is N x ``HOURS_PER_MONTH`` hours."""
 
 RESERVED_COLUMNS: dict[int, str] = {12: "ReservedPrice1yr", 36: "ReservedPrice3yr"}
 """Raw-file columns holding a reservation's effective hourly price (USD per instance-hour, no
@@ -114,21 +114,18 @@ class ServiceScope:
     requires: str = ""
     """What the user must set up for the authorisation to cover a placement on this service, as the
     source says (GCP FedRAMP High: an Assured Workloads folder with the FedRAMP High control
-    package). Default: "" (the source names no condition beyond the attestation's regions). The
-    decision's explanation quotes it; the emitted stack does not create it."""
+    package); "" when the source names none. The explanation quotes it; the stack does not create it."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Attestation:
     """A compliance attestation a provider holds, with how strong the evidence is.
 
-    Only ``evidence == "provider_claimed"`` satisfies a hard compliance constraint.
-    ``regions`` is None when the claim covers every region of the provider; otherwise the region
-    codes in scope (for example FedRAMP High only in AWS GovCloud).
-    ``services`` is None when the claim is not authorised service by service (SOC 2, ISO 27001 and
-    the like are audited over the whole platform here); otherwise one entry per service kind the
-    catalog's placements run on (FedRAMP authorises service by service), and a placement satisfies
-    the attestation only if every service it runs on is ``in_scope``.
+    Only ``evidence == "provider_claimed"`` satisfies a hard compliance constraint. ``regions`` is
+    None when the claim covers every region of the provider, else the region codes in scope (FedRAMP
+    High only in AWS GovCloud). ``services`` is None when the claim is not authorised service by
+    service (SOC 2, ISO 27001, ...), else one entry per service kind (FedRAMP), and a placement
+    satisfies the attestation only if every service it runs on is ``in_scope``.
     """
 
     scope: str
@@ -198,11 +195,8 @@ class Accelerator:
 
     @property
     def is_tpu(self) -> bool:
-        """True for Google TPUs: counted in chips, scaled by slice size, placed by TPU resources.
-
-        The one definition the engine (which features a placement needs) and the performance model
-        (ICI slices, no 8-per-node cap) share.
-        """
+        """True for Google TPUs: counted in chips, scaled by slice size, placed by TPU resources (the
+        one definition the engine and the performance model share)."""
         return self.vendor.lower() == "google" or self.id.upper().startswith("TPU")
 
 

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from ...errors import CatalogRefreshError
 from .._sources import PRICE_MODELS, Feed, Provenance, Row
-from .._transport import Transport
+from .._transport import Request, Transport
 from .._types import RESERVED_COLUMNS
 
 __all__ = [
@@ -26,6 +26,8 @@ __all__ = [
     "group_unmapped",
     "map_prices",
     "parse_json",
+    "post_json",
+    "price_text",
     "with_reserved_columns",
 ]
 
@@ -72,14 +74,12 @@ class FeedContext:
         feed: the provider's feeds.csv row.
         url: this adapter's base URL (its default, or the user's ``--feed-url``).
         ref: the upstream revision to record where the source has none of its own.
-        last_good: the provider's last good raw rows (adapters that map prices onto the catalog's
-            instance types take the specs from here).
+        last_good: the provider's last good raw rows (where mapping adapters take the specs from).
         columns: the provider's raw-file header.
         env: where API keys are read.
         cache: bodies already fetched in this refresh (one aggregated download serves several providers).
         say: progress lines.
-        models: the price models this adapter's rows are taken for (a provider priced by several
-            feeds takes each model from one of them; the refresh keeps only these prices).
+        models: the price models this adapter's rows are taken for (the refresh keeps only these).
     """
 
     transport: Transport
@@ -144,6 +144,22 @@ def map_prices(
 def with_reserved_columns(columns: tuple[str, ...]) -> tuple[str, ...]:
     """A raw-file header with the reserved-price columns added (for feeds that price reservations)."""
     return columns + tuple(c for c in RESERVED_COLUMNS.values() if c not in columns)
+
+
+def price_text(value: float) -> str:
+    """A price as the raw files write it (rounded to 6 decimals)."""
+    return repr(round(value, 6))
+
+
+def post_json(url: str, doc: Any) -> Request:
+    """A POST of ``doc`` as JSON (keys sorted) that takes a JSON answer."""
+    return Request(
+        url=url,
+        method="POST",
+        headers=(("Content-Type", "application/json"),),
+        body=json.dumps(doc, sort_keys=True).encode(),
+        accept=("application/json",),
+    )
 
 
 def parse_json(body: bytes, what: str) -> Any:  # JSON: callers narrow it with isinstance

@@ -1,28 +1,15 @@
 """AWS Price List bulk offer files: ``GET <base>/offers/v1.0/aws/AmazonEC2/current/<region>/index.csv``.
 
-No key. One CSV per region, hundreds of MB: it is streamed through the transport and parsed line
-by line (``iter_lines`` + ``csv.reader``), never held whole. The file opens with metadata rows
-(``"FormatVersion","v1.0"``, ``"Disclaimer",...``, ``"Publication Date",...``, ``"Version",...``,
-``"OfferCode","AmazonEC2"``), then the quoted header (``"SKU","OfferTermCode","RateCode",
-"TermType",...,"Unit","PricePerUnit","Currency",...,"LeaseContractLength","PurchaseOption",
-"OfferingClass","Product Family",...,"Instance Type",...,"Tenancy",...,"Operating System",
-"License Model",...,"CapacityStatus",...,"GPU",...,"MarketOption",...,"Pre Installed S/W",...,
-"Region Code",...``); empty cells are unquoted (``,,``).
+No key. One CSV per region, hundreds of MB: streamed and parsed line by line, never held whole. The
+file opens with two-cell metadata rows (``"Version",...``, ``"OfferCode","AmazonEC2"``), then the
+quoted header (``"SKU",...``; ``_REQUIRED`` lists the columns read); empty cells are unquoted.
 
-Kept, as SkyPilot's fetcher filters the same file (``sky/catalog/data_fetchers/fetch_aws.py``:
-TermType OnDemand, Operating System Linux, no pre-installed software, CapacityStatus Used) and
-narrower: Tenancy Shared, License Model "No License required", Product Family "Compute Instance"
-(or its bare-metal variant), MarketOption OnDemand (not Capacity Blocks), USD per ``Hrs``, and the
-catalog's own GPU/TPU instance types. TermType OnDemand becomes ``Price``; TermType Reserved,
-OfferingClass standard, PurchaseOption No Upfront, LeaseContractLength 1yr / 3yr becomes
-``ReservedPrice1yr`` / ``ReservedPrice3yr`` (its ``Hrs`` rate is the effective hourly price: with no
-upfront there is no fee row to spread). Every other row is counted under its reason (never dropped
-silently); a row of an accelerator instance type the catalog lacks is named.
-
-The bulk files carry no spot prices (those need signed DescribeSpotPriceHistory calls). By default
-(feeds.csv) AWS takes on-demand and reserved from here and spot from gpuhunt, merged by the refresh
-(``catalog/_parts.py``); used alone (``--feed aws=aws-bulk``) the refreshed AWS rows have no spot
-prices, and the report says so.
+Kept, as SkyPilot's fetcher filters the same file (``sky/catalog/data_fetchers/fetch_aws.py``) and
+narrower (``_excluded``): plain Linux, shared tenancy, used capacity, instance-hours in USD, and the
+catalog's own GPU/TPU instance types. TermType OnDemand becomes ``Price``; Reserved, standard, No
+Upfront, 1yr / 3yr becomes ``ReservedPrice1yr`` / ``ReservedPrice3yr`` (with no upfront its ``Hrs``
+rate is the effective hourly price). Every other row is counted under its reason. The bulk files
+carry no spot prices (those need signed DescribeSpotPriceHistory calls).
 """
 
 from __future__ import annotations

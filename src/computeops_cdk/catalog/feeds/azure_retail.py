@@ -1,26 +1,16 @@
 """Azure's Retail Prices API (``GET <base>/api/retail/prices?$filter=...``, no key).
 
-The answer is JSON pages: ``{"BillingCurrency": "USD", "Items": [...], "NextPageLink": <url or null>,
-"Count": n}``; an item has ``armSkuName`` (``Standard_NC24ads_A100_v4``), ``armRegionName``
-(``eastus``), ``retailPrice``, ``currencyCode``, ``unitOfMeasure`` (``1 Hour``), ``type``
-(``Consumption``, ``DevTestConsumption``, ``Reservation``), ``reservationTerm``, ``meterName`` /
-``skuName`` (a ``Spot`` or ``Low Priority`` suffix marks those price models) and ``productName``
-(``... Windows`` for Windows licences). One query per region of the last good data, every page
-followed (bounded: 200 pages, and only links on the same host as the base URL).
+The answer is JSON pages of ``Items`` and a ``NextPageLink``; one query per region of the last good
+data, every page followed (at most 200 pages, only links on the base URL's host). Linux Consumption
+prices become on-demand and spot (a ``Spot`` meter); Windows, Low Priority, DevTest and non-USD
+items are skipped as not comparable.
 
-Linux Consumption prices become on-demand (no suffix) and spot (``Spot``); Windows, Low Priority,
-DevTest and non-USD items are skipped as not comparable. ``type: Reservation`` items with
-``reservationTerm`` "1 Year" / "3 Years" become reserved offers (12 / 36 months): their
-``retailPrice`` is the price of the **whole term** although ``unitOfMeasure`` says "1 Hour" (an API
-answer for E4ds v4 in westeurope: Consumption 0.346 USD, 1-year Reservation 1788.0 = 0.204 USD/h
-over 8,760 h; the blog post "Easily calculate Azure cost with a Deno CLI application" of
-2020-11-26 shows both items and says "you get the price for 1 year"), so the effective hourly price
-is retailPrice / (months x 730 h). Azure bills a reservation upfront or monthly at the same total
-(the Azure Well-Architected Framework's "Reserved instances" article, ms.date 05/12/2020: "You can
-pay up front or monthly, price wise both are same"), recorded as upfront "none". A reservation
-that would cost less than 5 % of on-demand per hour is not a whole-term price (the API would have
-changed): reported, not kept. Prices are mapped onto the instance types and regions of the last
-good data; others are reported.
+``Reservation`` items of "1 Year" / "3 Years" become reserved offers (12 / 36 months): their
+``retailPrice`` is the **whole term's** price although ``unitOfMeasure`` says "1 Hour" (E4ds v4 in
+westeurope: Consumption 0.346 USD, 1-year Reservation 1788.0 = 0.204 USD/h), so the hourly price is
+retailPrice / (months x 730 h). Azure bills a reservation upfront or monthly at the same total,
+recorded as upfront "none". A reservation below 5 % of on-demand per hour is not a whole-term price
+(the API would have changed): reported, not kept.
 """
 
 from __future__ import annotations
@@ -33,7 +23,7 @@ from typing import Any
 from ...errors import CatalogRefreshError
 from .._transport import Request, read_body
 from .._types import HOURS_PER_MONTH, RESERVED_COLUMNS
-from . import FeedContext, FeedResult, map_prices, parse_json, with_reserved_columns
+from . import FeedContext, FeedResult, group_unmapped, map_prices, parse_json, with_reserved_columns
 
 __all__ = ["DEFAULT_URL", "AzureRetailFeed"]
 
@@ -74,14 +64,13 @@ class AzureRetailFeed:
                 url = _next(page.get("NextPageLink"), base)
         _drop_implausible_reservations(prices, skipped)
         rows, unmapped = map_prices(ctx.last_good, prices, region_column="Region")
-        extra = tuple(u for u in _grouped(skipped))
         return FeedResult(
             rows=rows,
             columns=with_reserved_columns(ctx.columns),
             repo="Azure Retail Prices API",
             path=f"{base}/api/retail/prices",
             ref="live",
-            unmapped=unmapped + extra,
+            unmapped=unmapped + group_unmapped(skipped),
             notes=(f"{pages} page(s) read for {len(regions)} region(s)",),
         )
 
@@ -151,9 +140,3 @@ def _drop_implausible_reservations(
             if column in entry and on_demand and float(entry[column]) < _MIN_RESERVED_SHARE * on_demand:
                 reason = "reservation prices that do not read as whole-term prices (< 5 % of on-demand)"
                 skipped[reason].append(f"{sku} {region} {column} {entry.pop(column)}")
-
-
-def _grouped(skipped: dict[str, list[str]]) -> tuple[Any, ...]:
-    from . import group_unmapped
-
-    return group_unmapped(skipped)

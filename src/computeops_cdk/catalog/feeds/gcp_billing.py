@@ -1,36 +1,20 @@
 """GCP's Cloud Billing Catalog API (``GET <base>/v1/services/<id>/skus``, an API key).
 
-The answer is JSON pages ``{"skus": [...], "nextPageToken": "<token or empty>"}``; a SKU has a
-``description`` (``A2 Instance Core running in Americas``, ``Spot Preemptible Nvidia Tesla A100 GPU
-running in Belgium``, ``Tpu-v3 Pod running in Netherlands``), ``category`` {``resourceFamily``,
-``resourceGroup`` (``CPU``, ``RAM``, ``GPU``, ``TPU``, ...), ``usageType`` (``OnDemand``,
-``Preemptible``, ``Commit1Yr``, ``Commit3Yr``)}, ``serviceRegions`` (``["us-central1", ...]``) and
-``pricingInfo[0].pricingExpression`` {``usageUnit`` (``h``, ``GiBy.h``), ``tieredRates[0].unitPrice``
-{``currencyCode``, ``units`` (an int64 as a string), ``nanos``}}. Two services are read, every page
-followed (bounded: 100 pages each): Compute Engine (``6F81-5844-456A``: vCPU, RAM and GPU SKUs, and
-the TPU v5e/v5p/v6e chips) and Cloud TPU (``E000-3F24-B8AA``: TPU v2/v3/v4).
+The answer is JSON pages of ``skus`` (``description``, ``category``, ``serviceRegions``,
+``pricingInfo``) and a ``nextPageToken``. Two services are read, every page followed (at most 100
+each): Compute Engine (vCPU, RAM, GPU and TPU v5e/v5p/v6e SKUs) and Cloud TPU (TPU v2/v3/v4).
 
-Machine prices are assembled as the catalog's GCP rows are priced (data/market/SOURCES.md section 1:
-a GPU VM costs its ``host_vm`` row plus its ``accelerator`` row, as in SkyPilot's catalog):
+Machine prices are assembled as the catalog's GCP rows are priced (data/market/SOURCES.md, 1):
+``host_vm`` = vCPUs x the series' Core price + MemoryGiB x its Ram price (the series is the machine
+type's first token: ``a3-megagpu-8g`` -> ``A3 Instance``); ``accelerator`` = count x the GPU SKU's
+price; ``tpu`` = slice size x the TPU SKU's price per unit (``_TPU_CORES_PER_UNIT``; ``Pod`` SKUs
+for slices over 8 cores and every v4 slice). Spot comes from ``Preemptible`` SKUs (for TPU SKUs,
+whose usage type is ``OnDemand`` either way, from a description that says ``Preemptible``).
 
-* ``host_vm`` = vCPUs x the series' Core price + MemoryGiB x its Ram price, the series being the
-  machine type's first token (``a3-megagpu-8g`` -> ``A3 Instance``), per region, on-demand from
-  ``OnDemand`` SKUs and spot from ``Preemptible`` ones;
-* ``accelerator`` = count x the GPU SKU's price (the description names the GPU: ``Tesla A100`` ->
-  A100, ``A100 80GB`` -> A100-80GB, ``H100 80GB Mega``/``Plus`` -> H100-MEGA, ``B200 (1 gpu slice)``);
-* ``tpu`` = slice size x the TPU SKU's price per unit: v5e/v6e SKUs price a chip (the suffix counts
-  chips), v5p SKUs a chip of 2 TensorCores, v2/v3/v4 SKUs 8 TensorCores (``Pod`` SKUs for slices over
-  8 cores and for every v4 slice); spot from SKUs whose description says ``Preemptible`` (TPU SKUs
-  carry ``OnDemand`` as their usage type either way).
-
-Not covered, each reported as not mapped (never dropped silently): committed-use SKUs (``Commit1Yr``
-/``Commit3Yr``: reserved GCP offers are not built from this feed), custom / premium / sole-tenant /
-reserved SKUs, local SSD bundled with a2-ultra/a3 machines (not in the catalog's rows either), and
-catalog rows whose parts the answer does not price in that region (e.g. a4 hosts while the API
-lists no A4 SKUs): those rows are dropped from the refresh, so the row-count check sees them.
-
-The key comes from ``$GOOGLE_BILLING_API_KEY`` and rides in the ``X-goog-api-key`` header (not the
-URL), listed as a ``Request`` secret: it never reaches a message, a log line or an exception.
+Not covered, each reported as not mapped: committed-use SKUs (no reserved GCP offers from this
+feed), custom / premium / sole-tenant / reserved SKUs, and catalog rows whose parts the answer does
+not price in that region (dropped, so the row-count check sees them). The key rides in the
+``X-goog-api-key`` header (not the URL) as a ``Request`` secret, never in a message or a log.
 """
 
 from __future__ import annotations
@@ -44,7 +28,7 @@ from typing import Any
 from ...errors import CatalogRefreshError
 from .._sources import Row, number
 from .._transport import Request, read_body
-from . import FeedContext, FeedResult, group_unmapped, parse_json
+from . import FeedContext, FeedResult, group_unmapped, parse_json, price_text
 
 __all__ = ["COMPUTE_SERVICE", "DEFAULT_URL", "KEY_ENV", "TPU_SERVICE", "GcpBillingFeed"]
 
@@ -246,10 +230,9 @@ def _unit_price(sku: dict[str, Any], description: str, unit: str) -> float | Non
         raise CatalogRefreshError(
             f"gcp: SKU {description[:80]!r} has no readable pricingInfo unitPrice"
         ) from None
-    # The API's Money: units an int64 as a string, nanos an int32. Anything else (a float, whose
-    # int() dropped the fraction of a dollar or, for Infinity, raised OverflowError) is refused.
-    # nanos is at most 999,999,999 in size and never of the other sign than units (the Money
-    # format): a nanos of 2e9 would be two more dollars no units field says.
+    # The API's Money: units an int64 as a string, nanos an int32 of at most 999,999,999 in size and
+    # never of the other sign than units. Anything else (a float, whose int() dropped the fraction
+    # of a dollar; a nanos of 2e9, two more dollars no units field says) is refused.
     whole, fraction = _whole(units, 2**63), _whole(nanos, 10**9)
     if whole is None or fraction is None or whole * fraction < 0:
         raise CatalogRefreshError(f"gcp: SKU {description[:80]!r}: unitPrice is not a Money amount")
@@ -286,7 +269,8 @@ def _assemble(last_good: list[Row], prices: _Prices) -> tuple[list[Row], dict[st
                 " ".join(where.split())
             )
             continue
-        rows.append({**row, "Price": _text(on_demand), "SpotPrice": _text(spot) if spot is not None else ""})
+        spot_text = price_text(spot) if spot is not None else ""
+        rows.append({**row, "Price": price_text(on_demand), "SpotPrice": spot_text})
     return rows, unpriced
 
 
@@ -322,7 +306,3 @@ _PRICERS: dict[str, Callable[[Row, _Prices, str], float | None]] = {
     "accelerator": _accelerator,
     "tpu": _tpu,
 }
-
-
-def _text(value: float) -> str:
-    return repr(round(value, 6))

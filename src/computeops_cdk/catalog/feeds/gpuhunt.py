@@ -1,21 +1,13 @@
 """gpuhunt's published catalogs (dstackai/gpuhunt): an aggregated fallback for the providers it covers.
 
-gpuhunt rebuilds its catalog hourly and publishes ``<base>/version`` (one line, e.g. ``20261201``) and
-``<base>/<version>/catalog.zip``: one CSV per provider (``aws.csv``, ``azure.csv``, ``oci.csv``,
-``lambdalabs.csv``, ``nebius.csv``, ...) written by Python's csv module, header ``instance_name,
-location, price, cpu, memory, gpu_count, gpu_name, gpu_memory, spot, disk_size`` and, in newer
-catalogs, ``gpu_vendor, flags, cpu_arch, provider_data``; one row per instance type, location and
-price model (``spot`` True/False), price in USD per hour.
+gpuhunt publishes ``<base>/version`` (e.g. ``20261201``) and ``<base>/<version>/catalog.zip``: one
+CSV per provider (``FILES``), one row per instance type, location and price model (``spot``
+True/False), price in USD per hour. Not read with the ``gpuhunt`` library: its ``Catalog.load()``
+downloads outside our bounded transport and re-normalises GPU names to its own vocabulary.
 
-Why not the ``gpuhunt`` library itself: its ``Catalog.load()`` downloads with urllib (no timeout, no
-size cap, no retry, the whole zip read into memory) outside our bounded transport, so it could not be
-served by the test server through the one seam, and its query API re-normalises GPU names to its own
-vocabulary. Reading the published zip needs only ``zipfile`` + ``csv``; we do that, bounded.
-
-The rows are mapped onto the instance types and regions of the provider's last good data (specs stay
-from there; prices come from gpuhunt); feed rows with no such instance type or region are reported
-as not mapped. GCP (host + accelerator priced apart in our data) and RunPod (GPU ids, not instance
-types) are not mapped from gpuhunt.
+The rows are mapped onto the instance types and regions of the provider's last good data (specs
+from there, prices from gpuhunt); others are reported as not mapped. GCP (host + accelerator priced
+apart) and RunPod (GPU ids, not instance types) are not mapped from gpuhunt.
 """
 
 from __future__ import annotations

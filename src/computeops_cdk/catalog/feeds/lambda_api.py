@@ -1,13 +1,11 @@
 """Lambda Cloud's instance-types API (``GET <base>/instance-types``, a Bearer API key).
 
-The answer is one JSON document: ``{"data": {"<name>": {"instance_type": {"name", "description",
-"gpu_description", "price_cents_per_hour", "specs": {"vcpus", "memory_gib", "storage_gib", "gpus"}},
-"regions_with_capacity_available": [{"name", "description"}]}}}``. Lambda lists one price per
-instance type, the same in every region (SkyPilot's catalog repeats it per region), so the price is
-applied to every region the catalog already lists for that type; the regions with capacity right now
-are an availability signal: the ``Capacity`` column (``available`` in a listed region, else
-``none``), which the builder puts on the offer and the engine's availability score reads. The key
-comes from ``LAMBDA_API_KEY`` and is never written to a message or a log (a ``Request`` secret).
+The answer is one JSON document: ``{"data": {"<name>": {"instance_type": {"name", ...,
+"price_cents_per_hour", "specs": {...}}, "regions_with_capacity_available": [{"name", ...}]}}}``.
+Lambda lists one price per instance type, the same in every region, so it is applied to every region
+the catalog lists for that type; the regions with capacity now become the ``Capacity`` column
+(``available`` in a listed region, else ``none``), which the engine's availability score reads. The
+key comes from ``LAMBDA_API_KEY`` and is never written to a message or a log (a ``Request`` secret).
 """
 
 from __future__ import annotations

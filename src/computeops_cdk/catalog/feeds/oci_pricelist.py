@@ -1,24 +1,15 @@
 """OCI's public price list (``GET <base>/products/?currencyCode=USD``, no key): one JSON document.
 
-The answer is ``{"lastUpdated": "...", "items": [...]}``; an item has ``partNumber`` (``B98415``),
-``displayName`` (``OCI - Compute - GPU - H100``, ``Compute - GPU - A100 - v2``, ``Compute - GPU -
-E4``), ``metricName`` (``GPU Per Hour``, ``OCPU Per Hour``, ...), ``serviceCategory``
-(``Compute - GPU``) and ``currencyCodeLocalizations`` [{``currencyCode``, ``prices`` [{``model``
-(``PAY_AS_YOU_GO``, ...), ``value``}]}]. OCI's list prices have no region dimension (one price in
-every commercial region; https://www.oracle.com/cloud/price-list/ lists none), so a shape's price is
-applied to every region the catalog lists the shape in.
+The answer's ``items`` each have a ``displayName`` (``OCI - Compute - GPU - H100``), ``metricName``
+(``GPU Per Hour``, ...), ``serviceCategory`` and per-currency ``prices`` (``PAY_AS_YOU_GO``, ...).
+OCI's list prices have no region dimension, so a shape's price is applied to every region the
+catalog lists the shape in. A GPU shape's item is found by its name (``_shape_token``); only ``GPU
+Per Hour`` items price a shape: price = per-GPU PAY_AS_YOU_GO x the shape's GPU count.
 
-A GPU shape's part is found by its name: ``BM.GPU.H100.8`` -> the ``Compute - GPU - H100`` item,
-``BM.GPU.A100-v2.8`` -> ``Compute - GPU - A100 - v2``, and the older ``GPU4`` / ``GPU3`` shapes ->
-``Compute - GPU - E4`` / ``E3`` (their items are named after the shape generation), ``GPU2`` ->
-``Compute - GPU Standard - V2``; an optional ``OCI - `` / ``Oracle Cloud Infrastructure - `` prefix is
-ignored, ``Metered``, Cloud@Customer and NVIDIA AI Enterprise items never match. Only ``GPU Per
-Hour`` items price a shape: price = per-GPU PAY_AS_YOU_GO x the shape's GPU count.
-
-Preemptible capacity is billed at 50 % of the on-demand price by OCI policy (OCI's preemptible
-instances documentation, https://docs.oracle.com/en-us/iaas/Content/Compute/Concepts/preemptible.htm,
-which SkyPilot's OCI fetcher cites for the same factor); the spot price is that half, and only for
-the shapes the catalog already lists as preemptible (the price list does not say which allow it).
+Preemptible capacity is billed at 50 % of on-demand by OCI policy
+(https://docs.oracle.com/en-us/iaas/Content/Compute/Concepts/preemptible.htm, the factor SkyPilot's
+OCI fetcher uses too); the spot price is that half, only for the shapes the catalog already lists
+as preemptible (the price list does not say which allow it).
 """
 
 from __future__ import annotations
@@ -30,7 +21,7 @@ from typing import Any
 
 from ...errors import CatalogRefreshError
 from .._transport import Request, read_body
-from . import FeedContext, FeedResult, group_unmapped, parse_json
+from . import FeedContext, FeedResult, group_unmapped, parse_json, price_text
 
 __all__ = ["DEFAULT_URL", "PREEMPTIBLE_SHARE", "OciPriceListFeed"]
 
@@ -68,8 +59,8 @@ class OciPriceListFeed:
                 continue
             used.add(token)
             on_demand = price * count
-            spot = _text(on_demand * PREEMPTIBLE_SHARE) if row.get("SpotPrice") else ""
-            rows.append({**row, "Price": _text(on_demand), "SpotPrice": spot})
+            spot = price_text(on_demand * PREEMPTIBLE_SHARE) if row.get("SpotPrice") else ""
+            rows.append({**row, "Price": price_text(on_demand), "SpotPrice": spot})
         for token in sorted(set(per_gpu) - used):
             skipped["GPU price-list items with no shape in the catalog"].append(token)
         return FeedResult(
@@ -152,7 +143,3 @@ def _count(text: str) -> float | None:
     except ValueError:
         return None
     return value if math.isfinite(value) and value > 0 else None
-
-
-def _text(value: float) -> str:
-    return repr(round(value, 6))

@@ -1,28 +1,19 @@
 """RunPod's GraphQL API (``POST <base>/graphql``, no key for the public GPU-type fields).
 
-A request is ``{"query": ..., "variables": {...}}``; the answer is the GraphQL envelope
-``{"data": {"gpuTypes": [...]}}`` or ``{"errors": [{"message": ...}], "data": null}``. A GPU type
-has ``id`` (``NVIDIA H100 80GB HBM3``), ``displayName`` (``H100 SXM``), ``memoryInGb`` and prices
-per GPU-hour: ``securePrice`` / ``secureSpotPrice`` (secure cloud, on-demand / spot),
-``communityPrice`` / ``communitySpotPrice`` (community cloud), and ``lowestPrice(input:
-{gpuCount, secureCloud, dataCenterId})`` {``stockStatus`` (``High``, ``Medium``, ``Low`` or null),
-``maxUnreservedGpuCount``} for one data centre. One query per data centre the catalog lists
-(bounded: 64), as dstack's gpuhunt queries per data centre.
+The answer is ``{"data": {"gpuTypes": [...]}}`` or ``{"errors": [...]}``; a GPU type has a
+``displayName``, prices per GPU-hour (``securePrice`` / ``secureSpotPrice``, ``communityPrice`` /
+``communitySpotPrice``) and ``lowestPrice`` (stock) for one data centre: one query per data centre
+the catalog lists (at most 64), as dstack's gpuhunt queries.
 
-Prices: an instance type ``<n>x_<GPU>_SECURE`` costs n x ``securePrice`` on-demand and n x
-``secureSpotPrice`` spot (no spot price when it is 0 or null). The GPU name is the display name as
-SkyPilot's RunPod catalog writes it (``RTX 4000 Ada`` -> ``RTX4000-Ada``, ``A100 PCIe`` ->
-``A100-80GB``, ``H100 PCIe`` -> ``H100``). Community-cloud prices are reported as not mapped: the
-catalog has secure-cloud pods only (no community instance types with sourced specs).
-
-Availability: the data centre's stock becomes the offer's capacity signal (``Capacity`` column:
-``high`` / ``medium`` / ``low``; ``none`` when the stock status is null or fewer than n GPUs are
-unreserved), kept on the offer for the engine's availability score.
+``<n>x_<GPU>_SECURE`` costs n x ``securePrice`` on-demand and n x ``secureSpotPrice`` spot (none
+when 0 or null), the GPU named as SkyPilot's RunPod catalog writes it (``catalog_gpu_name``).
+Community-cloud prices are reported as not mapped (the catalog has secure-cloud pods only). The data
+centre's stock becomes the offer's ``Capacity`` (``high`` / ``medium`` / ``low``; ``none`` when null
+or fewer than n GPUs are unreserved), which the engine's availability score reads.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections import defaultdict
@@ -30,8 +21,8 @@ from typing import Any
 
 from ...errors import CatalogRefreshError
 from .._sources import Row
-from .._transport import Request, read_body
-from . import FeedContext, FeedResult, group_unmapped, parse_json
+from .._transport import read_body
+from . import FeedContext, FeedResult, group_unmapped, parse_json, post_json, price_text
 
 __all__ = ["DEFAULT_URL", "QUERY", "RunPodGraphQLFeed", "catalog_gpu_name"]
 
@@ -97,14 +88,7 @@ class RunPodGraphQLFeed:
 
 def _gpu_types(ctx: FeedContext, url: str, centre: str) -> list[dict[str, Any]]:
     variables = {"lowestPriceInput": {"gpuCount": 1, "secureCloud": True, "dataCenterId": centre}}
-    body = json.dumps({"query": QUERY, "variables": variables}, sort_keys=True).encode()
-    request = Request(
-        url=url,
-        method="POST",
-        headers=(("Content-Type", "application/json"),),
-        body=body,
-        accept=("application/json",),
-    )
+    request = post_json(url, {"query": QUERY, "variables": variables})
     doc = _envelope(read_body(ctx.transport.fetch(request), limit=_MAX_BODY), centre)
     gpus = doc.get("gpuTypes")
     if not isinstance(gpus, list) or not all(isinstance(g, dict) for g in gpus):
@@ -169,8 +153,8 @@ def _rows(
         rows.append(
             {
                 **row,
-                "Price": _text(price * count),
-                "SpotPrice": _text(spot * count) if spot is not None else "",
+                "Price": price_text(price * count),
+                "SpotPrice": price_text(spot * count) if spot is not None else "",
                 "Capacity": capacity,
             }
         )
@@ -191,7 +175,3 @@ def _price(gpu: dict[str, Any], field: str) -> float | None:
             f"runpod: {gpu.get('displayName')!r}: {field} {str(value)[:30]!r} is not a number"
         )
     return float(value) if value != 0 else None  # 0 = not offered; a negative price is refused later
-
-
-def _text(value: float) -> str:
-    return repr(round(value, 6))

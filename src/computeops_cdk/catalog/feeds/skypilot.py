@@ -33,15 +33,7 @@ RAW_COLUMNS = (
     "SpotPrice",
     "Region",
 )
-_FEED_COLUMNS = (
-    "InstanceType",
-    "AcceleratorName",
-    "AcceleratorCount",
-    "vCPUs",
-    "MemoryGiB",
-    "Price",
-    "Region",
-)
+_FEED_COLUMNS = tuple(c for c in RAW_COLUMNS if c not in ("GpuMemoryMiB", "SpotPrice"))
 _ACCEPT = ("text/csv", "text/plain", "application/octet-stream")
 _MAX_FIELD = 64 * 1024  # below csv's own 128 KiB limit, so an oversized cell is our error, not csv's
 

@@ -1,28 +1,19 @@
 """Vast.ai's public offer search (``POST <base>/api/v0/bundles/`` with a JSON filter, no key).
 
-The request body is a filter object: ``{"rentable": {"eq": true}, "rented": {"eq": false},
-"reliability": {"gte": 0.95}, "num_gpus": {"gte": 1}, "type": "on-demand", "order":
-[["dph_total", "asc"]], "limit": 1000}`` (operators ``eq``/``gte``/``lte``/...; ``limit`` and
-``order`` instead of paging); the answer is ``{"offers": [...]}``, one live marketplace listing each:
-``id``, ``gpu_name`` (``RTX 4090``, ``H100 SXM``), ``num_gpus``, ``gpu_ram`` (MB per GPU),
-``cpu_cores``, ``cpu_ram`` (MB), ``dph_base`` (the host's price per hour), ``dph_total`` (with the
-default disk and bandwidth), ``min_bid`` (lowest interruptible bid), ``geolocation`` (``Michigan,
-US``), ``rentable``, ``reliability`` (0..1).
+The request body is ``search_filter()`` (``limit`` and ``order`` instead of paging); the answer's
+``offers`` are live marketplace listings (``gpu_name``, ``num_gpus``, ``cpu_cores``, ``cpu_ram``
+in MB, ``dph_total`` per hour, ``min_bid``, ``geolocation``, ``rentable``, ``reliability``).
 
 Listings come and go (their ids change hourly), so they are aggregated, not copied: a listing counts
 for the catalog instance type ``<num_gpus>x-<gpu_name, spaces as _>-<vCPUs>-<RAM MiB>`` (SkyPilot's
-Vast naming, our rows' origin) in its region when it is rentable, has reliability >= ``RELIABILITY_FLOOR``
-and at least the type's vCPUs and RAM. Per (instance type, region) the on-demand price is the
-**median** ``dph_total`` of those listings and the spot price the median ``min_bid`` (the median, not
-the lowest: one underpriced host should not set the market). The region is the listing's
-geolocation with the continent the catalog gives its country (``Michigan, US`` -> ``Michigan, US,
-NA``). At most ``MAX_LISTINGS`` listings are read (cheapest first); every listing not counted is
-reported with its reason.
+Vast naming) in its region when it is rentable, at least ``RELIABILITY_FLOOR`` reliable and has at
+least the type's vCPUs and RAM. Per (instance type, region) the on-demand price is the **median**
+``dph_total`` and the spot price the median ``min_bid`` (one underpriced host should not set the
+market); the region is the geolocation with its country's continent (``Michigan, US, NA``).
 """
 
 from __future__ import annotations
 
-import json
 import math
 import statistics
 from collections import defaultdict
@@ -30,8 +21,8 @@ from typing import Any
 
 from ...errors import CatalogRefreshError
 from .._sources import Row, number
-from .._transport import Request, read_body
-from . import FeedContext, FeedResult, group_unmapped, parse_json
+from .._transport import read_body
+from . import FeedContext, FeedResult, group_unmapped, parse_json, post_json
 
 __all__ = ["DEFAULT_URL", "MAX_LISTINGS", "RELIABILITY_FLOOR", "VastSearchFeed", "search_filter"]
 
@@ -65,13 +56,7 @@ class VastSearchFeed:
     def fetch(self, ctx: FeedContext) -> FeedResult:
         url = f"{ctx.url.rstrip('/')}/api/v0/bundles/"
         ctx.say(f"fetching vast: {url} (at most {MAX_LISTINGS} listings)")
-        request = Request(
-            url=url,
-            method="POST",
-            headers=(("Content-Type", "application/json"),),
-            body=json.dumps(search_filter(), sort_keys=True).encode(),
-            accept=("application/json",),
-        )
+        request = post_json(url, search_filter())
         listings = _listings(read_body(ctx.transport.fetch(request), limit=_MAX_BODY))
         rows, skipped, counted = _aggregate(ctx.last_good, listings)
         notes = [f"{len(listings)} listing(s) read, {counted} counted into {len(rows)} (type, region) rows"]

@@ -6,11 +6,7 @@ import argparse
 from typing import Any
 
 from ...catalog import load_catalog
-from ._text import (
-    EXIT_OK,
-    FORMATTER,
-    error,
-)
+from ._text import EXIT_OK, FORMATTER, error
 
 
 def register(sub: Any) -> None:

@@ -7,15 +7,7 @@ import json
 import sys
 from typing import Any
 
-from ._text import (
-    EXIT_INVALID,
-    EXIT_OK,
-    FORMATTER,
-    catalog_header,
-    error,
-    rich_console,
-    rich_table,
-)
+from ._text import EXIT_INVALID, EXIT_OK, FORMATTER, catalog_header, error, rich_console, rich_table
 
 
 def register(sub: Any) -> None:
