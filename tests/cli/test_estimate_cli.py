@@ -228,3 +228,19 @@ def test_estimate_engine_flags(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([*amd, "--engine", "tensorrt-llm"]) == 2
     out, err = capsys.readouterr()
     assert out == "" and "error: serving engine tensorrt-llm does not run on AMD GPUs" in err
+
+
+def test_estimate_prefix_cache_share_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    """--prefix-cache-share lowers the prefill and says so; out of 0..1 is exit 2 naming the flag."""
+    base = ["estimate", "--workload", "inference", "--model", "llama-3.3-70b", "--precision", "fp8"]
+    base += ["--accelerator", "H100", "--count", "2", "--input-tokens", "8192", "--format", "json"]
+    assert main(base) == 0
+    plain = json.loads(capsys.readouterr().out)
+    assert main([*base, "--prefix-cache-share", "0.5"]) == 0
+    cached = json.loads(capsys.readouterr().out)
+    assert cached["ttft_ms"] < plain["ttft_ms"]
+    assert any(a.startswith("prefix cache: 50%") for a in cached["assumptions"])
+    for bad in ("1.5", "-0.1", "half"):
+        with pytest.raises(SystemExit):
+            main([*base, "--prefix-cache-share", bad])
+        assert "argument --prefix-cache-share: must be a number from 0 to 1" in capsys.readouterr().err

@@ -71,7 +71,13 @@ def test_committed_schema_is_the_exported_one() -> None:
             with_workload(serving={"output_tokens_per_s": 5, "ttft": 3}),
             "workload.serving.ttft",
             "workload.serving.ttft: unknown field (allowed: output_tokens_per_s, input_tokens, "
-            "output_tokens, ttft_ms, tpot_ms, engine, engine_version) (did you mean 'ttft_ms'?)",
+            "output_tokens, ttft_ms, tpot_ms, engine, engine_version, prefix_cache_share) "
+            "(did you mean 'ttft_ms'?)",
+        ),
+        (
+            with_workload(serving={"output_tokens_per_s": 5, "prefix_cache_share": 1.5}),
+            "workload.serving.prefix_cache_share",
+            "workload.serving.prefix_cache_share: must be <= 1 (got 1.5)",
         ),
         (
             with_workload(training={"tokens": 1e9}),
@@ -494,3 +500,18 @@ def test_api_version_and_kind_are_optional_but_exact_when_given() -> None:
         WorkloadIntent.from_dict({**base, "apiVersion": "computeops.dev/v2"})
     with pytest.raises(IntentError, match="kind"):
         WorkloadIntent.from_dict({**base, "kind": "Intent"})
+
+
+def test_a_prefix_cache_share_at_its_default_leaves_the_intent_as_before() -> None:
+    """An intent that does not state the share dumps (and so digests and locks) as before v15."""
+    doc = with_workload(serving={"output_tokens_per_s": 5})
+    plain = WorkloadIntent.from_dict(doc)
+    assert "prefix_cache_share" not in json.dumps(plain.to_dict())
+    zero = WorkloadIntent.from_dict(
+        with_workload(serving={"output_tokens_per_s": 5, "prefix_cache_share": 0})
+    )
+    assert zero.to_dict() == plain.to_dict()
+    half = WorkloadIntent.from_dict(
+        with_workload(serving={"output_tokens_per_s": 5, "prefix_cache_share": 0.5})
+    )
+    assert half.to_dict()["workload"]["serving"]["prefix_cache_share"] == 0.5

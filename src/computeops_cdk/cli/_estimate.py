@@ -101,6 +101,17 @@ def _out_of_range(value: str, high: float, what: str) -> str:
     return f"must be in 1..{high:,} ({what}; got {shown}). To fix: give a value in that range"
 
 
+def _share(value: str) -> float:
+    """argparse type: a number from 0 to 1."""
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1 (got {_cut(value)})") from None
+    if not 0 <= number <= 1:
+        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1 (got {_cut(value)})")
+    return number
+
+
 def _at_most(kind: Callable[[str, Any, str], Any], high: float, what: str) -> Callable[[str], Any]:
     """``kind`` bounded by ``high``, named for argparse's "invalid ... value" fallback."""
 
@@ -126,7 +137,8 @@ _PARAMS_B = _at_most(_positive, MAX_PARAMS_B, "the billions of parameters an int
 # Flags that only mean something for one kind of workload, with their defaults (applied in run()
 # so that a flag given for the other kind is reported instead of silently ignored).
 _INFERENCE_ONLY = {"input_tokens": 1024, "output_tokens": 256, "concurrency": None, "ttft_ms": None,
-                   "tpot_ms": None, "engine": None, "engine_version": None}  # fmt: skip
+                   "tpot_ms": None, "engine": None, "engine_version": None,
+                   "prefix_cache_share": 0.0}  # fmt: skip
 _TRAINING_ONLY = {"seq_len": 4096, "global_batch_tokens": None, "no_fabric": False}
 
 
@@ -210,6 +222,12 @@ def register(commands: Any) -> None:
         help="the engine's release (with --engine). Default: the model's default release (cited, or "
         "said to be an assumption)",
     )
+    serving.add_argument(
+        "--prefix-cache-share",
+        type=_share,
+        metavar="S",
+        help="share of each prompt's tokens served from the prefix cache, 0..1 (your own figure). Default: 0",
+    )
     training = parser.add_argument_group("training and fine_tuning only")
     training.add_argument("--seq-len", type=_TOKENS, metavar="N", help="tokens per sequence. Default: 4096")
     training.add_argument(
@@ -287,6 +305,7 @@ def run(args: argparse.Namespace) -> int:
             gpus_per_node=args.gpus_per_node,
             engine=args.engine,
             engine_version=args.engine_version,
+            prefix_cache_share=args.prefix_cache_share,
         )
     else:
         est = estimate_training(

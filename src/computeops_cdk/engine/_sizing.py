@@ -233,8 +233,9 @@ def _inference(
     per_node: int,
     lengths: tuple[int, int],
     targets: tuple[float | None, float | None],
-    engine: tuple[str | None, str | None] = (None, None),
+    engine: tuple[str | None, str | None, float] = (None, None, 0.0),
 ) -> perf.InferenceEstimate:
+    """``perf.estimate_inference``, kept; ``engine``: (engine, its release, prefix-cache share)."""
     key = (_key(model), precision, _key(acc), count, per_node, lengths, targets, engine)
     found = _INFERENCE.get(key)
     if found is None:  # two threads may both make it: the same estimate
@@ -252,6 +253,7 @@ def _inference(
             gpus_per_node=per_node,
             engine=engine[0],
             engine_version=engine[1],
+            prefix_cache_share=engine[2],
         )
     return found
 
@@ -304,7 +306,7 @@ def _central_inference(
     lengths: tuple[int, int],
     targets: tuple[float | None, float | None],
     rate: float,
-    engine: tuple[str | None, str | None] = (None, None),
+    engine: tuple[str | None, str | None, float] = (None, None, 0.0),
 ) -> int | None:
     """Instances the central estimate alone would size for ``rate`` output tokens/s (no band, no
     headroom)."""
@@ -377,7 +379,13 @@ class Sizer:
     def _size_inference(self, acc: Accelerator, per_node: int, multi_node: bool) -> Sizing:
         serving = self._workload.serving
         assert serving is not None  # the intent guarantees it for inference
-        band = perf.uncertainty(acc.id, "inference")
+        band = perf.uncertainty(
+            acc.id,
+            "inference",
+            input_tokens=serving.input_tokens,
+            output_tokens=serving.output_tokens,
+            tpu=acc.is_tpu,
+        )
         calibration = self._calibrated.get(acc.id)
         if calibration is not None:
             # Production measured this model here: the measurement replaces the model's prior band.
@@ -385,7 +393,7 @@ class Sizer:
         low = band.low
         lengths = (serving.input_tokens, serving.output_tokens)
         targets = (serving.ttft_ms, serving.tpot_ms)
-        engine = (serving.engine, serving.engine_version)
+        engine = (serving.engine, serving.engine_version, serving.prefix_cache_share)
         if serving.engine is not None:
             # a named engine is a hard constraint: one that does not run on this accelerator rejects it
             refused = perf.engine_refusal(serving.engine, perf.platform_of(acc))

@@ -134,6 +134,9 @@ class Serving(IntentModel):
             estimate says which engine and version it assumed.
         engine_version: the engine's release (e.g. ``0.5.3``). Default: the model's default
             release of the engine, with its source or marked as an assumption.
+        prefix_cache_share: share of each prompt's tokens the engine's prefix cache serves (a
+            shared system prompt, a multi-turn history), from 0 to 1: those tokens are read from
+            the cache, not prefilled. Your own figure; no measurement backs it. Default: 0.
     """
 
     output_tokens_per_s: float = Field(gt=0, le=1e9)
@@ -143,15 +146,19 @@ class Serving(IntentModel):
     tpot_ms: float | None = Field(default=None, gt=0)
     engine: str | None = Field(default=None, min_length=1, max_length=40)
     engine_version: str | None = Field(default=None, min_length=1, max_length=40, pattern=_RELEASE)
+    prefix_cache_share: float = Field(default=0.0, ge=0, le=1)
 
     @model_serializer(mode="wrap")
     def _without_unnamed_engine(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """Dumped as before the engine fields existed when no engine is named: the intent's digest,
-        its echo in a decision and every lock made before stay byte-identical."""
+        """Dumped as before the engine and prefix-cache fields existed when they are left at their
+        defaults: the intent's digest, its echo in a decision and every lock made before stay
+        byte-identical."""
         data: dict[str, Any] = handler(self)
         for key in ("engine", "engine_version"):
             if data.get(key, "") is None:
                 del data[key]
+        if data.get("prefix_cache_share") == 0:
+            del data["prefix_cache_share"]
         return data
 
     @field_validator("engine")

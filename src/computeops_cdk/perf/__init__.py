@@ -36,13 +36,23 @@ from .._limits import (
 from ..errors import EstimateError, shown
 from ._calibration import (
     BAND_EXTRAPOLATED,
+    BAND_LONG_PROMPT,
     BAND_VALIDATED,
+    LONG_PROMPT_INPUT_RATIO,
+    LONG_PROMPT_MIN_INPUT,
     MEASURED_RANGE,
     MODEL_VERSION,
     VALIDATED_INFERENCE,
     VALIDATED_TRAINING,
 )
-from ._engines import canonical_engine, engine_names, engine_refusal, engine_serves, platform_of
+from ._engines import (
+    canonical_engine,
+    engine_names,
+    engine_refusal,
+    engine_serves,
+    platform_of,
+    prefill_chunk,
+)
 from ._hardware import Hardware, hardware_of
 from ._inference import estimate_inference_hw
 from ._registry import model_from_params, model_names, resolve_model
@@ -83,6 +93,7 @@ __all__ = [
     "engine_serves",
     "estimate_inference",
     "estimate_training",
+    "long_prompt",
     "model_from_params",
     "model_names",
     "platform_of",
@@ -177,13 +188,44 @@ def _precision(value: str) -> Precision:
     return value
 
 
-def uncertainty(accelerator_id: str, kind: Literal["inference", "training"]) -> Uncertainty:
+def uncertainty(
+    accelerator_id: str,
+    kind: Literal["inference", "training"],
+    *,
+    input_tokens: int = 0,
+    output_tokens: int = 1,
+    tpu: bool = False,
+) -> Uncertainty:
     """The band of an estimate of ``kind`` on ``accelerator_id`` (a catalog id), from the model's
     held-out validation (benchmarks/ACCURACY.md): a known upper bound's measured range, else the
-    validated p10-p90 of the kind, else (no measurement of the kind on it) the whole held-out range."""
+    validated p10-p90 of the kind (a GPU serving estimate with long prompts, ``input_tokens`` and
+    ``output_tokens``: the long-prompt regime's), else (no measurement of the kind on it) the whole
+    held-out range."""
     # Kept with the validation notes (the same band, a frozen record): a cold decide's sizing asks
     # ~220 times for ~50 accelerators, each band made with its text (about 3.4 us) once.
-    return _validation(accelerator_id, kind)[0]
+    band = _validation(accelerator_id, kind)[0]
+    if kind == "inference" and not tpu and long_prompt(input_tokens, output_tokens):
+        return _long_prompt_band(band)
+    return band
+
+
+def long_prompt(input_tokens: int, output_tokens: int) -> bool:
+    """Whether a serving workload is in v15's long-prompt regime (``LONG_PROMPT_MIN_INPUT``)."""
+    return input_tokens >= LONG_PROMPT_MIN_INPUT and input_tokens >= LONG_PROMPT_INPUT_RATIO * output_tokens
+
+
+@lru_cache(maxsize=64)
+def _long_prompt_band(band: Uncertainty) -> Uncertainty:
+    """A validated band as the long-prompt regime widens it (v15 addendum, section 4)."""
+    if band.evidence != "validated":
+        return band
+    low, high = BAND_LONG_PROMPT
+    return replace(
+        band,
+        low=low,
+        high=high,
+        basis="long-prompt serving (v15): the range of the regime's held-out rows, widened (fewer than 10)",
+    )
 
 
 def _band(accelerator_id: str, kind: Literal["inference", "training"]) -> Uncertainty:
@@ -303,6 +345,7 @@ def estimate_inference(
     tensor_parallel: int | None = None,
     engine: str | None = None,
     engine_version: str | None = None,
+    prefix_cache_share: float = 0.0,
 ) -> InferenceEstimate:
     """Serving estimate for ``model`` on ``count`` accelerators (a catalog ``Accelerator``).
 
@@ -325,6 +368,8 @@ def estimate_inference(
             no engine named, the engines the constants were fitted on. A named engine applies its
             generation's rule (``_engines``); without ``engine_version`` its default release is
             assumed. The assumptions say which engine and version the estimate assumed.
+        prefix_cache_share: share of each prompt's tokens served from the prefix cache (0 to 1).
+            Default 0: every prompt token is prefilled.
 
     Returns:
         An estimate; ``fits=False`` (zero throughput, infinite latencies) when one request's
@@ -355,12 +400,21 @@ def estimate_inference(
     tpot = None if tpot_ms is None else _milliseconds("tpot_ms", tpot_ms)
     if tensor_parallel is not None and (_positive("tensor_parallel", tensor_parallel) > count):
         raise EstimateError(f"tensor_parallel ({_digits(tensor_parallel)}) cannot exceed count ({count:,})")
+    share = _share(prefix_cache_share)
     hw = _hardware(accelerator)
     # made labelled (no copy with the labels added, as a training estimate gets in _label_validation)
     band, validation = _validation(str(getattr(accelerator, "id", "")), "inference")
-    if engine is not None or engine_version is not None:
+    if not hw.is_tpu and long_prompt(inp, out):
+        band = _long_prompt_band(band)
+    named = engine is not None or engine_version is not None
+    if named:
         hw, note = _with_engine(hw, platform_of(accelerator), engine, engine_version)
         validation = (note, *validation)
+    chunk_notes = _prefill_notes(hw, canonical_engine(engine) if named else None, inp, share)
+    if chunk_notes:
+        chunk, _ = prefill_chunk(canonical_engine(engine) if named else None, hw.memory_gb, hw.name)
+        hw = _prefill_hardware(hw, chunk, share)
+        validation = (*chunk_notes, *validation)
     return estimate_inference_hw(
         model,
         hw,
@@ -376,6 +430,44 @@ def estimate_inference(
         band,
         validation,
     )
+
+
+def _share(value: object) -> float:
+    """A prefix-cache share: a finite number from 0 to 1."""
+    number = value if isinstance(value, int | float) and not isinstance(value, bool) else None
+    if number is None or not 0 <= number <= 1:
+        raise EstimateError(
+            f"prefix_cache_share must be a number from 0 to 1 (got {_given(value)}). To fix: pass the "
+            "share of each prompt's tokens served from the prefix cache, e.g. 0.5, or 0 for none"
+        )
+    return float(number)
+
+
+def _prefill_notes(hw: Hardware, engine: str | None, inp: int, share: float) -> tuple[str, ...]:
+    """What the estimate says of chunked prefill and the prefix cache; empty when neither applies
+    (a prompt within one chunk, no cache): the estimate is then the one before v15."""
+    notes = []
+    prefilled = max(1, inp - math.floor(inp * share))
+    if share:
+        notes.append(
+            f"prefix cache: {share:.0%} of each prompt's tokens served from the cache (a figure given "
+            f"with the workload; no measurement backs it): {prefilled:,} of {inp:,} tokens prefilled"
+        )
+    if not hw.is_tpu:
+        chunk, basis = prefill_chunk(engine, hw.memory_gb, hw.name)
+        chunks = math.ceil(prefilled / chunk)
+        if chunks > 1:
+            notes.append(
+                f"chunked prefill: {prefilled:,} prompt tokens in {chunks} chunks of {chunk:,} ({basis}); "
+                "each chunk re-reads the weights and the KV cache of the chunks before it"
+            )
+    return tuple(notes)
+
+
+@lru_cache(maxsize=256)
+def _prefill_hardware(hw: Hardware, chunk: int, share: float) -> Hardware:
+    """``hw`` with an engine's prefill chunk and a prefix-cache share (one record per triple)."""
+    return replace(hw, prefill_chunk=0 if hw.is_tpu else chunk, prefix_cache_share=share)
 
 
 def _with_engine(hw: Hardware, platform: str, engine: object, version: object) -> tuple[Hardware, str]:

@@ -75,6 +75,14 @@ BAND_EXTRAPOLATED: tuple[float, float] = (0.63, 1.45)
 speed over every held-out row of either kind (the estimate may be as far off as the worst
 validated row). A test recomputes it."""
 
+LONG_PROMPT_MIN_INPUT = 4096
+LONG_PROMPT_INPUT_RATIO = 4
+"""v15's long-prompt serving regime: at least 4,096 prompt tokens and 4x the completion's
+(benchmarks/preregistration/v15-long-prompt.md)."""
+BAND_LONG_PROMPT: tuple[float, float] = BAND_EXTRAPOLATED
+"""A GPU serving estimate in the long-prompt regime on validated hardware: the extrapolated band
+until the regime's one evaluation (v15 addendum, section 3)."""
+
 # --- achievable compute -------------------------------------------------------------------------
 # Achieved dense-GEMM throughput grows slower than the datasheet peak: feeding tensor cores from
 # memory, softmax/normalisation and launch gaps do not scale with it. We model achieved FLOPs as
@@ -146,7 +154,9 @@ TPU_SERVING_EFF = 0.64
 MEMORY_UTILIZATION = 0.90
 RUNTIME_RESERVE_GB = 1.5
 # Prefill activation workspace: a chunk of PREFILL_CHUNK_TOKENS tokens x hidden x 2 bytes x
-# ACTIVATION_FACTOR live tensors (vLLM's default max_num_batched_tokens is 8192).
+# ACTIVATION_FACTOR live tensors (vLLM's default max_num_batched_tokens is 8192). Also the chunk
+# budget of a GPU estimate without a named engine (v15: TensorRT-LLM's default max_num_tokens, the
+# engine the NVIDIA constants were fitted on; an assumption, no first-party page read states it).
 PREFILL_CHUNK_TOKENS = 8192
 ACTIVATION_FACTOR = 8
 # Largest batch a serving runtime schedules per replica (TensorRT-LLM's max_batch_size default is

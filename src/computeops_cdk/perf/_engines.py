@@ -10,6 +10,9 @@ say which engine and version it assumed:
 * vLLM on TPU before 0.11 (the PyTorch/XLA backend) reaches 1/1.2 of the JAX engines' throughput
   (vLLM's tpu-inference launch post);
 * every other engine and generation: factor 1, no host term (no release measurement separates it).
+
+Each GPU engine prefills long prompts in chunks of its default per-step token budget
+(``prefill_chunk``, v15 addendum).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ __all__ = [
     "engine_refusal",
     "engine_serves",
     "platform_of",
+    "prefill_chunk",
     "resolve_engine",
 ]
 
@@ -161,6 +165,31 @@ class EngineRule:
     host_s_per_seq: float = 0.0
     """Host time per request in flight added to every decode step (vLLM before 0.6)."""
     note: str = ""
+
+
+_GIB = 2**30
+_ASSUMED_CHUNK = (
+    "TensorRT-LLM's default max_num_tokens, 8192: an assumption, no first-party page read states it"
+)
+
+
+def prefill_chunk(engine: str | None, memory_gb: float, accelerator: str) -> tuple[int, str]:
+    """The default prefill chunk (tokens per step) of ``engine`` on a GPU of ``memory_gb`` GB named
+    ``accelerator``, and where that number comes from (benchmarks/preregistration/v15 addendum)."""
+    gib = memory_gb * 1e9 / _GIB
+    if engine == "vllm":
+        big = gib >= 70 and "a100" not in accelerator.lower()
+        return (8192 if big else 2048), (
+            "vLLM's default max_num_batched_tokens for its API server, engine/arg_utils.py of the "
+            "0.11 line: 8192 on a GPU of 70 GiB or more that is not an A100, else 2048"
+        )
+    if engine == "sglang":
+        chunk = 2048 if gib < 35 else 8192 if gib < 160 else 16384
+        return chunk, (
+            "SGLang's default chunked_prefill_size, srt/server_args.py: 2048 under 35 GB of GPU "
+            "memory, 8192 under 160 GB, else 16384"
+        )
+    return 8192, _ASSUMED_CHUNK
 
 
 _VERSION = re.compile(r"^v?(\d{1,4})(?:\.(\d{1,4}))?(?:\.(\d{1,4}))?(?:[.+-]?[A-Za-z0-9.+-]{0,40})?$")

@@ -72,6 +72,12 @@ class Hardware:
     host_s_per_seq: float = 0.0
     """Host (CPU) seconds per request in flight that every decode step waits for: 0 unless a named
     serving engine's generation is host-bound (``_engines``). Inference only."""
+    prefill_chunk: int = 0
+    """Tokens per prefill chunk (the engine's per-step token budget); 0: prompts are prefilled
+    whole (TPUs, whose fitted efficiency already holds what chunking costs). Inference only."""
+    prefix_cache_share: float = 0.0
+    """Share of each prompt's tokens served from the prefix cache (the intent's own figure): read,
+    not prefilled. Inference only."""
 
     def supports(self, precision: str) -> bool:
         """Whether the part has native tensor math (or storage, for int8/int4) at ``precision``."""
@@ -177,6 +183,7 @@ def hardware_of(acc: Any) -> Hardware:
         arch=arch,
         link_eff=cal.LINK_EFF if fast else cal.PCIE_LINK_EFF,
         serving_eff=cal.ROCM_SERVING_EFF if is_amd else cal.TPU_SERVING_EFF if is_tpu else 1.0,
+        prefill_chunk=0 if is_tpu else cal.PREFILL_CHUNK_TOKENS,
     )
 
 

@@ -8,7 +8,10 @@ The model, per replica of ``t`` tensor-parallel accelerators serving ``B`` reque
   + tensor-parallel all-reduces (2 per layer) + a fixed per-layer overhead. Bytes streamed are the
   weights touched (all of them for a dense model; for MoE the shared weights plus the share of
   experts that ``B`` tokens' top-k routing hits, 1 - (1 - k/E)^B) plus the batch's KV cache.
-* Prefill is compute bound: 2 x active params + attention FLOPs per prompt token.
+* Prefill is compute bound: 2 x active params + attention FLOPs per prompt token. A prompt longer
+  than the engine's chunk budget ``C`` is prefilled in ``n = ceil(P / C)`` chunks (v15): each
+  extra chunk re-reads the weights, and each chunk reads the KV of the chunks before it. A share
+  of the prompt served from the prefix cache is not prefilled: each chunk reads its KV instead.
 * Achieved FLOPs and effective bandwidth are fitted on NVIDIA; on AMD parts both are multiplied by
   ``ROCM_SERVING_EFF`` (the ROCm serving stack's efficiency, fitted to MLPerf rows on MI300X).
 * Continuous batching in steady state: each step also prefills the prompts of the requests that
@@ -70,6 +73,8 @@ class _Replica:
     link_bps: float
     moe_factor: float  # MOE_DECODE_FACTOR for MoE models, 1 for dense ones
     host_s: float  # host seconds per request in flight per decode step (a host-bound engine)
+    chunk: int  # prefill chunk budget in tokens (0: prompts prefilled whole)
+    cached_share: float  # share of each prompt's tokens served from the prefix cache
     coeffs_memo: dict[tuple[int, int], _Coeffs] = field(default_factory=dict, compare=False, repr=False)
     """(input, output tokens) -> the batch-independent terms of a step (``_coeffs``)."""
     points_memo: dict[tuple[int, int, int], _Point] = field(default_factory=dict, compare=False, repr=False)
@@ -143,6 +148,8 @@ def _replica(m: ModelSpec, hw: Hardware, prec: Precision, t: int, ctx: float, cr
         link_bps=link * 1e9 * eff,
         moe_factor=cal.MOE_DECODE_FACTOR if frac else 1.0,
         host_s=hw.host_s_per_seq,
+        chunk=hw.prefill_chunk,
+        cached_share=hw.prefix_cache_share,
     )
 
 
@@ -275,6 +282,7 @@ class _Coeffs:
     pf_tok_s: float  # compute time of one prompt token
     pf_step_tok_s: float  # one prompt token prefilled inside a decode step: compute + its all-reduce volume
     prefill_s: float  # one prompt, alone
+    pf_inp: int  # prompt tokens prefilled (the rest come from the prefix cache)
 
 
 def _coeffs(m: ModelSpec, r: _Replica, inp: int, out: int) -> _Coeffs:
@@ -292,8 +300,16 @@ def _coeffs_of(m: ModelSpec, r: _Replica, inp: int, out: int) -> _Coeffs:
     comm1 = _comm(m, r, 1)
     comm_fixed = 2 * m.layers * r.lat if r.t > 1 else 0.0
     pf_tok = r.moe_factor * (dense_flops + 2 * m.layers * inp * q_dim) / (r.t * r.ach_flops)
+    cached = math.floor(inp * r.cached_share)
+    pf_inp = max(1, inp - cached)  # an engine computes the last prompt token even on a full hit
     # prefill of one prompt: compute bound, but never faster than reading the weights once
-    prefill = max(inp * pf_tok, _weights_read(r, inp) / r.t / r.bw) + _comm(m, r, inp) + overhead
+    prefill = max(pf_inp * pf_tok, _weights_read(r, pf_inp) / r.t / r.bw) + _comm(m, r, pf_inp) + overhead
+    chunks = math.ceil(pf_inp / r.chunk) if r.chunk else 1
+    if chunks > 1 or cached:
+        kv_tok_s = r.kv_bytes_per_token / r.kv_div / r.bw
+        earlier = r.chunk * chunks * (chunks - 1) / 2 if chunks > 1 else 0.0
+        rereads = (chunks - 1) * _weights_read(r, r.chunk) / r.t / r.bw if chunks > 1 else 0.0
+        prefill += rereads + kv_tok_s * (earlier + chunks * cached)
     return _Coeffs(
         kv_per_req_s=m.kv_context(ctx_avg) * r.kv_bytes_per_token / r.kv_div / r.bw,
         cmp_per_req_s=(dense_flops + 4 * m.layers * ctx_avg * q_dim) / (r.t * r.ach_flops),
@@ -305,6 +321,7 @@ def _coeffs_of(m: ModelSpec, r: _Replica, inp: int, out: int) -> _Coeffs:
         # goes through the step's all-reduces (the volume, not more calls: they are the same calls)
         pf_step_tok_s=pf_tok + comm1 - comm_fixed,
         prefill_s=prefill,
+        pf_inp=pf_inp,
     )
 
 
@@ -314,7 +331,7 @@ def _point(m: ModelSpec, r: _Replica, batch: int, inp: int, out: int, c: _Coeffs
     t_cmp = r.moe_factor * batch * c.cmp_per_req_s
     t_comm = c.comm_fixed_s + batch * c.comm_per_req_s
     step = max(t_mem, t_cmp) + t_comm + c.overhead_s + batch * r.host_s
-    pf_tokens = (batch - 1) / out * inp  # prompt tokens prefilled per step (replacing finished requests)
+    pf_tokens = (batch - 1) / out * c.pf_inp  # prompt tokens prefilled per step (replacing finished requests)
     tpot = step + pf_tokens * c.pf_step_tok_s
     ttft = cal.REQUEST_OVERHEAD_S + c.prefill_s + (step if batch > 1 else 0.0)
     tokens_per_s = batch * out / (c.prefill_s + out * tpot)
@@ -344,7 +361,7 @@ def _dense_limit(r: _Replica, c: _Coeffs, inp: int, out: int, ttft: float | None
     base_a = c.comm_fixed_s + c.overhead_s
     best = float(r.max_batch)
     for limit, extra_a, extra_b in (
-        (tpot, -inp * c.pf_step_tok_s / out, inp * c.pf_step_tok_s / out),
+        (tpot, -c.pf_inp * c.pf_step_tok_s / out, c.pf_inp * c.pf_step_tok_s / out),
         (ttft, cal.REQUEST_OVERHEAD_S + c.prefill_s, 0.0),
     ):
         if limit is None:
