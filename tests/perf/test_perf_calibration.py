@@ -304,6 +304,28 @@ def test_uncertainty_bands_are_those_of_the_heldout_rows() -> None:
     assert (round(min(every), 2), round(max(every), 2)) == BAND_EXTRAPOLATED
 
 
+def test_the_long_prompt_band_is_that_of_the_regimes_heldout_rows_widened() -> None:
+    # v15 addendum, section 3: p10-p90 of the regime's held-out GPU serving rows, widened about
+    # its midpoint to the extrapolated band's width (fewer than 10 rows), low end at most the
+    # validated inference band's
+    from computeops_cdk.perf import long_prompt
+    from computeops_cdk.perf._calibration import BAND_EXTRAPOLATED, BAND_LONG_PROMPT, BAND_VALIDATED
+
+    rows = [
+        r
+        for r in accuracy.evaluate(unnamed_engine=True)
+        if r["split"] == "heldout"
+        and _kind(r) == "inference"
+        and not r["accelerator"].startswith("TPU")
+        and long_prompt(int(r["input_tokens"]), int(r["output_tokens"]))
+    ]
+    assert sorted(r["id"] for r in rows) == ["HO-43", "HO-46", "HO-NV-2", "HO-NV-3", "HO-NV-4", "HO-NV-5"]
+    q = statistics.quantiles([_measured_speed(r) for r in rows], n=10, method="inclusive")
+    middle, width = (q[0] + q[-1]) / 2, BAND_EXTRAPOLATED[1] - BAND_EXTRAPOLATED[0]
+    low, high = min(middle - width / 2, BAND_VALIDATED["inference"][0]), middle + width / 2
+    assert (round(low, 2), round(high, 2)) == BAND_LONG_PROMPT
+
+
 def test_the_tpu_serving_note_names_the_deployed_engine_and_the_older_backends_measured_range() -> None:
     # v11: the stack deploys vllm-tpu (tpu-inference, JAX); the estimate says so, and the range it
     # quotes for vLLM's PyTorch/XLA backend is the held-out vLLM rows' published / estimated
