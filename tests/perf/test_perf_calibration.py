@@ -326,6 +326,20 @@ def test_the_long_prompt_band_is_that_of_the_regimes_heldout_rows_widened() -> N
     assert (round(low, 2), round(high, 2)) == BAND_LONG_PROMPT
 
 
+def test_the_long_context_band_widens_the_training_band_to_its_heldout_rows() -> None:
+    from computeops_cdk.perf._calibration import BAND_LONG_CONTEXT, BAND_VALIDATED, LONG_CONTEXT_TOKENS
+
+    rows = [
+        r
+        for r in accuracy.evaluate()
+        if r["split"] == "heldout" and _kind(r) == "training" and int(r["seq_len"]) >= LONG_CONTEXT_TOKENS
+    ]
+    assert len(rows) == 12 and all(r["id"].startswith("HO-LC-") for r in rows)
+    q = statistics.quantiles([_measured_speed(r) for r in rows], n=10, method="inclusive")
+    low, high = BAND_VALIDATED["training"]
+    assert (min(low, round(q[0], 2)), max(high, round(q[-1], 2))) == BAND_LONG_CONTEXT
+
+
 def test_the_tpu_serving_note_names_the_deployed_engine_and_the_older_backends_measured_range() -> None:
     # v11: the stack deploys vllm-tpu (tpu-inference, JAX); the estimate says so, and the range it
     # quotes for vLLM's PyTorch/XLA backend is the held-out vLLM rows' published / estimated

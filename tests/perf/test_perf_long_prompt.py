@@ -139,3 +139,24 @@ def test_an_estimate_in_the_regime_carries_the_regimes_band_on_validated_hardwar
     # a measured, accelerator-specific range stays
     mi300x = uncertainty("MI300X", "inference")
     assert uncertainty("MI300X", "inference", input_tokens=8192, output_tokens=1024) == mi300x
+
+
+def test_long_context_training_carries_the_widened_training_band() -> None:
+    from computeops_cdk.perf import estimate_training
+    from computeops_cdk.perf._calibration import BAND_LONG_CONTEXT
+
+    def train(seq: int):  # type: ignore[no-untyped-def]
+        return estimate_training(
+            resolve_model("llama-3.1-8b"),
+            precision="bf16",
+            accelerator=ACCS["H100-SXM"],
+            count=16,
+            seq_len=seq,
+            global_batch_tokens=64 * seq,
+        )
+
+    short, long = train(8192), train(65536)
+    assert (short.uncertainty.low, short.uncertainty.high) == BAND_VALIDATED["training"]
+    assert (long.uncertainty.low, long.uncertainty.high) == BAND_LONG_CONTEXT
+    assert long.uncertainty == uncertainty("H100-SXM", "training", seq_len=65536)
+    assert "long-context training (v15)" in long.uncertainty.basis

@@ -515,7 +515,7 @@ class Sizer:
     def _size_training(self, acc: Accelerator, per_node: int, multi_node: bool) -> Sizing:
         training = self._workload.training
         assert training is not None  # the intent guarantees it for training and fine_tuning
-        band = perf.uncertainty(acc.id, "training")
+        band = perf.uncertainty(acc.id, "training", seq_len=training.seq_len)
         deadline = training.deadline_hours
         # At the p10 point, with the headroom, the job must still finish within the deadline.
         limit = None if deadline is None else deadline / (1 + self._headroom)

@@ -36,8 +36,10 @@ from .._limits import (
 from ..errors import EstimateError, shown
 from ._calibration import (
     BAND_EXTRAPOLATED,
+    BAND_LONG_CONTEXT,
     BAND_LONG_PROMPT,
     BAND_VALIDATED,
+    LONG_CONTEXT_TOKENS,
     LONG_PROMPT_INPUT_RATIO,
     LONG_PROMPT_MIN_INPUT,
     MEASURED_RANGE,
@@ -195,17 +197,21 @@ def uncertainty(
     input_tokens: int = 0,
     output_tokens: int = 1,
     tpu: bool = False,
+    seq_len: int = 0,
 ) -> Uncertainty:
     """The band of an estimate of ``kind`` on ``accelerator_id`` (a catalog id), from the model's
     held-out validation (benchmarks/ACCURACY.md): a known upper bound's measured range, else the
     validated p10-p90 of the kind (a GPU serving estimate with long prompts, ``input_tokens`` and
-    ``output_tokens``: the long-prompt regime's), else (no measurement of the kind on it) the whole
+    ``output_tokens``: the long-prompt regime's; a training estimate of ``seq_len`` from
+    ``LONG_CONTEXT_TOKENS``: the long-context one), else (no measurement of the kind on it) the whole
     held-out range."""
     # Kept with the validation notes (the same band, a frozen record): a cold decide's sizing asks
     # ~220 times for ~50 accelerators, each band made with its text (about 3.4 us) once.
     band = _validation(accelerator_id, kind)[0]
     if kind == "inference" and not tpu and long_prompt(input_tokens, output_tokens):
         return _long_prompt_band(band)
+    if kind == "training" and seq_len >= LONG_CONTEXT_TOKENS:
+        return _regime_band(band, BAND_LONG_CONTEXT, "long-context training (v15)", "")
     return band
 
 
@@ -214,17 +220,18 @@ def long_prompt(input_tokens: int, output_tokens: int) -> bool:
     return input_tokens >= LONG_PROMPT_MIN_INPUT and input_tokens >= LONG_PROMPT_INPUT_RATIO * output_tokens
 
 
-@lru_cache(maxsize=64)
 def _long_prompt_band(band: Uncertainty) -> Uncertainty:
     """A validated band as the long-prompt regime widens it (v15 addendum, section 4)."""
+    return _regime_band(band, BAND_LONG_PROMPT, "long-prompt serving (v15)", ", widened (fewer than 10)")
+
+
+@lru_cache(maxsize=64)
+def _regime_band(band: Uncertainty, bounds: tuple[float, float], regime: str, why: str) -> Uncertainty:
+    """A validated band as a regime's own held-out rows replace it; other bands are kept."""
     if band.evidence != "validated":
         return band
-    low, high = BAND_LONG_PROMPT
     return replace(
-        band,
-        low=low,
-        high=high,
-        basis="long-prompt serving (v15): the range of the regime's held-out rows, widened (fewer than 10)",
+        band, low=bounds[0], high=bounds[1], basis=f"{regime}: the range of the regime's held-out rows{why}"
     )
 
 
@@ -552,4 +559,8 @@ def estimate_training(
         _gpus_per_node(gpus_per_node, count, hw),
         bool(multi_node_fabric),
     )
-    return _label_validation(estimate, accelerator, "training")
+    labelled = _label_validation(estimate, accelerator, "training")
+    if seq >= LONG_CONTEXT_TOKENS and labelled.uncertainty is not None:
+        band = _regime_band(labelled.uncertainty, BAND_LONG_CONTEXT, "long-context training (v15)", "")
+        labelled = replace(labelled, uncertainty=band)
+    return labelled

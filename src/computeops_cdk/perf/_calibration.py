@@ -75,6 +75,13 @@ BAND_EXTRAPOLATED: tuple[float, float] = (0.63, 1.45)
 speed over every held-out row of either kind (the estimate may be as far off as the worst
 validated row). A test recomputes it."""
 
+LONG_CONTEXT_TOKENS = 16384
+"""From this sequence length a training layout may use context parallelism (v14, ``_training``)."""
+BAND_LONG_CONTEXT: tuple[float, float] = (0.83, 1.11)
+"""A training estimate of sequences of ``LONG_CONTEXT_TOKENS`` or more on validated hardware: the
+validated training band widened to hold the p10-p90 of the 12 held-out long-context rows
+(0.88-1.11; benchmarks/ACCURACY.md "v15"). Widened only: sizing keeps the training band's p10.
+A test recomputes it."""
 LONG_PROMPT_MIN_INPUT = 4096
 LONG_PROMPT_INPUT_RATIO = 4
 """v15's long-prompt serving regime: at least 4,096 prompt tokens and 4x the completion's

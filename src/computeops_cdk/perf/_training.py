@@ -58,7 +58,7 @@ VIRTUAL_STAGES = 4
 # v10 model holds unchanged: its calibration rows (2K-8K) carry the attention share in their MFU,
 # and NeMo's long-sequence tables run CP 1 up to 16K (NVIDIA/NeMo
 # docs/source/performance/performance_long_sequence.md @9421f21).
-LONG_CONTEXT_TOKENS = 16384
+LONG_CONTEXT_TOKENS = cal.LONG_CONTEXT_TOKENS
 # Attention kernels (flash / fused attention) reach this share of the BF16 peak, in the model-FLOPs
 # convention of the sources (12 x layers x heads x head_dim x seq per token, causal masking not
 # discounted). Attention stays in BF16 under FP8 training (Transformer Engine's FP8 recipe covers the
