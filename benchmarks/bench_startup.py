@@ -5,7 +5,8 @@ Run: ``.venv/bin/python benchmarks/bench_startup.py [--repeat N] [--write benchm
 Each ratio compares two things measured in the same run, interleaved (A, B, A, B, ...) so that a
 busy moment of this shared machine hits both sides alike; the figures are medians.
 
-- ``--version`` and ``--help`` against a bare ``python -c pass`` (target <= 2x);
+- ``--version`` and ``--help`` against a bare ``python -c pass`` (target <= 2x), and the floor under
+  them: argparse alone answering ``--version`` (no target: what any argparse CLI pays);
 - a cold ``computeops decide examples/support-chat.yaml --format json`` against Python starting
   and loading the embedded catalog JSON (``json.load``), nothing else (target <= 6x);
 - a warm ``decide`` over the full embedded catalog (the catalog loaded and the engine's index
@@ -132,6 +133,12 @@ Row = tuple[str, str, float, float, float | None, float | None]
 """(what, baseline, seconds, baseline seconds, CPU seconds, baseline CPU seconds or None in-process)."""
 
 
+_ARGPARSE_FLOOR = (
+    "import argparse\np = argparse.ArgumentParser(prog='floor')\n"
+    "p.add_argument('--version', action='version', version='floor 0')\np.parse_args(['--version'])"
+)
+
+
 def processes(repeat: int) -> list[Row]:
     """The fresh-process measurements, wall and CPU."""
     import computeops_cdk
@@ -148,6 +155,10 @@ def processes(repeat: int) -> list[Row]:
     rows: list[Row] = []
     for flag in ("--version", "--help"):
         rows.append((flag, "python -c pass", *processes_side_by_side(_process([_exe(), flag]), bare, repeat)))
+    # the floor under the two rows above: argparse alone answering --version (its import, one parser
+    # and the help formatter every add_argument builds), no package of ours
+    floor = _process([sys.executable, "-c", _ARGPARSE_FLOOR])
+    rows.append(("argparse --version alone", "python -c pass", *processes_side_by_side(floor, bare, repeat)))
     decide = _process([_exe(), "decide", str(EXAMPLE), "--format", "json"])
     rows.append(
         ("cold decide", "python + json.load(catalog)", *processes_side_by_side(decide, load_json, repeat))
