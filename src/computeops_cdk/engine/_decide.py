@@ -51,8 +51,7 @@ def _r(value: float | None, digits: int) -> float | None:
 
 
 UNIT_COST_DIGITS = 4
-"""A unit cost keeps 4 decimals and at least 4 significant digits: 0.002475 stays 0.002475 (fixed
-decimals made it 0.0025), 9.7222 stays 9.7222. The rounding is decimal and deterministic."""
+"""A unit cost keeps 4 decimals and at least 4 significant digits (0.002475 stays 0.002475)."""
 
 
 def _significant(value: float) -> float:
@@ -122,9 +121,8 @@ _Memo = dict[tuple[str, str, tuple[str, ...]], tuple[str, ...]]
 
 
 def _attested(c: Candidate, memo: _Memo) -> tuple[str, ...]:
-    """Scopes the provider itself attests (provider_claimed) in the candidate's region, for every
-    service the placement runs on (what a hard compliance constraint accepts); ``memo`` keeps them
-    by (provider, region, services) for the other placements of the decision."""
+    """Scopes the provider itself attests (provider_claimed) in the candidate's region on every
+    service the placement runs on; ``memo`` keeps them by (provider, region, services)."""
     provider, code = c.row.provider, c.row.offer.region
     key = (provider.id, code, c.services)
     found = memo.get(key)
@@ -233,9 +231,8 @@ def _infeasible(header: _Header) -> NoFeasiblePlacementError:
 
 
 def _choosable_unpinned(candidate: Candidate, pin: Pin) -> bool:
-    """Whether dropping the pin could really choose ``candidate``: the engine only chooses a provider
-    whose target has a repeatable plan (Vast.ai's listings do not), so suggesting it would point at
-    a candidate ``target.unsupported`` then rejects."""
+    """Whether dropping the pin could really choose ``candidate``: only a provider whose target has a
+    repeatable plan (Vast.ai's listings do not) is chosen, else ``target.unsupported`` rejects it."""
     if pin.targets is None:
         return "repeatable_plan" not in pin.unsupported
     features = pin.targets.get(candidate.row.offer.provider)
@@ -350,12 +347,8 @@ def as_catalog(value: object) -> Catalog:
 
 @contextmanager
 def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a decision allocates its records.
-
-    A large catalog makes tens of thousands of small acyclic records (rows, rejections); the
-    collector's generational passes over them cost a third of the time at 100k offers and free
-    nothing. Reference counting still frees everything; the previous state is restored.
-    """
+    """Pause the cyclic garbage collector while a decision allocates its many small acyclic
+    records: its passes over them free nothing (reference counting does); the state is restored."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
@@ -367,9 +360,8 @@ def _collector_paused() -> Iterator[None]:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Ranked:
-    """Every candidate of one run: the feasible ones scored and in rank order, best first, and the
-    rejected ones with their reasons. ``decide`` keeps the best of them; the drift rules look up the
-    locked offer among all of them, scored in the same field as its rivals."""
+    """Every candidate of one run: the feasible ones scored, in rank order, and the rejected ones
+    with their reasons (``decide`` and the drift rules both read it)."""
 
     header: _Header
     resolved: Resolved
@@ -446,8 +438,7 @@ def _decide(run: Ranked, alternatives: int) -> Decision:
     if terms or header.unlisted:  # right after the "Chosen:" line, with the names the catalog does not list
         at = next((i + 1 for i, line in enumerate(lines) if line.startswith("Chosen:")), len(lines))
         lines = (*lines[:at], *((terms,) if terms else ()), *header.unlisted, *lines[at:])
-    # replace(), not a second header.decision(): the same header fields (the intent's canonical
-    # JSON, its digest) are not worked out twice
+    # replace(), not a second header.decision(): the header fields are not worked out twice
     return replace(
         draft,
         chosen=chosen,

@@ -1,8 +1,7 @@
 """The drift rules: is a locked placement still the one to run, and if not, what should replace it?
 
-Written once, here; ``computeops reevaluate``, the constructs' lockfile and the Terraform provider's
-``computeops_placement_lock`` all call ``evaluate_drift``. Pure: no clock (the caller passes ``now``),
-no I/O, no printing.
+``reevaluate``, the constructs' lockfile and ``computeops_placement_lock`` all call
+``evaluate_drift``. Pure: no clock (the caller passes ``now``), no I/O.
 
 The rules, in the order they are applied:
 
@@ -16,8 +15,7 @@ The rules, in the order they are applied:
 3. **price_changed**: the locked offer's own price moved (old -> new), nothing qualifies as cheaper.
 4. **ok**: otherwise.
 
-So the same catalog twice gives the same answer, and a move needs a real gain: a proposal that is
-accepted becomes the new lock, against which the old placement is no longer cheaper by the margin.
+A move needs a real gain: once accepted, the old placement is no longer cheaper by the margin.
 """
 
 from __future__ import annotations
@@ -31,7 +29,7 @@ from typing import Any, Literal
 
 from .._limits import MAX_INSTANCES
 from ..accounts import Accounts
-from ..catalog import PRICE_MODELS, PROVIDER_IDS, Catalog
+from ..catalog import PRICE_MODELS, PROVIDER_IDS, Catalog, Offer
 from ..catalog._validate import identifier_problem
 from ..errors import LockError, PinnedPlacementError, described, did_you_mean, did_you_mean_text, shown
 from ..intent import WorkloadIntent
@@ -124,9 +122,8 @@ class LockedPlacement:
         )
 
     def holds(self, c: Candidate) -> bool:
-        """True when ``c`` is this lock's offer (and, for a reservation, its term; a lock that did
-        not record a term, e.g. written before terms existed, holds the best-ranked one)."""
-        return _key(c) == self.key and self.term_months in (None, c.row.offer.term_months)
+        """True when ``c`` is this lock's offer (and term; a lock without a term holds any)."""
+        return _key(c.row.offer) == self.key and self.term_months in (None, c.row.offer.term_months)
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -135,9 +132,7 @@ class LockedPlacement:
 
     @property
     def name(self) -> str:
-        term = f", {self.term_months} months" if self.term_months is not None else ""
-        where = f"{self.instance_type} x{self.instances} in {self.region}"
-        return f"{self.provider} {where} ({self.pricing}{term})"
+        return _name(self)
 
     def to_dict(self) -> dict[str, Any]:
         """The lock's JSON form (the lockfile's ``placement`` and the provider's state)."""
@@ -223,13 +218,8 @@ class LockedPlacement:
 
 
 def locked_fields(placement: Placement) -> dict[str, Any]:
-    """What a lock keeps of ``placement``, by ``LockedPlacement`` field name (every field but when
-    and on which catalog it was locked).
-
-    The one mapping from a placement to a lock: ``from_placement`` (the lockfile, ``computeops lock``)
-    and the Terraform lock's state both build on it, so a field added here reaches both (two copies
-    had drifted: the state once lacked the reservation term).
-    """
+    """What a lock keeps of ``placement``, by ``LockedPlacement`` field name (all but when and on
+    which catalog): the one mapping the lockfile and the Terraform lock's state both build on."""
     return {
         "provider": placement.provider,
         "instance_type": placement.instance_type,
@@ -339,18 +329,14 @@ def _brief(p: Placement | None) -> dict[str, Any] | None:
     }
 
 
-def _key(c: Candidate) -> tuple[str, str, str, str]:
-    o = c.row.offer
+def _key(o: Offer) -> tuple[str, str, str, str]:
     return (o.provider, o.instance_type, o.region, o.pricing)
 
 
 def _why_gone(run: Ranked, locked: LockedPlacement) -> tuple[Reason, ...]:
     """The reasons the locked offer is not feasible today: its rejection, or that it is gone."""
     for row, _sizing, _hourly, _total, reasons in run.header.result.rejected:
-        o = row.offer
-        if (o.provider, o.instance_type, o.region, o.pricing) == locked.key and (
-            locked.term_months in (None, o.term_months)
-        ):
+        if _key(row.offer) == locked.key and locked.term_months in (None, row.offer.term_months):
             return reasons
     catalog = run.header.catalog
     return (
@@ -493,10 +479,8 @@ def evaluate_drift(
 
 
 def pin_gone(pin: Pin, catalog: Catalog) -> Reason | None:
-    """The lock's pin names a provider or region ``catalog`` does not list (a refreshed catalog
-    dropped it): the locked offer is gone with it. An infeasible lock to report, not bad input (a
-    malformed pin is refused when the lockfile is read); before, ``reevaluate`` stopped with exit 2
-    on ``pin.region`` without naming the lock."""
+    """The lock's pin names a provider or region ``catalog`` no longer lists: the locked offer is
+    gone with it, an infeasible lock to report (a malformed pin is refused when the lock is read)."""
     providers = sorted(p.id for p in catalog.providers)
     if pin.provider is not None and pin.provider not in providers:
         return Reason(
@@ -517,7 +501,7 @@ def pin_gone(pin: Pin, catalog: Catalog) -> Reason | None:
     )
 
 
-def _name(p: Placement) -> str:
+def _name(p: Placement | LockedPlacement) -> str:
     term = f", {p.term_months} months" if p.term_months is not None else ""
     return f"{p.provider} {p.instance_type} x{p.instances} in {p.region} ({p.pricing}{term})"
 
@@ -622,7 +606,7 @@ def placement_of(
         locked=locked,
     )
     key = (provider, instance_type, region, pricing)
-    found = next((c for c in run.feasible if _key(c) == key), None)
+    found = next((c for c in run.feasible if _key(c.row.offer) == key), None)
     if found is not None:
         return run.placement(found)
     probe = LockedPlacement(
@@ -649,8 +633,7 @@ def placement_of(
 
 def _check_offer_ids(data: Mapping[str, Any], path: str) -> None:
     """lock.schema.json's rules for the offer a placement names: a catalog provider id, and a region
-    and instance type a catalog could hold (these strings reach Terraform). Before, `amazon` or a
-    region of `${...}` matched no offer and was reported as drift (infeasible, exit 4)."""
+    and instance type a catalog could hold (these strings reach Terraform)."""
     provider = data["provider"]
     if provider not in PROVIDER_IDS:
         raise LockError(
