@@ -4,11 +4,9 @@ Every rule of ``_evaluate`` reads something a group of offers shares: a run's si
 a price model, a region's country or attestations, a price date, a suspect price, and the price
 itself (a run's offers sorted by price, so a cap is one bisection). Asking each rule once per value
 and OR-ing the masks (``_columns``) of the values it rejects finds the feasible offers, the count of
-every rule and the first rejection carrying it, without visiting the ~4,000 offers one by one in
-Python (a warm decision was mostly that visit). A rejection's reasons, with their messages, are
-then made by ``Evaluator.offer`` when its record is read: the summary document reads one example
-per rule; the full listing, nearest misses and drift read all of them. Tested equal, offer by
-offer, to ``evaluate_each``.
+every rule and the first rejection carrying it, without visiting the offers one by one in
+Python. A rejection's reasons and messages are made by ``Evaluator.offer`` when its record is read.
+Tested equal, offer by offer, to ``evaluate_each``.
 """
 
 from __future__ import annotations
@@ -104,9 +102,8 @@ class _Grouped:
                 rules.reasons(ev.target(row, needs_fabric=True), mask & fabric)
 
     def _sizings(self) -> Sized:
-        """The sizing of each group of runs sharing a sizing key (the catalog's groups), asked once:
-        the runs rejected by the same rules are one mask (only the rules' names make a mask or a
-        count; their messages are made when a rejection is read)."""
+        """The sizing of each group of runs sharing a sizing key, asked once: the runs rejected by
+        the same rules are one mask."""
         ev, columns = self.ev, self.columns
         rejected: dict[tuple[str, ...], list[Span]] = {}
         fabric_runs: list[Span] = []
@@ -124,9 +121,8 @@ class _Grouped:
         return Sized(masks, columns.spans_mask(fabric_runs), tuple(fitting))
 
     def _shared(self) -> None:
-        """``Evaluator.shared``'s rules (provider, accelerator, retirement), each part asked once per
-        provider, accelerator name and retired instance type: a rule given by two parts counts
-        twice, as offer by offer."""
+        """``Evaluator.shared``'s rules, each part asked once per provider, accelerator name and
+        retired instance type: a rule given by two parts counts twice, as offer by offer."""
         ev, columns = self.ev, self.columns
         by_provider: dict[tuple[str, ...], int] = {}
         for provider in columns.providers:
@@ -151,17 +147,15 @@ class _Grouped:
             self.rules.add(name, mask)
 
     def context(self, n: int) -> RunContext:
-        """The context of span ``n``, made when first needed: for its feasible offers, or when one
-        of its rejections is read."""
+        """The context of span ``n``, made when first needed."""
         found = self.contexts[n]
         if found is None:
             found = self.contexts[n] = self.ev.context(self.columns.spans[n].rows)
         return found
 
     def _caps(self, span: Span, sizing: Sizing) -> None:
-        # The same comparisons as Evaluator.offer on the deployment's hourly price: price x
-        # instances x hours > cap, for the hourly (x 1 changes no float), monthly and total caps.
-        # A ladder's masks are bits of its run; they are collected per rule and counted once.
+        # The same comparisons as Evaluator.offer: price x instances x hours > cap, for the hourly
+        # (x 1 changes no float), monthly and total caps; collected per rule and counted once.
         n, start, over, total = sizing.instances, span.start, self.over, self.total_cap
         billed = billed_p10(span.machine[0], sizing) if total is not None else None
         for ladder in span.ladders:
@@ -175,8 +169,7 @@ class _Grouped:
                     over[2][start] = over[2].get(start, 0) | ladder.over(n, paid, total)
 
     def offers(self) -> None:
-        """The rules every offer of a group shares, whatever its run: price model, region, price date,
-        suspect and missing prices."""
+        """The rules read per offer: price model, region, price date, suspect, missing price."""
         ev, columns, rules = self.ev, self.columns, self.rules
         self._by_value(columns.pricing, lambda model: ev.pricing[model])
         self._residency()
@@ -308,8 +301,7 @@ def _union(masks: Iterable[int]) -> int:
 
 class _RejectedRows(Masked):
     """``Evaluation.rejected`` of a grouped evaluation: the rejected offers inside the pin in canonical
-    order. Each rule's first one (what the summary document reads) is made alone when read; reading
-    any other makes them all, run by run (nearest misses, drift and ``--rejections all`` read all)."""
+    order. Each rule's first one (the summary's) is made alone; reading any other makes all."""
 
     def __init__(self, grouped: _Grouped, mask: int, examples: dict[str, int]) -> None:
         self._grouped, self._mask = grouped, mask
@@ -374,8 +366,7 @@ class _RejectedRows(Masked):
 
 
 def evaluate_grouped(ev: Evaluator, columns: Columns) -> Evaluation:
-    """``evaluate_each``'s result (same candidates, same rejections in the same order, same pinned
-    counts), found by group; the rejections' reasons are made when read. Not for accounts (their
-    quotas and prices are per offer and region: ``evaluate_each``)."""
+    """``evaluate_each``'s result, found by group; the rejections' reasons are made when read.
+    Not for accounts (their quotas and prices are per offer: ``evaluate_each``)."""
     assert ev.accounts is None
     return _Grouped(ev, columns).evaluation()
