@@ -52,8 +52,7 @@ _DRIFT_NAMES = frozenset(
         "placement_of",
     }
 )
-"""Names of ``_drift`` (locks and re-evaluation), imported on first use: a decision never needs them,
-and ``computeops decide`` starts faster without that module (benchmarks/STARTUP.md)."""
+"""Names of ``_drift`` (locks, re-evaluation), imported on first use (a decision needs none)."""
 
 
 def __getattr__(name: str) -> object:

@@ -30,9 +30,8 @@ __all__ = [
 ]
 
 _ACCOUNTS_ENV = "COMPUTEOPS_ACCOUNTS"
-"""``accounts.ACCOUNTS_ENV`` (a test keeps the two equal), read here so that a decision without
-accounts does not import the accounts module (its records and patterns: about 2.5 ms of a cold
-decide, benchmarks/STARTUP.md)."""
+"""``accounts.ACCOUNTS_ENV`` (a test keeps the two equal), here so that a decision without accounts
+does not import the accounts module."""
 
 
 def team_accounts(accounts: Accounts | str | os.PathLike[str] | None) -> Accounts | None:
@@ -64,12 +63,9 @@ def unlisted_names(accounts: Accounts, catalog: Catalog) -> tuple[str, ...]:
     file names that ``catalog`` does not list at that provider (well-formed names: ``load_accounts``
     refuses the others).
 
-    Not errors: a catalog that dropped an instance type a team still owns, or a region it has a
-    quota in, must not stop a decision, nor the synth of a locked workload or a re-evaluation (a
-    running fleet never moves by itself, and nothing may fail because the catalog changed until the
-    user relocks). Such an entry limits or prices nothing (no offer has the name), which is what
-    the line says, with close matches: a misspelt region (``us-centrl1: 0``) used to limit nothing
-    without a word. At most ``MAX_UNLISTED`` lines name an entry; one more counts the rest.
+    Not errors, for the reason ``_resolve`` gives for a locked intent: such an entry limits or
+    prices nothing, which the line says, with close matches. At most ``MAX_UNLISTED`` lines name an
+    entry; one more counts the rest.
     """
     from ..accounts import family_of
 

@@ -52,10 +52,8 @@ def _central_of(intent: WorkloadIntent) -> Callable[[Candidate], float | None]:
 def _floor_of(intent: WorkloadIntent) -> Callable[[Candidate], float] | None:
     """A serving candidate's least possible central unit cost (None for training): its price for one
     serving group, ``served``'s sum in the same order. The central figure is a whole number of
-    groups, at least one, and rounding is monotonic, so the floor never exceeds ``served(c)``; a
-    candidate whose floor is not below the cheapest so far cannot be the first of the cheapest, and
-    its sizing's central figure (one more estimate, worked out when read) is left unread: 16 of
-    support-chat's 26 (the placements read the other 10), 42 of eu-residency's 51."""
+    groups, at least one, so the floor never exceeds ``served(c)``: a candidate whose floor is not
+    below the cheapest so far needs no central estimate."""
     serving = intent.workload.serving
     if serving is None:
         return None

@@ -205,11 +205,8 @@ def _line(members: list[_Member]) -> str:
 
 
 def nearest_misses(rejected: Sequence[Rejected], caps: dict[str, float | None]) -> list[str]:
-    """Up to MAX_MISSES relaxations, nearest first, each naming the candidate(s) it would admit.
-
-    One instance type whose regions differ only by the residency widening they need is one line
-    listing those regions (a numeric value is then the largest any of them needs).
-    """
+    """Up to MAX_MISSES relaxations, nearest first, each naming the candidate(s) it would admit
+    (grouped by instance type as the module docstring says)."""
     best: dict[tuple[str, ...], _Member] = {}
     for item in rejected:
         if any(r.rule in _FIXED for r in item[4]):

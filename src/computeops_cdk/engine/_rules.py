@@ -1,8 +1,7 @@
 """The hard-constraint filters: one small function per rule, each returning its Reasons.
 
-Every function answers for a group of offers that share what it reads (a provider, a region, an
-instance type, a price model), so ``decide`` evaluates it once per group, not once per offer.
-A rule returns a Reason with its stable id and the numbers, or nothing when the group passes.
+Each answers for a group of offers sharing what it reads, with a Reason (its stable id and the
+numbers) or nothing when the group passes.
 
 Rule ids (stable; documented in README.md):
 ``provider.excluded``, ``provider.not_allowed``, ``accelerator.not_allowed``, ``pricing.model``,
@@ -37,8 +36,8 @@ __all__ = [
 
 
 LISTED = 6
-"""Values of a constraint a rejection message names; the rest are counted. Every rejection repeats
-its message, so a list of 100,000 countries once made a 715 MB decision document."""
+"""Values of a constraint a rejection message names; the rest are counted (every rejection repeats
+its message)."""
 
 
 def listed(values: Sequence[str]) -> str:
@@ -121,12 +120,8 @@ def compliance_rules(
     provider: Provider, code: str, scopes: tuple[str, ...], services: tuple[str, ...] = ("vm",)
 ) -> tuple[Reason, ...]:
     """``compliance.<scope>`` for each requested scope the provider does not attest in ``code``
-    for every one of ``services`` (the provider services the placement runs on, placement_services()).
-
-    Only ``provider_claimed`` evidence whose region scope includes ``code`` satisfies a scope;
-    third-party or keyword-only evidence never does (it only feeds the soft compliance score). An
-    attestation authorised service by service (FedRAMP) satisfies it only when each service is
-    ``in_scope``: ``not_found`` (no source read names it) is not taken as in scope.
+    for every one of ``services`` (placement_services()): only ``provider_claimed`` evidence that
+    ``attestation_applies`` satisfies a scope; weaker evidence only feeds the soft score.
     """
     reasons = []
     for scope in scopes:
@@ -196,8 +191,7 @@ def placement_services(*, tpu: bool, kubernetes: bool) -> tuple[str, ...]:
     return (machine, "kubernetes") if kubernetes else (machine,)
 
 
-# (TPU?, in a Kubernetes node pool?) -> the machine's own features. A GPU machine in a pool needs
-# nothing beyond the required kubernetes_node_pool.
+# (TPU?, in a Kubernetes node pool?) -> the machine's own features (see features_needed)
 _MACHINE_FEATURES: Mapping[tuple[bool, bool], tuple[str, ...]] = {
     (True, True): ("tpu", "tpu_node_pool"),
     (True, False): ("tpu",),
