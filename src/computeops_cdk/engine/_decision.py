@@ -1,8 +1,7 @@
 """The engine's answer: a chosen placement, ranked alternatives, rejections and the reasons.
 
-Field names mirror the JSON contract of ``computeops decide --format json`` exactly; ``to_dict``
-is the single place that turns these records into that document, so the CLI, the constructs'
-``computeops-decision.json`` and the tests all read the same bytes.
+Field names mirror the JSON contract of ``computeops decide --format json``; ``to_dict`` is the
+one place that makes that document, so every caller reads the same bytes.
 """
 
 from __future__ import annotations

@@ -1,15 +1,7 @@
 """The hard-constraint filters: one small function per rule, each returning its Reasons.
 
-Each answers for a group of offers sharing what it reads, with a Reason (its stable id and the
-numbers) or nothing when the group passes.
-
-Rule ids (stable; documented in README.md):
-``provider.excluded``, ``provider.not_allowed``, ``accelerator.not_allowed``, ``pricing.model``,
-``residency.country``, ``residency.continent``, ``residency.region``, ``compliance.<scope>``,
-``target.unsupported``, ``spec.unknown``, ``memory.fit``, ``latency.ttft``, ``latency.tpot``,
-``throughput``, ``deadline``, ``price.unknown``, ``price.max_hourly``, ``price.max_monthly``,
-``price.max_total``, ``engine.platform`` (in the sizing: a named serving engine that does not
-run on the accelerator).
+Each answers for a group of offers sharing what it reads, with a Reason (its stable id, listed in
+docs/decisions.md, and the numbers) or nothing when the group passes.
 """
 
 from __future__ import annotations
@@ -148,13 +140,10 @@ def compliance_rules(
 
 
 def attestation_applies(att: Attestation, code: str, services: tuple[str, ...] = ("vm",)) -> bool:
-    """Whether ``att`` speaks for a placement in region ``code`` on ``services``: the one scope rule
-    the compliance filter (compliance_rules) and the soft compliance score (scores.compliance_credit)
-    share, so a score never credits an authorisation the filter would not accept.
-
-    Its region scope, when it has one, includes ``code``, and an attestation authorised service by
-    service (FedRAMP) has every one of ``services`` ``in_scope`` (``not_found`` is not in scope).
-    Whether its evidence grade may satisfy a hard constraint is the caller's question.
+    """Whether ``att`` speaks for a placement in region ``code`` on ``services``: its region scope,
+    if any, includes ``code``, and an attestation authorised service by service (FedRAMP) has every
+    one of ``services`` ``in_scope`` (``not_found`` is not). The one scope rule of the compliance
+    filter and the soft score, so a score never credits what the filter would refuse.
     """
     return (att.regions is None or code in att.regions) and not _service_gaps(att, services)
 

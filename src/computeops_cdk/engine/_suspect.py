@@ -1,15 +1,9 @@
 """``price.suspect``: offers whose price contradicts the rest of the market data.
 
-Two checks, over the whole catalog (built once per catalog and cached on it, like the index):
-
-* **on-demand below spot**: an on-demand offer that costs more than SPOT_TOLERANCE less than the
-  spot offer of the same instance type in the same region (spot capacity is sold at a discount
-  from on-demand; the reverse is a data error or a mislabelled row);
-* **far below its other regions**: an offer below REGIONAL_FRACTION of the median price of the same
-  instance type and price model over its regions, when at least MIN_REGIONS regions price it.
-
-Suspect offers are rejected unless ``constraints.accept_suspect_prices`` is true; the message gives
-the numbers. The thresholds are documented in README.md ("Rule ids").
+Two checks over the whole catalog (cached on it): an on-demand offer below the spot price of the
+same offer (spot is sold at a discount from on-demand: the reverse is a data error), and an offer
+far below the median of its other regions. Rejected unless ``constraints.accept_suspect_prices``
+is true; the thresholds are documented in docs/decisions.md ("Hard constraints").
 """
 
 from __future__ import annotations
@@ -43,9 +37,6 @@ def price_label(o: Offer) -> str:
 def offer_key(o: Offer) -> OfferKey:
     """The key ``suspect_prices`` uses for ``o``."""
     return (o.provider, o.instance_type, o.region, price_label(o))
-
-
-_key = offer_key
 
 
 def _median(values: Iterable[float]) -> float:
@@ -84,7 +75,7 @@ def _build(catalog: Catalog) -> dict[OfferKey, Reason]:
     for o, price in on_demand:
         other = spot.get((o.provider, o.instance_type, o.region))
         if other is not None and price < other * (1 - SPOT_TOLERANCE):
-            found[_key(o)] = Reason(
+            found[offer_key(o)] = Reason(
                 rule="price.suspect",
                 message=f"on-demand {price:,.4g} USD/h is below the spot price {other:,.4g} USD/h "
                 f"of the same offer ({o.provider} {o.instance_type} in {o.region}): one of the two is "
