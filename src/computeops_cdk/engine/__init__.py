@@ -1,7 +1,7 @@
 """The decision engine: filter by hard constraints, size, estimate, cost, score, rank, explain.
 
 Pure and deterministic; never imports cdktn, never prints. Rule ids, score formulas, defaults and
-the tie-break are documented in README.md (and in ``_rules``, ``_scores``, ``_decide``).
+the tie-break are documented in docs/decisions.md.
 """
 
 from __future__ import annotations

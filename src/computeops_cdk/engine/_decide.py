@@ -1,7 +1,7 @@
 """``decide``: resolve names, evaluate every offer, score and rank the feasible ones, explain.
 
-Pure and deterministic: no clock, no network, no printing; the order of the catalog's records does
-not matter (see ``_index``), and floats in the output are rounded to fixed decimals.
+Pure and deterministic (no clock, no network, no printing; the catalog's record order does not
+matter, see ``_index``); floats in the output are rounded to fixed decimals.
 """
 
 from __future__ import annotations
@@ -276,10 +276,9 @@ def decide(
         accounts: the team's accounts (``computeops.accounts.yaml``: enabled providers, quotas,
             negotiated discounts, owned capacity), or its path. Default: the file named by
             ``$COMPUTEOPS_ACCOUNTS``, else none (every provider at list price).
-        locked: the decision is for a workload that is locked (its synth, ``lock update``): a
-            well-formed region or accelerator the intent names that the catalog does not list (a
-            refreshed catalog dropped it) matches nothing and is a ``Warning: intent`` line of the
-            explanation, not an IntentError. Default: False (a fresh decision refuses it).
+        locked: the decision is for a locked workload (its synth, ``lock update``): a well-formed
+            region or accelerator the catalog does not list is a ``Warning: intent`` line of the
+            explanation, not an IntentError. Default: False.
 
     Raises:
         IntentError: the intent is invalid or not an intent at all, or it (or the pin) names an

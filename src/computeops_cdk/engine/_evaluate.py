@@ -467,10 +467,7 @@ def evaluator(
 
 def evaluate_each(evaluator: Evaluator, index: CatalogIndex) -> Evaluation:
     """Every offer, one by one (the grouped evaluation's reference, and the path with accounts).
-
-    Offers outside the pin are evaluated too (an infeasible pinned decision says what the pin would
-    admit) but are counted in ``pinned_out``, not listed as rejections.
-    """
+    Offers outside the pin are evaluated too, but counted in ``pinned_out``, not listed."""
     feasible: list[Candidate] = []
     rejected: list[Rejected] = []
     for run in index.by_itype:

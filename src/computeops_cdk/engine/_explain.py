@@ -1,7 +1,7 @@
 """Words for a decision: the explanation lines and the trade-off against the runner-up.
 
-Everything here is derived from numbers already in the Placements, so the text and the JSON can
-never disagree. No clock is read: price age is measured against the catalog's own date.
+Derived from numbers already in the Placements, so the text and the JSON never disagree; price age
+is measured against the catalog's own date (no clock).
 """
 
 from __future__ import annotations
@@ -45,11 +45,8 @@ def _time_figure(p: Placement) -> str:
 
 
 def trade_off(chosen: Placement, other: Placement | None, label: str = "runner-up") -> str:
-    """The chosen placement against another one, in words and numbers.
-
-    ``other`` is the cheapest feasible alternative when the chosen one is not the cheapest (the
-    line then names what the extra cost buys), else the runner-up (``label`` says which).
-    """
+    """The chosen placement against ``other``, in words and numbers: the cheapest feasible
+    alternative when the chosen one is not the cheapest, else the runner-up (see ``label``)."""
     if other is None:
         return f"Trade-off: no runner-up; {_name(chosen)} is the only feasible candidate."
     return compare(chosen, other, "chosen", label)

@@ -46,9 +46,9 @@ class _Rules:
             if n:  # an offer can carry a rule twice (two unsupported features): counted twice
                 self.counts[rule] = self.counts.get(rule, 0) + n
 
-    def reasons(self, reasons: tuple[Reason, ...], mask: int) -> None:
-        for reason in reasons:
-            self.add(reason.rule, mask)
+    def add_all(self, names: tuple[str, ...], mask: int) -> None:
+        for name in names:
+            self.add(name, mask)
 
 
 class _Grouped:
@@ -87,7 +87,7 @@ class _Grouped:
         ev, rules, columns = self.ev, self.rules, self.columns
         sized = columns.sized(ev.sizer, self._sizings)
         for names, mask in sized.rejected:
-            self._add(names, mask)
+            rules.add_all(names, mask)
         self._shared()
         if any(math.isfinite(cap) for cap in ev.caps):
             for spans, sizing in sized.fitting:
@@ -98,8 +98,8 @@ class _Grouped:
         if ev.targets_given:
             fabric = sized.fabric
             for mask, row in columns.machines.values():  # once per (provider, TPU or not, price model)
-                rules.reasons(ev.target(row, needs_fabric=False), mask & ~fabric)
-                rules.reasons(ev.target(row, needs_fabric=True), mask & fabric)
+                rules.add_all(_names(ev.target(row, needs_fabric=False)), mask & ~fabric)
+                rules.add_all(_names(ev.target(row, needs_fabric=True)), mask & fabric)
 
     def _sizings(self) -> Sized:
         """The sizing of each group of runs sharing a sizing key, asked once: the runs rejected by
@@ -123,28 +123,25 @@ class _Grouped:
     def _shared(self) -> None:
         """``Evaluator.shared``'s rules, each part asked once per provider, accelerator name and
         retired instance type: a rule given by two parts counts twice, as offer by offer."""
-        ev, columns = self.ev, self.columns
+        ev, columns, rules = self.ev, self.columns, self.rules
         by_provider: dict[tuple[str, ...], int] = {}
         for provider in columns.providers:
             names = _names(ev.provider_reasons(provider))
             if names:
                 by_provider[names] = by_provider.get(names, 0) | columns.provider(provider)
         for names, mask in by_provider.items():
-            self._add(names, mask)
+            rules.add_all(names, mask)
         by_chip: dict[tuple[str, ...], list[str]] = {}
         for accelerator in columns.accelerator.values:
             names = _names(ev.accelerator_reasons(accelerator))
             if names:
                 by_chip.setdefault(names, []).append(accelerator)
         for names, chips in by_chip.items():
-            self._add(names, columns.accelerator.mask(chips))
+            rules.add_all(names, columns.accelerator.mask(chips))
         for span in columns.retired:
             first = span.rows[0].offer
-            self._add(_names(retired_rule(first.provider, first.instance_type, ev.as_of)), span.mask)
-
-    def _add(self, names: tuple[str, ...], mask: int) -> None:
-        for name in names:
-            self.rules.add(name, mask)
+            retired = retired_rule(first.provider, first.instance_type, ev.as_of)
+            rules.add_all(_names(retired), span.mask)
 
     def context(self, n: int) -> RunContext:
         """The context of span ``n``, made when first needed."""
@@ -194,9 +191,7 @@ class _Grouped:
             if rules:
                 groups.setdefault(rules, []).append(value)
         for rules, values in groups.items():
-            mask = column.mask(values)
-            for name in rules:
-                self.rules.add(name, mask)
+            self.rules.add_all(rules, column.mask(values))
 
     def _residency(self) -> None:
         # rules.residency_rule, value by value (its messages name the region; the counts do not).

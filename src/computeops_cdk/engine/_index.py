@@ -1,8 +1,7 @@
 """A per-catalog index the engine builds once: offers in canonical order, joined to their records.
 
-Sorting the offers here is what makes a decision independent of the catalog's row order (a
-shuffled catalog gives the same bytes). The index is cached on the catalog itself (catalogs are
-immutable), so repeated decisions over one catalog pay for it once.
+Sorting the offers here makes a decision independent of the catalog's row order. The index is
+cached on the (immutable) catalog, so repeated decisions over one catalog pay for it once.
 """
 
 from __future__ import annotations
@@ -34,8 +33,7 @@ class CatalogIndex:
     """Offers in canonical order plus the lookups the filters and scores need."""
 
     source: tuple[Offer, ...]
-    """The catalog's own offers tuple, checked before the cached index is used (a second guard: a copy
-    made with ``dataclasses.replace`` starts with an empty cache of its own)."""
+    """The catalog's own offers tuple, checked before the cached index is used (a second guard)."""
     rows: tuple[Row, ...]
     by_itype: tuple[tuple[Row, ...], ...]
     """``rows`` split into runs sharing (provider, instance type), in the same canonical order."""

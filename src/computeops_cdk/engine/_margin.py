@@ -1,8 +1,7 @@
 """What the sizing margin costs, and what would win without it.
 
-The engine sizes every candidate at its estimate's conservative (p10) point plus
-``preferences.capacity_headroom`` (``_sizing``). These lines tell the user what that margin costs
-on the chosen placement, which placement would be cheapest if they accept the central estimate,
+Every candidate is sized at its estimate's p10 point plus ``preferences.capacity_headroom``; these
+lines say what that costs on the chosen placement, which would be cheapest at the central estimate,
 and how the chosen provider bills a job's time (``_billing``).
 """
 

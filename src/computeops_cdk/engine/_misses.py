@@ -231,11 +231,8 @@ _REQUIRED_BY = {
 
 
 def unsupported_fix(rejected: Sequence[Rejection], pin: Pin) -> str | None:
-    """The "To fix" when every rejected candidate includes ``target.unsupported``, else None.
-
-    Relaxing the intent cannot admit such a candidate: the fix is another provider, or dropping what
-    makes the pin require the feature (a cluster).
-    """
+    """The "To fix" when every rejected candidate includes ``target.unsupported`` (no relaxation can
+    admit it: another provider, or drop what makes the pin require the feature), else None."""
     if not rejected or not all(any(r.rule == "target.unsupported" for r in x.reasons) for x in rejected):
         return None
     messages = [r.message for x in rejected for r in x.reasons if r.rule == "target.unsupported"]

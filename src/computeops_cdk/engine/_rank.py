@@ -85,11 +85,8 @@ def _targets(intent: WorkloadIntent) -> tuple[float | None, ...]:
 
 
 class _Scorer:
-    """Scores feasible candidates; every score but cost is memoised by the inputs it reads.
-
-    The feasible candidates come in canonical order, so the offers of one run (one instance type of
-    one provider, one sizing) are adjacent: what depends on the run is worked out once per run.
-    """
+    """Scores feasible candidates; every score but cost is memoised by the inputs it reads (the
+    offers of one run are adjacent: what depends on the run is worked out once per run)."""
 
     def __init__(
         self, sizings: list[Sizing], intent: WorkloadIntent, resolved: Resolved, catalog: Catalog

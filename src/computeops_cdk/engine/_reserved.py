@@ -15,12 +15,9 @@ __all__ = ["committed", "reservation_line"]
 
 
 def committed(hourly: float, term_hours: int, hours: float | None) -> tuple[float, bool, float | None]:
-    """``(commitment USD, whole_term, hours paid)`` of ``hourly`` (the deployment's effective hourly
-    price) reserved for ``term_hours``; ``hours`` is the job's billed running time (None for a
-    service, which commits to one term).
-
-    ``whole_term`` is True when the job is shorter than the hours it pays for.
-    """
+    """``(commitment USD, whole_term, hours paid)`` of ``hourly`` reserved for ``term_hours``;
+    ``hours``: the job's billed running time (None for a service, which commits to one term).
+    ``whole_term``: the job is shorter than the hours it pays for."""
     if hours is None:
         return hourly * term_hours, False, None
     terms = max(1, math.ceil(hours / term_hours - 1e-9))

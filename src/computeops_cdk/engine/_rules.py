@@ -79,10 +79,8 @@ def pricing_rule(pricing: str, constraints: Constraints) -> tuple[Reason, ...]:
 def residency_rule(
     provider: str, code: str, region: Region | None, constraints: Constraints, resolved: Resolved
 ) -> tuple[Reason, ...]:
-    """``residency.country`` / ``residency.continent`` / ``residency.region``.
-
-    A region whose country (or the region record itself) is unknown never satisfies a country rule.
-    """
+    """``residency.country`` / ``residency.continent`` / ``residency.region`` (a region of unknown
+    country never satisfies a country rule)."""
     residency = constraints.residency
     if residency is None:
         return ()
@@ -194,11 +192,9 @@ def features_needed(
 ) -> tuple[str, ...]:
     """The target features (targets.FEATURES) a placement needs: what the offer implies plus ``require``.
 
-    The machine itself is a ``tpu`` or a ``gpu_vm``, except when the caller requires a
-    ``kubernetes_node_pool``: then a GPU machine is a node of the pool, not a VM of its own, and a
-    TPU slice needs a ``tpu_node_pool``.
-    ``repeatable_plan`` is never implied by an offer; callers that need it (the constructs, for an
-    engine-chosen provider) put it in ``require``.
+    The machine is a ``tpu`` or a ``gpu_vm``, except in a required ``kubernetes_node_pool``: a GPU
+    machine is then a node of the pool and a TPU slice needs a ``tpu_node_pool``. An offer never
+    implies ``repeatable_plan``; callers that need it put it in ``require``.
     """
     tpu = accelerator is not None and accelerator.is_tpu
     pool = "kubernetes_node_pool" in require

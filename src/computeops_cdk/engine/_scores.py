@@ -92,11 +92,8 @@ def performance_score(
     targets: Sequence[float | None] = (),
     conservative: Sequence[float | None] = (),
 ) -> float:
-    """Mean speed score over the figures a candidate has (times: lower is better).
-
-    A figure with a target is scored by ``target_score`` at its conservative value; one without
-    by ``speed_score`` against the best feasible (``values`` and ``best`` are central figures).
-    """
+    """Mean speed score over the figures a candidate has (times: lower is better): ``target_score``
+    at the conservative value with a target, else ``speed_score`` (central figures vs ``best``)."""
     targets = tuple(targets) or (None,) * len(values)
     conservative = tuple(conservative) or tuple(values)
     ratios = []
