@@ -1,11 +1,9 @@
 """The team's accounts in a decision: enabled providers, quotas, negotiated rates, owned capacity.
 
-Rules (stable ids): ``account.not_enabled`` (the accounts file lists no account at the provider),
-``account.quota`` (the deployment's accelerators, instances x per instance, exceed the account's
-quota in that region). Prices: a negotiated discount applies to the list price (the most specific
-match: family + price model, then family, then price model, then the provider's); owned capacity
-(reservations, committed nodes) of the same instance type in the same region costs nothing at the
-margin up to its size, as SkyPilot counts reservations. The decision shows list -> your rate.
+Rules: ``account.not_enabled`` (no account at the provider), ``account.quota`` (the deployment's
+accelerators exceed the account's quota in that region). Prices: the most specific negotiated
+discount applies to the list price; owned capacity of the same instance type in the same region
+costs nothing at the margin up to its size. The decision shows list -> your rate.
 """
 
 from __future__ import annotations
@@ -30,14 +28,12 @@ __all__ = [
 ]
 
 _ACCOUNTS_ENV = "COMPUTEOPS_ACCOUNTS"
-"""``accounts.ACCOUNTS_ENV`` (a test keeps the two equal), here so that a decision without accounts
-does not import the accounts module."""
+"""``accounts.ACCOUNTS_ENV`` (a test keeps them equal): without accounts, no accounts import."""
 
 
 def team_accounts(accounts: Accounts | str | os.PathLike[str] | None) -> Accounts | None:
-    """``decide``'s accounts argument: an ``Accounts`` as given, else ``load_accounts`` of the path
-    (or of ``$COMPUTEOPS_ACCOUNTS``); None, without importing the accounts module, when neither is
-    given."""
+    """``decide``'s accounts argument: as given, else ``load_accounts`` of the path (or of
+    ``$COMPUTEOPS_ACCOUNTS``); None, without importing the accounts module, if neither."""
     if accounts is None and not os.environ.get(_ACCOUNTS_ENV):
         return None
     from ..accounts import Accounts, load_accounts

@@ -110,14 +110,12 @@ class Span:
 
     @property
     def mask(self) -> int:
-        """The run's offers as bits of the catalog (made when asked: kept per run, memory would grow
-        with the square of the runs)."""
+        """The run's offers as bits of the catalog (made when asked: kept, memory is quadratic)."""
         return ((1 << self.width) - 1) << self.start
 
     @property
     def ladders(self) -> tuple[Ladder, ...]:
-        """The run's priced offers by ascending price, one ladder per reservation term (made when a
-        price cap first reads them)."""
+        """The run's priced offers by ascending price, one ladder per term (made when read)."""
         if self._ladders is None:
             self._ladders = _ladders(self.rows)
         return self._ladders
@@ -363,8 +361,7 @@ class Columns:
 
     @property
     def standard_terms(self) -> bool:
-        """Whether every reservation term is the schema's (12 or 36 months), whose price labels sort
-        as the canonical order does (``_rank.rank``)."""
+        """Whether every reservation term is the schema's (labels then sort canonically)."""
         return set(self._column("term", lambda row: row.offer.term_months).values) <= {None, 12, 36}
 
     @property

@@ -155,8 +155,7 @@ class _Header:
     pin: Pin
     accounts: Accounts | None = None
     unlisted: tuple[str, ...] = ()
-    """Warnings about names the accounts file gives that the catalog does not list
-    (``unlisted_names``): explanation lines, never errors."""
+    """Warnings about names the catalog does not list (``unlisted_names``): explanation lines."""
 
     def decision(
         self,
@@ -240,8 +239,7 @@ def _choosable_unpinned(candidate: Candidate, pin: Pin) -> bool:
 
 
 def _fix(draft: Decision, pin: Pin, unsupported: bool) -> str:
-    """``unsupported``: whether every rejection carries ``target.unsupported`` (known from the
-    evaluation without making the records: only then are they read)."""
+    """``unsupported``: every rejection carries ``target.unsupported`` (only then read)."""
     if draft.rejected:
         # When no target can express any candidate, relaxing the intent's constraints cannot help.
         return (unsupported and unsupported_fix(draft.rejected, pin)) or (
@@ -359,8 +357,7 @@ def _collector_paused() -> Iterator[None]:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Ranked:
-    """Every candidate of one run: the feasible ones scored, in rank order, and the rejected ones
-    with their reasons (``decide`` and the drift rules both read it)."""
+    """Every candidate of one run: the feasible scored and ranked, the rejected with reasons."""
 
     header: _Header
     resolved: Resolved
@@ -383,8 +380,7 @@ def ranked(
     *,
     locked: bool = False,
 ) -> Ranked:
-    """Evaluate, score and rank every offer of ``catalog`` for ``intent`` inside ``pin``
-    (``locked``: as ``decide`` takes it)."""
+    """Evaluate, score and rank every offer of ``catalog`` for ``intent`` inside ``pin``."""
     if not all(isinstance(c, Calibration) for c in calibrations):
         raise IntentError("must be a sequence of engine.Calibration records", path="calibrations")
     index = catalog_index(catalog)

@@ -360,8 +360,7 @@ def _rejections_of(
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Decision:
-    """The engine's answer for one intent over one catalog (``chosen`` is None only inside a
-    NoFeasiblePlacementError's document)."""
+    """The engine's answer for one intent over one catalog (``chosen``: None only in an error)."""
 
     intent_name: str
     intent_sha256: str

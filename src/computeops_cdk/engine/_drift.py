@@ -5,14 +5,12 @@
 
 The rules, in the order they are applied:
 
-1. **infeasible**: the locked offer (provider, instance type, region, price model) is gone from the
-   catalog, has lost its price, or a hard constraint of the intent now rejects it. Reported whatever
-   the lock's age, with the rule and the numbers, and the best feasible replacement (if any).
+1. **infeasible**: the locked offer is gone from the catalog, has lost its price, or a hard
+   constraint now rejects it; reported whatever the lock's age, with the best feasible replacement.
 2. **cheaper**: a feasible placement at least ``hysteresis_percent`` cheaper per unit of useful work
-   than the locked one *and* with a strictly better weighted score, both measured on today's catalog
-   in the same field of candidates. The first such placement in rank order is proposed. A lock
-   younger than ``min_hold_hours`` is never proposed for a move. Equal scores never flip.
-3. **price_changed**: the locked offer's own price moved (old -> new), nothing qualifies as cheaper.
+   *and* with a strictly better weighted score, on today's catalog in the same field of candidates;
+   the first in rank order is proposed, unless the lock is younger than ``min_hold_hours``.
+3. **price_changed**: the locked offer's own price moved, nothing qualifies as cheaper.
 4. **ok**: otherwise.
 
 A move needs a real gain: once accepted, the old placement is no longer cheaper by the margin.
@@ -396,6 +394,7 @@ def evaluate_drift(
     if not isinstance(locked, LockedPlacement):
         raise LockError(f"locked must be a LockedPlacement (got {described(locked)})")
     age = _age_hours(locked, now)
+    held = age < policy.min_hold_hours
     pin = pin if pin is not None else Pin()
     today = as_catalog(catalog)
     gone = pin_gone(pin, today)
@@ -406,7 +405,7 @@ def evaluate_drift(
             current=None,
             proposed=None,
             reasons=(gone,),
-            held=age < policy.min_hold_hours,
+            held=held,
             summary=f"infeasible: {locked.name} now breaks {gone.rule}; nothing is feasible inside the pin",
             detail=(f"{gone.rule}: {gone.message}",),
         )
@@ -416,9 +415,8 @@ def evaluate_drift(
     feasible = run.feasible
     mine = next((c for c in feasible if locked.holds(c)), None)
     if mine is None:
-        return _infeasible(run, locked, age, policy)
+        return _infeasible(run, locked, held)
     current = run.placement(mine)
-    held = age < policy.min_hold_hours
     threshold = mine.unit_cost * (1 - policy.hysteresis_percent / 100)
     # Rank order: the first rival that beats the lock on both counts is the one proposed.
     rival = next(
@@ -545,7 +543,7 @@ def _price_move(locked: LockedPlacement, current: Placement) -> tuple[str, ...]:
     return tuple(lines)
 
 
-def _infeasible(run: Ranked, locked: LockedPlacement, age: float, policy: DriftPolicy) -> Drift:
+def _infeasible(run: Ranked, locked: LockedPlacement, held: bool) -> Drift:
     reasons = _why_gone(run, locked)
     proposed = run.placement(run.feasible[0]) if run.feasible else None
     rules = ", ".join(dict.fromkeys(r.rule for r in reasons))
@@ -559,7 +557,7 @@ def _infeasible(run: Ranked, locked: LockedPlacement, age: float, policy: DriftP
         current=None,
         proposed=proposed,
         reasons=reasons,
-        held=age < policy.min_hold_hours,
+        held=held,
         summary=f"infeasible: {locked.name} now breaks {rules}{replacement}",
         detail=(*detail, *run.header.unlisted),
     )

@@ -111,8 +111,7 @@ class RunContext:
 
 
 def billed_p10(provider: str, sizing: Sizing) -> float | None:
-    """The job's hours at the estimate's conservative point as ``provider`` bills them (None for a
-    service): what the total budget is checked at."""
+    """The job's hours at the p10 point as ``provider`` bills them (None for a service)."""
     p10 = sizing.hours_p10
     return billed_hours(provider, p10) if p10 is not None else None
 
@@ -162,8 +161,7 @@ class Evaluation:
     _rejections: Rejections | None = None
 
     def without(self, rules: frozenset[str]) -> Sequence[Rejected]:
-        """The rejected offers carrying none of ``rules``, in canonical order (a grouped evaluation
-        makes only theirs)."""
+        """The rejected offers carrying none of ``rules``, in canonical order (only theirs made)."""
         rows = self.rejected
         if isinstance(rows, Masked):
             return rows.without(rules)
@@ -315,8 +313,7 @@ class Evaluator:
         return found
 
     def target(self, row: Row, *, needs_fabric: bool) -> tuple[Reason, ...]:
-        """``target.unsupported`` of the row, sized with a multi-node fabric or not (worked out once
-        per provider, TPU or not, price model and fabric)."""
+        """``target.unsupported`` of the row, with a multi-node fabric or not (memoised)."""
         if not self.targets_given:
             return ()
         tpu = row.accelerator is not None and row.accelerator.is_tpu

@@ -102,8 +102,7 @@ class _Grouped:
                 rules.add_all(_names(ev.target(row, needs_fabric=True)), mask & fabric)
 
     def _sizings(self) -> Sized:
-        """The sizing of each group of runs sharing a sizing key, asked once: the runs rejected by
-        the same rules are one mask."""
+        """Each sizing group's sizing, asked once; runs rejected by the same rules: one mask."""
         ev, columns = self.ev, self.columns
         rejected: dict[tuple[str, ...], list[Span]] = {}
         fabric_runs: list[Span] = []
@@ -257,8 +256,7 @@ class _Grouped:
         return out
 
     def rejected_all(self, mask: int, made: dict[int, Rejected]) -> list[Rejected]:
-        """The rejections of the offers in ``mask``, in canonical order, run by run (``made``: those
-        already made, by their index in the list)."""
+        """The rejections of the offers in ``mask``, in order (``made``: made ones, by index)."""
         out: list[Rejected] = []
         offer, spans, span_of = self.ev.offer, self.columns.spans, self.columns.span_of
         for bit in set_bits(mask):

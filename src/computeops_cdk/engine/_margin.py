@@ -23,8 +23,7 @@ def central_unit_cost(c: Candidate, intent: WorkloadIntent) -> float | None:
 
 
 def _central_of(intent: WorkloadIntent) -> Callable[[Candidate], float | None]:
-    """``central_unit_cost`` for ``intent``, its workload read once (the margin line reads every
-    feasible candidate's)."""
+    """``central_unit_cost`` for ``intent``, its workload read once."""
     serving, training = intent.workload.serving, intent.workload.training
     if serving is not None:
         per_hour = serving.output_tokens_per_s * 3600

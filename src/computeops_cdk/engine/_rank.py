@@ -31,8 +31,7 @@ __all__ = ["distinct", "rank", "rank_key", "score_all"]
 
 
 def _unit_costs(feasible: list[Candidate], intent: WorkloadIntent) -> tuple[float, list[Sizing]]:
-    """Fill each candidate's unit cost for ``intent`` (per 1M output tokens or per training step);
-    returns the cheapest and the distinct sizings, found in the same pass."""
+    """Fill each candidate's unit cost; returns the cheapest and the distinct sizings."""
     serving, training = intent.workload.serving, intent.workload.training
     cheapest, sizings, seen, last = math.inf, [], set(), None
     per_hour = serving.output_tokens_per_s * 3600 if serving is not None else 0.0
@@ -342,8 +341,7 @@ _TERMS = frozenset({None, 12, 36})
 
 
 def distinct(ranked: list[Candidate], limit: int) -> list[Candidate]:
-    """The best ``limit`` candidates, one per (provider, instance type, price model): its best
-    region stands for the same machine elsewhere."""
+    """The best ``limit`` candidates, one per (provider, instance type, price model)."""
     seen: set[tuple[int, str, int | None]] = set()
     out = []
     for c in ranked:

@@ -43,8 +43,7 @@ class Resolved:
     pin_provider: str | None
     pin_region: str | None
     unlisted: tuple[str, ...] = ()
-    """Warnings about well-formed names of a locked workload's intent that the catalog does not
-    list (they match nothing); always empty for a fresh decision, which refuses them."""
+    """Warnings about a locked intent's names the catalog does not list (module docstring)."""
 
 
 def accelerator_key(name: str) -> str:

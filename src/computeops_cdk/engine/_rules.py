@@ -28,8 +28,7 @@ __all__ = [
 
 
 LISTED = 6
-"""Values of a constraint a rejection message names; the rest are counted (every rejection repeats
-its message)."""
+"""Values of a constraint a rejection message names; the rest are counted (messages repeat)."""
 
 
 def listed(values: Sequence[str]) -> str:
@@ -79,8 +78,7 @@ def pricing_rule(pricing: str, constraints: Constraints) -> tuple[Reason, ...]:
 def residency_rule(
     provider: str, code: str, region: Region | None, constraints: Constraints, resolved: Resolved
 ) -> tuple[Reason, ...]:
-    """``residency.country`` / ``residency.continent`` / ``residency.region`` (a region of unknown
-    country never satisfies a country rule)."""
+    """The three ``residency.*`` rules (a region of unknown country fails a country rule)."""
     residency = constraints.residency
     if residency is None:
         return ()

@@ -78,8 +78,7 @@ TARGET_SATURATION = 0.5
 
 
 def target_score(value: float, target: float) -> float:
-    """Speed against a target (times: lower is better): 1.0 up to TARGET_SATURATION x target, then
-    falling linearly, 0.5 at the target itself."""
+    """Speed against a target: 1.0 up to TARGET_SATURATION x target, then linear, 0.5 at target."""
     q = value / target
     if q <= TARGET_SATURATION:
         return 1.0

@@ -40,8 +40,7 @@ def offer_key(o: Offer) -> OfferKey:
 
 
 def _median(values: Iterable[float]) -> float:
-    """``statistics.median``'s arithmetic (a test compares them), without importing ``statistics``
-    at start-up."""
+    """``statistics.median``'s arithmetic (a test compares them), without importing it."""
     data = sorted(values)
     middle = len(data) // 2
     return data[middle] if len(data) % 2 else (data[middle - 1] + data[middle]) / 2
