@@ -1,7 +1,7 @@
 """The decision engine: filter by hard constraints, size, estimate, cost, score, rank, explain.
 
 Pure and deterministic; never imports cdktn, never prints. Rule ids, score formulas, defaults and
-the tie-break are documented in README.md (and in ``_rules``, ``_scores``, ``_decide``).
+the tie-break are documented in docs/decisions.md.
 """
 
 from __future__ import annotations
@@ -52,8 +52,7 @@ _DRIFT_NAMES = frozenset(
         "placement_of",
     }
 )
-"""Names of ``_drift`` (locks and re-evaluation), imported on first use: a decision never needs them,
-and ``computeops decide`` starts faster without that module (benchmarks/STARTUP.md)."""
+"""Names of ``_drift`` (locks, re-evaluation), imported on first use (a decision needs none)."""
 
 
 def __getattr__(name: str) -> object:

@@ -1,11 +1,9 @@
 """The team's accounts in a decision: enabled providers, quotas, negotiated rates, owned capacity.
 
-Rules (stable ids): ``account.not_enabled`` (the accounts file lists no account at the provider),
-``account.quota`` (the deployment's accelerators, instances x per instance, exceed the account's
-quota in that region). Prices: a negotiated discount applies to the list price (the most specific
-match: family + price model, then family, then price model, then the provider's); owned capacity
-(reservations, committed nodes) of the same instance type in the same region costs nothing at the
-margin up to its size, as SkyPilot counts reservations. The decision shows list -> your rate.
+Rules: ``account.not_enabled`` (no account at the provider), ``account.quota`` (the deployment's
+accelerators exceed the account's quota in that region). Prices: the most specific negotiated
+discount applies to the list price; owned capacity of the same instance type in the same region
+costs nothing at the margin up to its size. The decision shows list -> your rate.
 """
 
 from __future__ import annotations
@@ -30,15 +28,12 @@ __all__ = [
 ]
 
 _ACCOUNTS_ENV = "COMPUTEOPS_ACCOUNTS"
-"""``accounts.ACCOUNTS_ENV`` (a test keeps the two equal), read here so that a decision without
-accounts does not import the accounts module (its records and patterns: about 2.5 ms of a cold
-decide, benchmarks/STARTUP.md)."""
+"""``accounts.ACCOUNTS_ENV`` (a test keeps them equal): without accounts, no accounts import."""
 
 
 def team_accounts(accounts: Accounts | str | os.PathLike[str] | None) -> Accounts | None:
-    """``decide``'s accounts argument: an ``Accounts`` as given, else ``load_accounts`` of the path
-    (or of ``$COMPUTEOPS_ACCOUNTS``); None, without importing the accounts module, when neither is
-    given."""
+    """``decide``'s accounts argument: as given, else ``load_accounts`` of the path (or of
+    ``$COMPUTEOPS_ACCOUNTS``); None, without importing the accounts module, if neither."""
     if accounts is None and not os.environ.get(_ACCOUNTS_ENV):
         return None
     from ..accounts import Accounts, load_accounts
@@ -64,12 +59,9 @@ def unlisted_names(accounts: Accounts, catalog: Catalog) -> tuple[str, ...]:
     file names that ``catalog`` does not list at that provider (well-formed names: ``load_accounts``
     refuses the others).
 
-    Not errors: a catalog that dropped an instance type a team still owns, or a region it has a
-    quota in, must not stop a decision, nor the synth of a locked workload or a re-evaluation (a
-    running fleet never moves by itself, and nothing may fail because the catalog changed until the
-    user relocks). Such an entry limits or prices nothing (no offer has the name), which is what
-    the line says, with close matches: a misspelt region (``us-centrl1: 0``) used to limit nothing
-    without a word. At most ``MAX_UNLISTED`` lines name an entry; one more counts the rest.
+    Not errors, for the reason ``_resolve`` gives for a locked intent: such an entry limits or
+    prices nothing, which the line says, with close matches. At most ``MAX_UNLISTED`` lines name an
+    entry; one more counts the rest.
     """
     from ..accounts import family_of
 

@@ -1,10 +1,8 @@
 """What a job really pays for: start-up time and the providers' minimum billing increments.
 
-A training job's wall-clock time is its compute time plus STARTUP_HOURS (creating the machines,
-booting, pulling the image and loading the model before the first step). The bill rounds that
-time up to the provider's billing increment, and never charges less than its minimum. Only
-increments a provider states in its own documentation are used; a provider with no cited
-increment here is billed for the exact time (and says so), never for an invented one.
+A training job's wall-clock time is its compute time plus STARTUP_HOURS; the bill rounds it up to
+the provider's billing increment, at least its minimum. Only increments a provider states in its
+own documentation are used; without one the exact time is billed (and said so).
 """
 
 from __future__ import annotations
@@ -16,9 +14,8 @@ from dataclasses import dataclass
 __all__ = ["BILLING", "STARTUP_HOURS", "Billing", "billed_hours", "billing_of"]
 
 STARTUP_HOURS = 0.25
-"""Provisioning and start-up before a job's first step: an ASSUMED 15 minutes (machine creation,
-boot, driver and container start, model download and load). No provider publishes a figure to cite;
-this is an estimate, labelled so in the explanation, and the same for every provider."""
+"""Provisioning and start-up before a job's first step (machines, boot, image, model load): an
+ASSUMED 15 minutes, the same for every provider (none publishes a figure), labelled so."""
 
 
 @dataclass(frozen=True, slots=True)

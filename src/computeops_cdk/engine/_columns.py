@@ -1,10 +1,7 @@
 """The catalog's offers as bit columns: for each value a rule reads, the set of offers having it.
 
-Bit ``i`` of every mask is ``CatalogIndex.rows[i]``. A decision asks each rule once per value it
-reads (a price model, a country, a run's sizing) and ORs the masks of the values it rejects,
-instead of visiting each of the ~4,000 offers in Python; counting an outcome is ``int.bit_count``.
-Kept with the catalog (``offer_columns``) like the index; each table is built when a rule first
-reads it (an intent without residency never builds the country table).
+Bit ``i`` of every mask is ``CatalogIndex.rows[i]`` (how ``_groups`` uses them: its docstring).
+Kept with the catalog (``offer_columns``); each column is built when a rule first reads it.
 """
 
 from __future__ import annotations
@@ -37,8 +34,7 @@ _CACHE_KEY = "engine.columns"
 
 @dataclass(frozen=True, slots=True)
 class Sized:
-    """What one sizer (one workload) makes of a catalog's runs: the same for every decision about
-    that workload, so it is worked out once and kept with the columns (``Columns.sized``)."""
+    """What one sizer (one workload) makes of a catalog's runs (kept: ``Columns.sized``)."""
 
     rejected: tuple[tuple[tuple[str, ...], int], ...]
     """(the names of a sizing's rules, the offers of every run sized with them)."""
@@ -58,10 +54,9 @@ class Ladder:
     """``above[k]``: the offers priced ``prices[k]`` or more, as bits of the run (``Span.rows``)."""
 
     def over(self, instances: int, hours: float, cap: float) -> int:
-        """The offers (bits of the run) whose deployment exceeds ``cap``: ``price x instances x
-        hours > cap``, multiplied in that order as the per-offer check does (``hours`` 1 for the
-        hourly cap), which is monotone in the price. A bisection finds about the first such price;
-        the exact comparison then settles it, so rounding cannot differ from offer by offer."""
+        """The offers (bits of the run) whose ``price x instances x hours > cap``, multiplied in the
+        per-offer check's order: a bisection finds about the first such price, the exact comparison
+        settles it, so rounding cannot differ from offer by offer."""
         prices = self.prices
         factor = instances * hours
         k = bisect.bisect_left(prices, cap / factor) if factor > 0 else 0
@@ -102,8 +97,7 @@ class Span:
         self._ladders: tuple[Ladder, ...] | None = None
         chip = rows[0].accelerator
         self.machine = (rows[0].offer.provider, chip is not None and chip.is_tpu)
-        """(provider, a TPU or not): with the price model and the sizing's fabric, what a target
-        rule reads (``Evaluator.target``)."""
+        """(provider, a TPU or not): with price model and fabric, what a target rule reads."""
         first, itype = rows[0].offer, rows[0].itype
         self.sizing_key: tuple[str, int, bool] | None = None
         if itype is not None and chip is not None:
@@ -112,30 +106,24 @@ class Span:
         self.retired = (first.provider, first.instance_type) in RETIRED
         """Whether the instance type has a retirement notice (``_retired.RETIRED``)."""
         self.sizing_id = -1
-        """The sizing key as a small number (``Columns`` numbers them): a decision keeps each result
-        in a list slot, not a dict keyed by tuples whose strings are scattered in memory."""
+        """The sizing key as a small number (``Columns`` numbers them), for a list slot."""
 
     @property
     def mask(self) -> int:
-        """The run's offers as bits of the catalog (made when asked: a catalog-wide int per run, kept,
-        would grow with the square of the runs)."""
+        """The run's offers as bits of the catalog (made when asked: kept, memory is quadratic)."""
         return ((1 << self.width) - 1) << self.start
 
     @property
     def ladders(self) -> tuple[Ladder, ...]:
-        """The run's priced offers by ascending price, one ladder per reservation term (made when a
-        price cap first reads them)."""
+        """The run's priced offers by ascending price, one ladder per term (made when read)."""
         if self._ladders is None:
             self._ladders = _ladders(self.rows)
         return self._ladders
 
 
 def assemble(size: int, pieces: Mapping[int, int]) -> int:
-    """The mask of ``pieces`` (a run's start -> bits of that run) over ``size`` offers.
-
-    A few pieces are shifted into place; many are written into one digit string parsed once, so n
-    runs cost one pass over the catalog: shifting each into a catalog-wide int made time grow with
-    the square of the runs (a catalog of 100k instance types, each its own run)."""
+    """The mask of ``pieces`` (a run's start -> bits of that run) over ``size`` offers: a few are
+    shifted into place, many written into one digit string parsed once (linear in the runs)."""
     if len(pieces) <= _FEW_PIECES:
         found = 0
         for start, bits in pieces.items():
@@ -150,8 +138,7 @@ def assemble(size: int, pieces: Mapping[int, int]) -> int:
 
 
 _FEW_PIECES = 64
-"""Up to this many, shifting costs less than the digit string (whose set-up alone is about 15 us on
-the embedded catalog), and at most this many catalog-wide shifts per mask keep it linear."""
+"""Up to this many, shifting costs less than the digit string and stays linear."""
 
 
 def set_bits(mask: int) -> Iterator[int]:
@@ -166,9 +153,8 @@ def set_bits(mask: int) -> Iterator[int]:
 
 def _by_sizing(spans: list[Span]) -> tuple[tuple[Span, ...], ...]:
     """Number the runs' sizing keys (``Span.sizing_id``, in order of first appearance; a run
-    without a key has its own) and group the runs by them, each group in canonical order. Only
-    references to the runs: a catalog-wide mask per group would cost memory with the square of the
-    runs where each has its own key (a catalog of 100k undescribed instance types)."""
+    without a key has its own) and group the runs by them, each group in canonical order (no
+    catalog-wide mask per group: memory would grow with the square of the runs)."""
     numbers: dict[object, int] = {}
     groups: list[list[Span]] = []
     for span in spans:
@@ -197,11 +183,9 @@ def _ladders(run: tuple[Row, ...]) -> tuple[Ladder, ...]:
 
 
 class Column(Generic[K]):
-    """One value per offer (its country, its price model, ...), coded so that the mask of the offers
-    holding any of a set of values is made by C loops, not a Python one per offer: each offer's
-    value number is coded as byte planes (plane ``j`` holds byte ``j`` of every offer's number: one
-    plane for up to 256 distinct values, two up to 65,536, and so on), and a query translates each
-    plane to '0'/'1' digits and parses them as an int."""
+    """One value per offer (its country, its price model, ...), coded as byte planes (plane ``j``
+    holds byte ``j`` of every offer's value number) so that a mask of the offers holding any of a
+    set of values is made by C loops: each plane translated to '0'/'1' digits, parsed as an int."""
 
     __slots__ = ("_code", "_planes", "values")
 
@@ -262,8 +246,7 @@ class Columns:
         self.span_of: tuple[int, ...] = tuple(span_of)
         """Bit -> the index of its span."""
         self.sizing_groups = _by_sizing(spans)
-        """The runs by sizing key (``Span.sizing_id``; a run without one has its own): a sizing is
-        asked once for all of them."""
+        """The runs by sizing key (``Span.sizing_id``): a sizing is asked once for all of them."""
         self.retired = tuple(span for span in spans if span.retired)
         """The runs of instance types with a retirement notice."""
         self._sized: weakref.WeakKeyDictionary[Sizer, Sized] = weakref.WeakKeyDictionary()
@@ -279,9 +262,7 @@ class Columns:
 
     def sized(self, sizer: Sizer, make: Callable[[], Sized]) -> Sized:
         """``make()``'s result for ``sizer``, made on first use: a sizer is kept for its workload
-        (``_sizing.sizer_for``) and never changes its sizings, so the next decision about the same
-        workload reads the masks instead of asking every group of runs again. It holds a few masks
-        and the sizings the sizer keeps anyway (not an undescribed instance type's own)."""
+        (``_sizing.sizer_for``) and never changes its sizings, so the next decision reuses it."""
         found = self._sized.get(sizer)
         if found is None:
             found = self._sized[sizer] = make()
@@ -380,14 +361,12 @@ class Columns:
 
     @property
     def standard_terms(self) -> bool:
-        """Whether every reservation term is the schema's (12 or 36 months), whose price labels sort
-        as the canonical order does (``_rank.rank``)."""
+        """Whether every reservation term is the schema's (labels then sort canonically)."""
         return set(self._column("term", lambda row: row.offer.term_months).values) <= {None, 12, 36}
 
     @property
     def machines(self) -> dict[tuple[str, bool, PriceModel], tuple[int, Row]]:
-        """(provider, a TPU or not, price model) -> its offers and one of them: with a multi-node
-        fabric or not, what the target rule reads (``Evaluator.target``)."""
+        """(provider, a TPU or not, price model) -> its offers and one of them (target rules)."""
         found = self._machines
         if found is None:
             pieces: dict[tuple[str, bool, PriceModel], tuple[dict[int, int], Row]] = {}

@@ -1,7 +1,7 @@
 """``decide``: resolve names, evaluate every offer, score and rank the feasible ones, explain.
 
-Pure and deterministic: no clock, no network, no printing; the order of the catalog's records does
-not matter (see ``_index``), and floats in the output are rounded to fixed decimals.
+Pure and deterministic (no clock, no network, no printing; the catalog's record order does not
+matter, see ``_index``); floats in the output are rounded to fixed decimals.
 """
 
 from __future__ import annotations
@@ -51,8 +51,7 @@ def _r(value: float | None, digits: int) -> float | None:
 
 
 UNIT_COST_DIGITS = 4
-"""A unit cost keeps 4 decimals and at least 4 significant digits: 0.002475 stays 0.002475 (fixed
-decimals made it 0.0025), 9.7222 stays 9.7222. The rounding is decimal and deterministic."""
+"""A unit cost keeps 4 decimals and at least 4 significant digits (0.002475 stays 0.002475)."""
 
 
 def _significant(value: float) -> float:
@@ -122,9 +121,8 @@ _Memo = dict[tuple[str, str, tuple[str, ...]], tuple[str, ...]]
 
 
 def _attested(c: Candidate, memo: _Memo) -> tuple[str, ...]:
-    """Scopes the provider itself attests (provider_claimed) in the candidate's region, for every
-    service the placement runs on (what a hard compliance constraint accepts); ``memo`` keeps them
-    by (provider, region, services) for the other placements of the decision."""
+    """Scopes the provider itself attests (provider_claimed) in the candidate's region on every
+    service the placement runs on; ``memo`` keeps them by (provider, region, services)."""
     provider, code = c.row.provider, c.row.offer.region
     key = (provider.id, code, c.services)
     found = memo.get(key)
@@ -157,8 +155,7 @@ class _Header:
     pin: Pin
     accounts: Accounts | None = None
     unlisted: tuple[str, ...] = ()
-    """Warnings about names the accounts file gives that the catalog does not list
-    (``unlisted_names``): explanation lines, never errors."""
+    """Warnings about names the catalog does not list (``unlisted_names``): explanation lines."""
 
     def decision(
         self,
@@ -233,9 +230,8 @@ def _infeasible(header: _Header) -> NoFeasiblePlacementError:
 
 
 def _choosable_unpinned(candidate: Candidate, pin: Pin) -> bool:
-    """Whether dropping the pin could really choose ``candidate``: the engine only chooses a provider
-    whose target has a repeatable plan (Vast.ai's listings do not), so suggesting it would point at
-    a candidate ``target.unsupported`` then rejects."""
+    """Whether dropping the pin could really choose ``candidate``: only a provider whose target has a
+    repeatable plan (Vast.ai's listings do not) is chosen, else ``target.unsupported`` rejects it."""
     if pin.targets is None:
         return "repeatable_plan" not in pin.unsupported
     features = pin.targets.get(candidate.row.offer.provider)
@@ -243,8 +239,7 @@ def _choosable_unpinned(candidate: Candidate, pin: Pin) -> bool:
 
 
 def _fix(draft: Decision, pin: Pin, unsupported: bool) -> str:
-    """``unsupported``: whether every rejection carries ``target.unsupported`` (known from the
-    evaluation without making the records: only then are they read)."""
+    """``unsupported``: every rejection carries ``target.unsupported`` (only then read)."""
     if draft.rejected:
         # When no target can express any candidate, relaxing the intent's constraints cannot help.
         return (unsupported and unsupported_fix(draft.rejected, pin)) or (
@@ -279,10 +274,9 @@ def decide(
         accounts: the team's accounts (``computeops.accounts.yaml``: enabled providers, quotas,
             negotiated discounts, owned capacity), or its path. Default: the file named by
             ``$COMPUTEOPS_ACCOUNTS``, else none (every provider at list price).
-        locked: the decision is for a workload that is locked (its synth, ``lock update``): a
-            well-formed region or accelerator the intent names that the catalog does not list (a
-            refreshed catalog dropped it) matches nothing and is a ``Warning: intent`` line of the
-            explanation, not an IntentError. Default: False (a fresh decision refuses it).
+        locked: the decision is for a locked workload (its synth, ``lock update``): a well-formed
+            region or accelerator the catalog does not list is a ``Warning: intent`` line of the
+            explanation, not an IntentError. Default: False.
 
     Raises:
         IntentError: the intent is invalid or not an intent at all, or it (or the pin) names an
@@ -350,12 +344,8 @@ def as_catalog(value: object) -> Catalog:
 
 @contextmanager
 def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a decision allocates its records.
-
-    A large catalog makes tens of thousands of small acyclic records (rows, rejections); the
-    collector's generational passes over them cost a third of the time at 100k offers and free
-    nothing. Reference counting still frees everything; the previous state is restored.
-    """
+    """Pause the cyclic garbage collector while a decision allocates its many small acyclic
+    records: its passes over them free nothing (reference counting does); the state is restored."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
@@ -367,9 +357,7 @@ def _collector_paused() -> Iterator[None]:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Ranked:
-    """Every candidate of one run: the feasible ones scored and in rank order, best first, and the
-    rejected ones with their reasons. ``decide`` keeps the best of them; the drift rules look up the
-    locked offer among all of them, scored in the same field as its rivals."""
+    """Every candidate of one run: the feasible scored and ranked, the rejected with reasons."""
 
     header: _Header
     resolved: Resolved
@@ -392,8 +380,7 @@ def ranked(
     *,
     locked: bool = False,
 ) -> Ranked:
-    """Evaluate, score and rank every offer of ``catalog`` for ``intent`` inside ``pin``
-    (``locked``: as ``decide`` takes it)."""
+    """Evaluate, score and rank every offer of ``catalog`` for ``intent`` inside ``pin``."""
     if not all(isinstance(c, Calibration) for c in calibrations):
         raise IntentError("must be a sequence of engine.Calibration records", path="calibrations")
     index = catalog_index(catalog)
@@ -446,8 +433,7 @@ def _decide(run: Ranked, alternatives: int) -> Decision:
     if terms or header.unlisted:  # right after the "Chosen:" line, with the names the catalog does not list
         at = next((i + 1 for i, line in enumerate(lines) if line.startswith("Chosen:")), len(lines))
         lines = (*lines[:at], *((terms,) if terms else ()), *header.unlisted, *lines[at:])
-    # replace(), not a second header.decision(): the same header fields (the intent's canonical
-    # JSON, its digest) are not worked out twice
+    # replace(), not a second header.decision(): the header fields are not worked out twice
     return replace(
         draft,
         chosen=chosen,

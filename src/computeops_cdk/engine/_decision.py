@@ -1,8 +1,7 @@
 """The engine's answer: a chosen placement, ranked alternatives, rejections and the reasons.
 
-Field names mirror the JSON contract of ``computeops decide --format json`` exactly; ``to_dict``
-is the single place that turns these records into that document, so the CLI, the constructs'
-``computeops-decision.json`` and the tests all read the same bytes.
+Field names mirror the JSON contract of ``computeops decide --format json``; ``to_dict`` is the
+one place that makes that document, so every caller reads the same bytes.
 """
 
 from __future__ import annotations
@@ -35,11 +34,9 @@ RejectionListing = Literal["all", "summary"]
 
 REJECTION_LISTINGS: tuple[RejectionListing, ...] = ("all", "summary")
 DEFAULT_REJECTIONS: RejectionListing = "summary"
-"""How many rejections a decision document lists by default: ``summary``, the first rejection (in
-canonical order) carrying each rule, with every reason it has. ``rejections_by_rule`` and
-``summary.rejected`` still count all of them; ``all`` lists every one (4,000 records, 1.4 MB over the
-embedded catalog). The CLI's ``--rejections`` and the constructs' ``rejections=`` share this default,
-so ``computeops decide --format json`` and ``computeops-decision.json`` stay the same bytes."""
+"""The rejections a decision document lists by default: ``summary``, the first one (canonical order)
+carrying each rule; ``all`` lists every one. The counts always cover all. The CLI and the constructs
+share this default, so their documents stay the same bytes."""
 SCORE_DIMENSIONS: tuple[str, ...] = (
     "cost",
     "performance",
@@ -249,12 +246,8 @@ class Rejection:
 
 class Rejections(Sequence[Rejection]):
     """``Decision.rejected``: the rejected candidates in canonical order, each a ``Rejection`` record
-    made when it is first read.
+    made when it is first read (most callers only count them by rule or list one per rule).
 
-    A decision over the embedded catalog rejects about 3,800 offers, and building their records was
-    about a third of a warm ``decide`` (``benchmarks/STARTUP.md``) while most callers only count them
-    by rule or list one example per rule (the default ``summary`` document): ``reasons()``,
-    ``rejections_by_rule`` and ``rejection_examples`` read the reasons without making the records.
     Indexing, iterating, ``len`` and ``==`` (with another ``Rejections`` or a tuple of records)
     behave as the tuple of records it stands for.
     """
@@ -269,10 +262,9 @@ class Rejections(Sequence[Rejection]):
         by_rule: Mapping[str, int] | None = None,
         examples: Mapping[str, int] | None = None,
     ) -> None:
-        """``rows``: the engine's rejected rows ``(row, sizing, hourly, total, reasons)`` whose
-        ``row.offer`` names the offer; or ``records``: records already made. ``by_rule`` (reasons
-        per rule, sorted by rule) and ``examples`` (rule -> index of its first rejection) when the
-        engine counted them without reading the rows: then reading them makes only those rows."""
+        """``rows``: the engine's rejected rows ``(row, sizing, hourly, total, reasons)``, or
+        ``records``: records already made. ``by_rule`` (reasons per rule, sorted by rule) and
+        ``examples`` (rule -> index of its first rejection) when the engine counted them."""
         self._rows = rows
         self._records: list[Rejection | None] = list(records) if records is not None else [None] * len(rows)
         self._by_rule = dict(by_rule) if by_rule is not None else None
@@ -355,8 +347,7 @@ class Rejections(Sequence[Rejection]):
         return f"Rejections({list(self)!r})"
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # Pickled as the records they stand for: the rows hold the engine's evaluation (the catalog's
-        # columns and their caches), which a worker pool need not receive and cannot pickle.
+        # Pickled as the records they stand for: the rows hold the (unpicklable) evaluation.
         return (_rejections_of, (self.records(), self.by_rule(), self.example_indices()))
 
 
@@ -369,11 +360,7 @@ def _rejections_of(
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Decision:
-    """The engine's answer for one intent over one catalog.
-
-    ``chosen`` is None only inside a NoFeasiblePlacementError's document; ``decide`` raises instead
-    of returning a Decision without a choice.
-    """
+    """The engine's answer for one intent over one catalog (``chosen``: None only in an error)."""
 
     intent_name: str
     intent_sha256: str

@@ -1,23 +1,19 @@
 """The drift rules: is a locked placement still the one to run, and if not, what should replace it?
 
-Written once, here; ``computeops reevaluate``, the constructs' lockfile and the Terraform provider's
-``computeops_placement_lock`` all call ``evaluate_drift``. Pure: no clock (the caller passes ``now``),
-no I/O, no printing.
+``reevaluate``, the constructs' lockfile and ``computeops_placement_lock`` all call
+``evaluate_drift``. Pure: no clock (the caller passes ``now``), no I/O.
 
 The rules, in the order they are applied:
 
-1. **infeasible**: the locked offer (provider, instance type, region, price model) is gone from the
-   catalog, has lost its price, or a hard constraint of the intent now rejects it. Reported whatever
-   the lock's age, with the rule and the numbers, and the best feasible replacement (if any).
+1. **infeasible**: the locked offer is gone from the catalog, has lost its price, or a hard
+   constraint now rejects it; reported whatever the lock's age, with the best feasible replacement.
 2. **cheaper**: a feasible placement at least ``hysteresis_percent`` cheaper per unit of useful work
-   than the locked one *and* with a strictly better weighted score, both measured on today's catalog
-   in the same field of candidates. The first such placement in rank order is proposed. A lock
-   younger than ``min_hold_hours`` is never proposed for a move. Equal scores never flip.
-3. **price_changed**: the locked offer's own price moved (old -> new), nothing qualifies as cheaper.
+   *and* with a strictly better weighted score, on today's catalog in the same field of candidates;
+   the first in rank order is proposed, unless the lock is younger than ``min_hold_hours``.
+3. **price_changed**: the locked offer's own price moved, nothing qualifies as cheaper.
 4. **ok**: otherwise.
 
-So the same catalog twice gives the same answer, and a move needs a real gain: a proposal that is
-accepted becomes the new lock, against which the old placement is no longer cheaper by the margin.
+A move needs a real gain: once accepted, the old placement is no longer cheaper by the margin.
 """
 
 from __future__ import annotations
@@ -31,7 +27,7 @@ from typing import Any, Literal
 
 from .._limits import MAX_INSTANCES
 from ..accounts import Accounts
-from ..catalog import PRICE_MODELS, PROVIDER_IDS, Catalog
+from ..catalog import PRICE_MODELS, PROVIDER_IDS, Catalog, Offer
 from ..catalog._validate import identifier_problem
 from ..errors import LockError, PinnedPlacementError, described, did_you_mean, did_you_mean_text, shown
 from ..intent import WorkloadIntent
@@ -124,9 +120,8 @@ class LockedPlacement:
         )
 
     def holds(self, c: Candidate) -> bool:
-        """True when ``c`` is this lock's offer (and, for a reservation, its term; a lock that did
-        not record a term, e.g. written before terms existed, holds the best-ranked one)."""
-        return _key(c) == self.key and self.term_months in (None, c.row.offer.term_months)
+        """True when ``c`` is this lock's offer (and term; a lock without a term holds any)."""
+        return _key(c.row.offer) == self.key and self.term_months in (None, c.row.offer.term_months)
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -135,9 +130,7 @@ class LockedPlacement:
 
     @property
     def name(self) -> str:
-        term = f", {self.term_months} months" if self.term_months is not None else ""
-        where = f"{self.instance_type} x{self.instances} in {self.region}"
-        return f"{self.provider} {where} ({self.pricing}{term})"
+        return _name(self)
 
     def to_dict(self) -> dict[str, Any]:
         """The lock's JSON form (the lockfile's ``placement`` and the provider's state)."""
@@ -223,13 +216,8 @@ class LockedPlacement:
 
 
 def locked_fields(placement: Placement) -> dict[str, Any]:
-    """What a lock keeps of ``placement``, by ``LockedPlacement`` field name (every field but when
-    and on which catalog it was locked).
-
-    The one mapping from a placement to a lock: ``from_placement`` (the lockfile, ``computeops lock``)
-    and the Terraform lock's state both build on it, so a field added here reaches both (two copies
-    had drifted: the state once lacked the reservation term).
-    """
+    """What a lock keeps of ``placement``, by ``LockedPlacement`` field name (all but when and on
+    which catalog): the one mapping the lockfile and the Terraform lock's state both build on."""
     return {
         "provider": placement.provider,
         "instance_type": placement.instance_type,
@@ -339,18 +327,14 @@ def _brief(p: Placement | None) -> dict[str, Any] | None:
     }
 
 
-def _key(c: Candidate) -> tuple[str, str, str, str]:
-    o = c.row.offer
+def _key(o: Offer) -> tuple[str, str, str, str]:
     return (o.provider, o.instance_type, o.region, o.pricing)
 
 
 def _why_gone(run: Ranked, locked: LockedPlacement) -> tuple[Reason, ...]:
     """The reasons the locked offer is not feasible today: its rejection, or that it is gone."""
     for row, _sizing, _hourly, _total, reasons in run.header.result.rejected:
-        o = row.offer
-        if (o.provider, o.instance_type, o.region, o.pricing) == locked.key and (
-            locked.term_months in (None, o.term_months)
-        ):
+        if _key(row.offer) == locked.key and locked.term_months in (None, row.offer.term_months):
             return reasons
     catalog = run.header.catalog
     return (
@@ -410,6 +394,7 @@ def evaluate_drift(
     if not isinstance(locked, LockedPlacement):
         raise LockError(f"locked must be a LockedPlacement (got {described(locked)})")
     age = _age_hours(locked, now)
+    held = age < policy.min_hold_hours
     pin = pin if pin is not None else Pin()
     today = as_catalog(catalog)
     gone = pin_gone(pin, today)
@@ -420,7 +405,7 @@ def evaluate_drift(
             current=None,
             proposed=None,
             reasons=(gone,),
-            held=age < policy.min_hold_hours,
+            held=held,
             summary=f"infeasible: {locked.name} now breaks {gone.rule}; nothing is feasible inside the pin",
             detail=(f"{gone.rule}: {gone.message}",),
         )
@@ -430,9 +415,8 @@ def evaluate_drift(
     feasible = run.feasible
     mine = next((c for c in feasible if locked.holds(c)), None)
     if mine is None:
-        return _infeasible(run, locked, age, policy)
+        return _infeasible(run, locked, held)
     current = run.placement(mine)
-    held = age < policy.min_hold_hours
     threshold = mine.unit_cost * (1 - policy.hysteresis_percent / 100)
     # Rank order: the first rival that beats the lock on both counts is the one proposed.
     rival = next(
@@ -493,10 +477,8 @@ def evaluate_drift(
 
 
 def pin_gone(pin: Pin, catalog: Catalog) -> Reason | None:
-    """The lock's pin names a provider or region ``catalog`` does not list (a refreshed catalog
-    dropped it): the locked offer is gone with it. An infeasible lock to report, not bad input (a
-    malformed pin is refused when the lockfile is read); before, ``reevaluate`` stopped with exit 2
-    on ``pin.region`` without naming the lock."""
+    """The lock's pin names a provider or region ``catalog`` no longer lists: the locked offer is
+    gone with it, an infeasible lock to report (a malformed pin is refused when the lock is read)."""
     providers = sorted(p.id for p in catalog.providers)
     if pin.provider is not None and pin.provider not in providers:
         return Reason(
@@ -517,7 +499,7 @@ def pin_gone(pin: Pin, catalog: Catalog) -> Reason | None:
     )
 
 
-def _name(p: Placement) -> str:
+def _name(p: Placement | LockedPlacement) -> str:
     term = f", {p.term_months} months" if p.term_months is not None else ""
     return f"{p.provider} {p.instance_type} x{p.instances} in {p.region} ({p.pricing}{term})"
 
@@ -561,7 +543,7 @@ def _price_move(locked: LockedPlacement, current: Placement) -> tuple[str, ...]:
     return tuple(lines)
 
 
-def _infeasible(run: Ranked, locked: LockedPlacement, age: float, policy: DriftPolicy) -> Drift:
+def _infeasible(run: Ranked, locked: LockedPlacement, held: bool) -> Drift:
     reasons = _why_gone(run, locked)
     proposed = run.placement(run.feasible[0]) if run.feasible else None
     rules = ", ".join(dict.fromkeys(r.rule for r in reasons))
@@ -575,7 +557,7 @@ def _infeasible(run: Ranked, locked: LockedPlacement, age: float, policy: DriftP
         current=None,
         proposed=proposed,
         reasons=reasons,
-        held=age < policy.min_hold_hours,
+        held=held,
         summary=f"infeasible: {locked.name} now breaks {rules}{replacement}",
         detail=(*detail, *run.header.unlisted),
     )
@@ -622,7 +604,7 @@ def placement_of(
         locked=locked,
     )
     key = (provider, instance_type, region, pricing)
-    found = next((c for c in run.feasible if _key(c) == key), None)
+    found = next((c for c in run.feasible if _key(c.row.offer) == key), None)
     if found is not None:
         return run.placement(found)
     probe = LockedPlacement(
@@ -649,8 +631,7 @@ def placement_of(
 
 def _check_offer_ids(data: Mapping[str, Any], path: str) -> None:
     """lock.schema.json's rules for the offer a placement names: a catalog provider id, and a region
-    and instance type a catalog could hold (these strings reach Terraform). Before, `amazon` or a
-    region of `${...}` matched no offer and was reported as drift (infeasible, exit 4)."""
+    and instance type a catalog could hold (these strings reach Terraform)."""
     provider = data["provider"]
     if provider not in PROVIDER_IDS:
         raise LockError(

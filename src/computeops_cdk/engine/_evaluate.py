@@ -1,8 +1,6 @@
 """Evaluate every offer of the catalog against the intent: sized candidates and rejections.
 
-Rules are evaluated per group of offers that share their inputs (provider, region, instance type,
-price model) and the resulting Reason tuples are reused, so a catalog of 100k offers costs one
-dictionary lookup per group per offer plus the offer's own price checks.
+Each rule's Reasons are worked out once per group of offers sharing its inputs and reused.
 """
 
 from __future__ import annotations
@@ -82,11 +80,9 @@ class Candidate:
     whole_term: bool = False
     """Reserved training: the job is shorter than the term it commits to and pays the whole term."""
     services: tuple[str, ...] = ("vm",)
-    """The provider services the placement runs on (rules.placement_services): what a compliance
-    attestation authorised service by service must cover."""
+    """The provider services the placement runs on (rules.placement_services)."""
     position: int = -1
-    """The offer's place in the canonical order of the catalog's offers (``CatalogIndex.rows``),
-    when the grouped evaluation found it (the ranking's tie-break, ``_rank.rank``); -1 otherwise."""
+    """The offer's place in ``CatalogIndex.rows`` when the grouped evaluation found it; else -1."""
 
     @property
     def monthly(self) -> float | None:
@@ -103,20 +99,19 @@ class RunContext:
     services: tuple[str, ...]
     """The provider services the placement runs on (``rules.placement_services``)."""
     priced: bool
-    """Whether the price caps apply: the sizing is meaningful (it fits, maybe too slowly)."""
+    """Whether the price caps apply (``priced``)."""
     per_instance: int
     """Accelerators per instance (for the accounts' quotas)."""
     billed: float | None
     """The job's hours as the provider bills them (None for a service)."""
     billed_p10: float | None
-    """The same at the estimate's conservative point (what the total budget is checked at)."""
+    """The same at the estimate's conservative point (``billed_p10``)."""
     targets: dict[str, tuple[Reason, ...]] | None = None
     """``target.unsupported`` by price model, filled as the run's offers are read."""
 
 
 def billed_p10(provider: str, sizing: Sizing) -> float | None:
-    """The job's hours at the estimate's conservative point as ``provider`` bills them (None for a
-    service): what the total budget is checked at."""
+    """The job's hours at the p10 point as ``provider`` bills them (None for a service)."""
     p10 = sizing.hours_p10
     return billed_hours(provider, p10) if p10 is not None else None
 
@@ -127,8 +122,7 @@ def priced(sizing: Sizing) -> bool:
 
 
 Rejected = tuple[Row, Sizing, float | None, float | None, tuple[Reason, ...]]
-"""A rejected offer as (row, sizing, hourly, total, reasons): a plain tuple, because most offers are
-rejected and only an infeasible decision (nearest misses) needs them as Candidates."""
+"""A rejected offer as (row, sizing, hourly, total, reasons): most offers are rejected."""
 
 
 def as_candidate(rejected: Rejected) -> Candidate:
@@ -163,22 +157,18 @@ class Evaluation:
     examples: Mapping[str, int] | None = None
     """Rule -> the index in ``rejected`` of the first rejection carrying it, when known so."""
     by_position: bool = False
-    """The feasible candidates carry canonical positions that order as ``_rank.rank_key`` does
-    (``_rank.rank``): the grouped evaluation over a catalog whose terms are the schema's."""
+    """The feasible candidates carry canonical positions that order as ``_rank.rank_key`` does."""
     _rejections: Rejections | None = None
 
     def without(self, rules: frozenset[str]) -> Sequence[Rejected]:
-        """The rejected offers carrying none of ``rules``, in canonical order: a grouped evaluation
-        finds them from its masks and makes only theirs (the nearest misses read only the offers
-        whose every rule can be relaxed: 470 of 4,205 for the infeasible example)."""
+        """The rejected offers carrying none of ``rules``, in canonical order (only theirs made)."""
         rows = self.rejected
         if isinstance(rows, Masked):
             return rows.without(rules)
         return [row for row in rows if not any(r.rule in rules for r in row[4])]
 
     def all_carry(self, rule: str) -> bool:
-        """Whether every rejected offer carries ``rule`` (False when none is rejected), known from a
-        grouped evaluation's masks without making the records."""
+        """Whether every rejected offer carries ``rule`` (False when none is rejected)."""
         rows = self.rejected
         if isinstance(rows, Masked):
             return bool(rows) and rows.carrying(rule) == len(rows)
@@ -227,8 +217,7 @@ class Evaluator:
         self._by_target: dict[tuple[str, bool, str, bool], tuple[Reason, ...]] = {}
         # without target limits every feature is assumed expressible
         self.targets_given = pin.targets is not None or bool(pin.unsupported) or bool(pin.require)
-        # The provider services a placement runs on, for a GPU machine and a TPU slice: the
-        # machine's own, plus the managed Kubernetes service when the caller requires a node pool.
+        # The provider services a placement runs on, for a GPU machine and a TPU slice
         kubernetes = "kubernetes_node_pool" in pin.require
         self._services = {tpu: placement_services(tpu=tpu, kubernetes=kubernetes) for tpu in (False, True)}
         self._by_accelerator: dict[str, tuple[Reason, ...]] = {}
@@ -324,9 +313,7 @@ class Evaluator:
         return found
 
     def target(self, row: Row, *, needs_fabric: bool) -> tuple[Reason, ...]:
-        """``target.unsupported`` of the row, sized with a multi-node fabric or not: what it reads
-        (the provider, a TPU or not, the price model, the fabric) is shared by many runs, so each
-        is worked out once."""
+        """``target.unsupported`` of the row, with a multi-node fabric or not (memoised)."""
         if not self.targets_given:
             return ()
         tpu = row.accelerator is not None and row.accelerator.is_tpu
@@ -409,16 +396,13 @@ class Evaluator:
         )
 
     def candidate(self, row: Row, ctx: RunContext, position: int) -> Candidate:
-        """A priced offer known to break no rule, without accounts: what ``offer`` returns for it
-        (its prices only; the grouped evaluation found it has no reason)."""
+        """What ``offer`` returns for a priced offer known to break no rule, without accounts."""
         price = row.offer.hourly_usd
         assert price is not None and self.accounts is None
         hourly, billed = price * ctx.sizing.instances, ctx.billed
         if row.offer.term_months is None:  # the common case (hundreds)
             total = hourly * billed if billed is not None else None
-            # every field in order (row, sizing, hourly, unit_cost, ranked_unit_cost, total, reasons,
-            # parts, score, list_hourly, terms, commitment, whole_term, services, position): a
-            # dataclass is made in half the time from positional arguments
+            # every field in order: a dataclass is made in half the time from positional arguments
             return Candidate(
                 row,
                 ctx.sizing,
@@ -473,21 +457,14 @@ def evaluator(
     as_of: str = "",
     accounts: Accounts | None = None,
 ) -> Evaluator:
-    """The rules of one decision, applied offer by offer (``evaluate_each``) or by group (``_groups``).
-
-    ``suspects`` (``_suspect.suspect_prices``) and the catalog's ``as_of`` (for ``offer.retired``)
-    add those two rules; without them neither applies.
-    """
+    """The rules of one decision, applied offer by offer (``evaluate_each``) or by group (``_groups``);
+    without ``suspects`` and ``as_of``, ``price.suspect`` and ``offer.retired`` do not apply."""
     return Evaluator(intent, resolved, pin, sizer, suspects or {}, as_of or "0000", accounts)
 
 
 def evaluate_each(evaluator: Evaluator, index: CatalogIndex) -> Evaluation:
-    """Every offer as a candidate, visited one by one: feasible ones, rejected ones with all their
-    reasons (the reference the grouped evaluation is tested against, and the path with accounts).
-
-    Offers outside the pin are evaluated too (so an infeasible pinned decision can say what the pin
-    would admit) but are counted in ``pinned_out`` instead of being listed as rejections.
-    """
+    """Every offer, one by one (the grouped evaluation's reference, and the path with accounts).
+    Offers outside the pin are evaluated too, but counted in ``pinned_out``, not listed."""
     feasible: list[Candidate] = []
     rejected: list[Rejected] = []
     for run in index.by_itype:

@@ -1,23 +1,22 @@
 """Words for a decision: the explanation lines and the trade-off against the runner-up.
 
-Everything here is derived from numbers already in the Placements, so the text and the JSON can
-never disagree. No clock is read: price age is measured against the catalog's own date.
+Derived from numbers already in the Placements, so the text and the JSON never disagree; price age
+is measured against the catalog's own date (no clock).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import date
 
 from ..catalog import Catalog
 from ..intent import WorkloadIntent
 from ._billing import STARTUP_HOURS
 from ._decision import SCORE_DIMENSIONS, EstimateSummary, Placement
-from ._price_age import stale_warning
+from ._price_age import age_days, stale_warning
 from ._reserved import reservation_line
 from ._rules import attestation_applies
 
-__all__ = ["compare", "explanation", "price_age_days", "trade_off", "unit_label", "workload_line"]
+__all__ = ["compare", "explanation", "trade_off", "unit_label", "workload_line"]
 
 
 def unit_label(placement: Placement) -> str:
@@ -46,11 +45,8 @@ def _time_figure(p: Placement) -> str:
 
 
 def trade_off(chosen: Placement, other: Placement | None, label: str = "runner-up") -> str:
-    """The chosen placement against another one, in words and numbers.
-
-    ``other`` is the cheapest feasible alternative when the chosen one is not the cheapest (the
-    line then names what the extra cost buys), else the runner-up (``label`` says which).
-    """
+    """The chosen placement against ``other``, in words and numbers: the cheapest feasible
+    alternative when the chosen one is not the cheapest, else the runner-up (see ``label``)."""
     if other is None:
         return f"Trade-off: no runner-up; {_name(chosen)} is the only feasible candidate."
     return compare(chosen, other, "chosen", label)
@@ -86,21 +82,12 @@ def compare(a: Placement, b: Placement, a_label: str, b_label: str) -> str:
     return ", ".join([head, *parts]) + f"; weighted score {a.score:g} vs {b.score:g}."
 
 
-def price_age_days(price_as_of: str, catalog_as_of: str) -> int | None:
-    """Days between a price's date and the catalog snapshot, None when a date does not parse."""
-    try:
-        return (date.fromisoformat(catalog_as_of[:10]) - date.fromisoformat(price_as_of[:10])).days
-    except ValueError:
-        return None
-
-
 def compliance_line(
     catalog: Catalog, chosen: Placement, required: Sequence[str], services: tuple[str, ...]
 ) -> str:
     """The hard compliance constraints the chosen placement meets, with what each authorisation
     granted service by service covers and any condition its source sets on the user (GCP FedRAMP
-    High holds only inside an Assured Workloads folder): a condition the stack cannot meet for the
-    user must reach them before they deploy."""
+    High holds only inside an Assured Workloads folder): the user must know it before deploying."""
     line = (
         f"Compliance: {', '.join(required)} attested by {chosen.provider} itself (provider_claimed) "
         f"for {chosen.region}"
@@ -209,7 +196,7 @@ def explanation(
         f"{counts['considered']:,} offers considered, {counts['feasible']:,} feasible, "
         f"{counts['rejected']:,} rejected{pinned}."
     )
-    age = price_age_days(chosen.price_as_of, catalog.as_of)
+    age = age_days(chosen.price_as_of, catalog.as_of)
     age_text = f", {age} day(s) before the catalog snapshot" if age is not None else ""
     lines.append(
         f"Chosen: {_name(chosen)}, {chosen.hourly_usd:,.2f} USD/h ({chosen.monthly_usd:,.2f} USD/month), "

@@ -4,11 +4,9 @@ Every rule of ``_evaluate`` reads something a group of offers shares: a run's si
 a price model, a region's country or attestations, a price date, a suspect price, and the price
 itself (a run's offers sorted by price, so a cap is one bisection). Asking each rule once per value
 and OR-ing the masks (``_columns``) of the values it rejects finds the feasible offers, the count of
-every rule and the first rejection carrying it, without visiting the ~4,000 offers one by one in
-Python (a warm decision was mostly that visit). A rejection's reasons, with their messages, are
-then made by ``Evaluator.offer`` when its record is read: the summary document reads one example
-per rule; the full listing, nearest misses and drift read all of them. Tested equal, offer by
-offer, to ``evaluate_each``.
+every rule and the first rejection carrying it, without visiting the offers one by one in
+Python. A rejection's reasons and messages are made by ``Evaluator.offer`` when its record is read.
+Tested equal, offer by offer, to ``evaluate_each``.
 """
 
 from __future__ import annotations
@@ -48,9 +46,9 @@ class _Rules:
             if n:  # an offer can carry a rule twice (two unsupported features): counted twice
                 self.counts[rule] = self.counts.get(rule, 0) + n
 
-    def reasons(self, reasons: tuple[Reason, ...], mask: int) -> None:
-        for reason in reasons:
-            self.add(reason.rule, mask)
+    def add_all(self, names: tuple[str, ...], mask: int) -> None:
+        for name in names:
+            self.add(name, mask)
 
 
 class _Grouped:
@@ -89,7 +87,7 @@ class _Grouped:
         ev, rules, columns = self.ev, self.rules, self.columns
         sized = columns.sized(ev.sizer, self._sizings)
         for names, mask in sized.rejected:
-            self._add(names, mask)
+            rules.add_all(names, mask)
         self._shared()
         if any(math.isfinite(cap) for cap in ev.caps):
             for spans, sizing in sized.fitting:
@@ -100,13 +98,11 @@ class _Grouped:
         if ev.targets_given:
             fabric = sized.fabric
             for mask, row in columns.machines.values():  # once per (provider, TPU or not, price model)
-                rules.reasons(ev.target(row, needs_fabric=False), mask & ~fabric)
-                rules.reasons(ev.target(row, needs_fabric=True), mask & fabric)
+                rules.add_all(_names(ev.target(row, needs_fabric=False)), mask & ~fabric)
+                rules.add_all(_names(ev.target(row, needs_fabric=True)), mask & fabric)
 
     def _sizings(self) -> Sized:
-        """The sizing of each group of runs sharing a sizing key (the catalog's groups), asked once:
-        the runs rejected by the same rules are one mask (only the rules' names make a mask or a
-        count; their messages are made when a rejection is read)."""
+        """Each sizing group's sizing, asked once; runs rejected by the same rules: one mask."""
         ev, columns = self.ev, self.columns
         rejected: dict[tuple[str, ...], list[Span]] = {}
         fabric_runs: list[Span] = []
@@ -124,44 +120,38 @@ class _Grouped:
         return Sized(masks, columns.spans_mask(fabric_runs), tuple(fitting))
 
     def _shared(self) -> None:
-        """``Evaluator.shared``'s rules (provider, accelerator, retirement), each part asked once per
-        provider, accelerator name and retired instance type: a rule given by two parts counts
-        twice, as offer by offer."""
-        ev, columns = self.ev, self.columns
+        """``Evaluator.shared``'s rules, each part asked once per provider, accelerator name and
+        retired instance type: a rule given by two parts counts twice, as offer by offer."""
+        ev, columns, rules = self.ev, self.columns, self.rules
         by_provider: dict[tuple[str, ...], int] = {}
         for provider in columns.providers:
             names = _names(ev.provider_reasons(provider))
             if names:
                 by_provider[names] = by_provider.get(names, 0) | columns.provider(provider)
         for names, mask in by_provider.items():
-            self._add(names, mask)
+            rules.add_all(names, mask)
         by_chip: dict[tuple[str, ...], list[str]] = {}
         for accelerator in columns.accelerator.values:
             names = _names(ev.accelerator_reasons(accelerator))
             if names:
                 by_chip.setdefault(names, []).append(accelerator)
         for names, chips in by_chip.items():
-            self._add(names, columns.accelerator.mask(chips))
+            rules.add_all(names, columns.accelerator.mask(chips))
         for span in columns.retired:
             first = span.rows[0].offer
-            self._add(_names(retired_rule(first.provider, first.instance_type, ev.as_of)), span.mask)
-
-    def _add(self, names: tuple[str, ...], mask: int) -> None:
-        for name in names:
-            self.rules.add(name, mask)
+            retired = retired_rule(first.provider, first.instance_type, ev.as_of)
+            rules.add_all(_names(retired), span.mask)
 
     def context(self, n: int) -> RunContext:
-        """The context of span ``n``, made when first needed: for its feasible offers, or when one
-        of its rejections is read."""
+        """The context of span ``n``, made when first needed."""
         found = self.contexts[n]
         if found is None:
             found = self.contexts[n] = self.ev.context(self.columns.spans[n].rows)
         return found
 
     def _caps(self, span: Span, sizing: Sizing) -> None:
-        # The same comparisons as Evaluator.offer on the deployment's hourly price: price x
-        # instances x hours > cap, for the hourly (x 1 changes no float), monthly and total caps.
-        # A ladder's masks are bits of its run; they are collected per rule and counted once.
+        # The same comparisons as Evaluator.offer: price x instances x hours > cap, for the hourly
+        # (x 1 changes no float), monthly and total caps; collected per rule and counted once.
         n, start, over, total = sizing.instances, span.start, self.over, self.total_cap
         billed = billed_p10(span.machine[0], sizing) if total is not None else None
         for ladder in span.ladders:
@@ -175,8 +165,7 @@ class _Grouped:
                     over[2][start] = over[2].get(start, 0) | ladder.over(n, paid, total)
 
     def offers(self) -> None:
-        """The rules every offer of a group shares, whatever its run: price model, region, price date,
-        suspect and missing prices."""
+        """The rules read per offer: price model, region, price date, suspect, missing price."""
         ev, columns, rules = self.ev, self.columns, self.rules
         self._by_value(columns.pricing, lambda model: ev.pricing[model])
         self._residency()
@@ -201,9 +190,7 @@ class _Grouped:
             if rules:
                 groups.setdefault(rules, []).append(value)
         for rules, values in groups.items():
-            mask = column.mask(values)
-            for name in rules:
-                self.rules.add(name, mask)
+            self.rules.add_all(rules, column.mask(values))
 
     def _residency(self) -> None:
         # rules.residency_rule, value by value (its messages name the region; the counts do not).
@@ -269,8 +256,7 @@ class _Grouped:
         return out
 
     def rejected_all(self, mask: int, made: dict[int, Rejected]) -> list[Rejected]:
-        """The rejections of the offers in ``mask``, in canonical order, run by run (``made``: those
-        already made, by their index in the list)."""
+        """The rejections of the offers in ``mask``, in order (``made``: made ones, by index)."""
         out: list[Rejected] = []
         offer, spans, span_of = self.ev.offer, self.columns.spans, self.columns.span_of
         for bit in set_bits(mask):
@@ -308,8 +294,7 @@ def _union(masks: Iterable[int]) -> int:
 
 class _RejectedRows(Masked):
     """``Evaluation.rejected`` of a grouped evaluation: the rejected offers inside the pin in canonical
-    order. Each rule's first one (what the summary document reads) is made alone when read; reading
-    any other makes them all, run by run (nearest misses, drift and ``--rejections all`` read all)."""
+    order. Each rule's first one (the summary's) is made alone; reading any other makes all."""
 
     def __init__(self, grouped: _Grouped, mask: int, examples: dict[str, int]) -> None:
         self._grouped, self._mask = grouped, mask
@@ -374,8 +359,7 @@ class _RejectedRows(Masked):
 
 
 def evaluate_grouped(ev: Evaluator, columns: Columns) -> Evaluation:
-    """``evaluate_each``'s result (same candidates, same rejections in the same order, same pinned
-    counts), found by group; the rejections' reasons are made when read. Not for accounts (their
-    quotas and prices are per offer and region: ``evaluate_each``)."""
+    """``evaluate_each``'s result, found by group; the rejections' reasons are made when read.
+    Not for accounts (their quotas and prices are per offer: ``evaluate_each``)."""
     assert ev.accounts is None
     return _Grouped(ev, columns).evaluation()

@@ -1,8 +1,7 @@
 """What the sizing margin costs, and what would win without it.
 
-The engine sizes every candidate at its estimate's conservative (p10) point plus
-``preferences.capacity_headroom`` (``_sizing``). These lines tell the user what that margin costs
-on the chosen placement, which placement would be cheapest if they accept the central estimate,
+Every candidate is sized at its estimate's p10 point plus ``preferences.capacity_headroom``; these
+lines say what that costs on the chosen placement, which would be cheapest at the central estimate,
 and how the chosen provider bills a job's time (``_billing``).
 """
 
@@ -24,8 +23,7 @@ def central_unit_cost(c: Candidate, intent: WorkloadIntent) -> float | None:
 
 
 def _central_of(intent: WorkloadIntent) -> Callable[[Candidate], float | None]:
-    """``central_unit_cost`` for ``intent``, its workload read once (the margin line reads every
-    feasible candidate's)."""
+    """``central_unit_cost`` for ``intent``, its workload read once."""
     serving, training = intent.workload.serving, intent.workload.training
     if serving is not None:
         per_hour = serving.output_tokens_per_s * 3600
@@ -52,10 +50,8 @@ def _central_of(intent: WorkloadIntent) -> Callable[[Candidate], float | None]:
 def _floor_of(intent: WorkloadIntent) -> Callable[[Candidate], float] | None:
     """A serving candidate's least possible central unit cost (None for training): its price for one
     serving group, ``served``'s sum in the same order. The central figure is a whole number of
-    groups, at least one, and rounding is monotonic, so the floor never exceeds ``served(c)``; a
-    candidate whose floor is not below the cheapest so far cannot be the first of the cheapest, and
-    its sizing's central figure (one more estimate, worked out when read) is left unread: 16 of
-    support-chat's 26 (the placements read the other 10), 42 of eu-residency's 51."""
+    groups, at least one, so the floor never exceeds ``served(c)``: a candidate whose floor is not
+    below the cheapest so far needs no central estimate."""
     serving = intent.workload.serving
     if serving is None:
         return None

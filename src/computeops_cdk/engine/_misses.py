@@ -1,16 +1,11 @@
 """Nearest misses: which relaxations of the intent would admit a rejected candidate.
 
-Only candidates whose every failing rule can be relaxed are considered. Numeric rules (price caps,
-deadline, latency targets) say the value that would admit the candidate; categorical rules say
-which constraint to widen or drop. Physical limits (``memory.fit``, ``spec.unknown``,
-``throughput``) and missing data (``price.unknown``) are not relaxations. For each distinct set of
-constraints to relax, the candidate needing the smallest relaxation is kept; sets needing fewer
-constraints come first, then smaller relative relaxations, then the cheaper candidate. Kept misses
-of one instance type (same provider, price model, size) that differ only by the region a residency
-widening names are one line listing the regions, nearest first; a numeric value in it is the
-largest any of those regions needs, so applying the line admits every region it lists.
-
-``unsupported_fix``: the "To fix" when every candidate was rejected by ``target.unsupported``.
+Documented for users in docs/decisions.md. Only candidates whose every failing rule can be relaxed
+(not ``UNRELAXABLE``) count; one miss per distinct set of constraints, fewest first, then the
+smallest relative relaxation, then the cheaper candidate. Misses of one instance type that differ
+only by the region a residency widening names are one line listing the regions, nearest first, with
+the largest numeric value any of them needs. ``unsupported_fix``: the "To fix" when every
+candidate was rejected by ``target.unsupported``.
 """
 
 from __future__ import annotations
@@ -36,7 +31,7 @@ _NUMERIC = {
     "latency.ttft": "ttft_ms",
     "latency.tpot": "tpot_ms",
 }
-_FIXED = frozenset(
+UNRELAXABLE = frozenset(
     {
         "memory.fit",
         "spec.unknown",
@@ -47,8 +42,6 @@ _FIXED = frozenset(
         "offer.retired",
     }
 )
-
-UNRELAXABLE = _FIXED
 """Rules no relaxation of the intent can lift: a rejection carrying one is never a nearest miss."""
 
 
@@ -122,7 +115,7 @@ def _relaxation(
     parts: list[_Part] = []
     size = 0.0
     for rule in sorted({r.rule for r in c.reasons}):
-        if rule in _FIXED:
+        if rule in UNRELAXABLE:
             return None
         if rule in _NUMERIC:
             found = _numeric(rule, c)
@@ -205,14 +198,10 @@ def _line(members: list[_Member]) -> str:
 
 
 def nearest_misses(rejected: Sequence[Rejected], caps: dict[str, float | None]) -> list[str]:
-    """Up to MAX_MISSES relaxations, nearest first, each naming the candidate(s) it would admit.
-
-    One instance type whose regions differ only by the residency widening they need is one line
-    listing those regions (a numeric value is then the largest any of them needs).
-    """
+    """Up to MAX_MISSES relaxations, nearest first, each naming the candidate(s) it would admit."""
     best: dict[tuple[str, ...], _Member] = {}
     for item in rejected:
-        if any(r.rule in _FIXED for r in item[4]):
+        if any(r.rule in UNRELAXABLE for r in item[4]):
             continue
         c = as_candidate(item)
         found = _relaxation(c, caps)
@@ -242,11 +231,8 @@ _REQUIRED_BY = {
 
 
 def unsupported_fix(rejected: Sequence[Rejection], pin: Pin) -> str | None:
-    """The "To fix" when every rejected candidate includes ``target.unsupported``, else None.
-
-    Relaxing the intent cannot admit such a candidate: the fix is another provider, or dropping what
-    makes the pin require the feature (a cluster).
-    """
+    """The "To fix" when every rejected candidate includes ``target.unsupported`` (no relaxation can
+    admit it: another provider, or drop what makes the pin require the feature), else None."""
     if not rejected or not all(any(r.rule == "target.unsupported" for r in x.reasons) for x in rejected):
         return None
     messages = [r.message for x in rejected for r in x.reasons if r.rule == "target.unsupported"]

@@ -9,9 +9,8 @@ from ..errors import IntentError, described, did_you_mean
 
 __all__ = ["FEATURES", "Pin"]
 
-# Features a Terraform target may lack. Defined here, not in ``targets``, because the engine needs
-# the names to validate a Pin and must never import the targets (data flows one way: the targets
-# import this tuple and re-export it as ``targets.FEATURES``).
+# Features a Terraform target may lack; here because the engine validates a Pin and never imports
+# the targets (they re-export this tuple as ``targets.FEATURES``).
 FEATURES: tuple[str, ...] = (
     "gpu_vm",  # a single GPU virtual machine / bare-metal instance
     "tpu",  # Google TPU VMs

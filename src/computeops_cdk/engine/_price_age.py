@@ -1,9 +1,8 @@
 """Price age: how old an offer's price is against the catalog's own date (no clock is read).
 
-A refreshed catalog carries each provider's prices with the date they were read (``Offer.as_of``);
-hand-kept providers (CoreWeave's pricing page) can be months older than the snapshot. A decision
-shows the chosen price's age and warns past ``STALE_DAYS``; ``constraints.max_price_age_days``
-rejects older prices outright (rule ``price.stale``).
+Hand-kept prices (``Offer.as_of``) can be months older than the snapshot: a decision shows the
+chosen price's age and warns past ``STALE_DAYS``; ``constraints.max_price_age_days`` rejects older
+prices outright (rule ``price.stale``).
 """
 
 from __future__ import annotations

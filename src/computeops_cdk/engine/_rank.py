@@ -31,8 +31,7 @@ __all__ = ["distinct", "rank", "rank_key", "score_all"]
 
 
 def _unit_costs(feasible: list[Candidate], intent: WorkloadIntent) -> tuple[float, list[Sizing]]:
-    """Fill each candidate's unit cost for ``intent`` (per 1M output tokens or per training step);
-    returns the cheapest and the distinct sizings, found in the same pass."""
+    """Fill each candidate's unit cost; returns the cheapest and the distinct sizings."""
     serving, training = intent.workload.serving, intent.workload.training
     cheapest, sizings, seen, last = math.inf, [], set(), None
     per_hour = serving.output_tokens_per_s * 3600 if serving is not None else 0.0
@@ -85,11 +84,8 @@ def _targets(intent: WorkloadIntent) -> tuple[float | None, ...]:
 
 
 class _Scorer:
-    """Scores feasible candidates; every score but cost is memoised by the inputs it reads.
-
-    The feasible candidates come in canonical order, so the offers of one run (one instance type of
-    one provider, one sizing) are adjacent: what depends on the run is worked out once per run.
-    """
+    """Scores feasible candidates; every score but cost is memoised by the inputs it reads (the
+    offers of one run are adjacent: what depends on the run is worked out once per run)."""
 
     def __init__(
         self, sizings: list[Sizing], intent: WorkloadIntent, resolved: Resolved, catalog: Catalog
@@ -163,9 +159,8 @@ def score_all(
 ) -> None:
     """Fill unit cost, the six scores and the weighted score of every feasible candidate.
 
-    ``columns``: the catalog's columns, when every candidate carries its canonical position (the
-    grouped evaluation): the candidates alike in everything a score reads are then scored once
-    (``_score_classes``). Default: each candidate scored on its own.
+    ``columns``: when every candidate carries its canonical position (the grouped evaluation), the
+    candidates alike in everything a score reads are scored once. Default: each on its own.
     """
     del index_regions  # availability reads no region count (see _scores)
     alike = _alike(feasible, columns) if columns is not None and not resolved.preferred_regions else None
@@ -223,9 +218,8 @@ def _score(feasible: list[Candidate], intent: WorkloadIntent, resolved: Resolved
 
 def _alike(feasible: list[Candidate], columns: Columns) -> list[list[Candidate]]:
     """The candidates in groups alike in everything a score reads, each group in canonical order and
-    the groups in the order of their first candidate (so the best figures, the cheapest unit cost
-    and the distinct sizings are found as over all of them). Only without preferred regions: the
-    residency score then reads no place (it is 1.0 for every candidate)."""
+    the groups in the order of their first candidate. Only without preferred regions (the residency
+    score then reads no place)."""
     groups: dict[int, list[Candidate]] = {}
     itype: object = _NO_RUN
     classes = _Classes.EMPTY
@@ -247,12 +241,9 @@ def _alike(feasible: list[Candidate], columns: Columns) -> list[list[Candidate]]
 class _Classes:
     """Offer (its canonical position) -> its score class, for placements on one set of services.
 
-    Two offers of one run (one instance type of one provider: the same sizing, block and provider)
-    share a class when they have the same price model, term, price and capacity signal and their
-    places the same compliance score: every score then reads the same values (cost: the price x the
-    run's instances and billed hours; performance: the sizing; availability: the model, block, kind
-    and capacity; reliability: the provider; compliance: the place; residency: see ``_alike``).
-    Kept with the catalog's columns, one run filled when first scored.
+    Two offers of one run (same sizing, block and provider) share a class when they have the same
+    price model, term, price and capacity signal and their places the same compliance score: every
+    score then reads the same values. Kept with the catalog's columns, filled run by run.
     """
 
     EMPTY: _Classes
@@ -263,12 +254,9 @@ class _Classes:
         self.columns, self.services = columns, services
         self.of = [-1] * (columns.size if columns is not None else 0)
         self._keys = keys
-        """Class key -> number, shared by the classes of every set of services of the catalog: a
-        decision's runs on other services (a TPU slice's) are numbered apart."""
+        """Class key -> number, shared by the classes of every set of services of the catalog."""
         self._credits: dict[tuple[str, str], tuple[object, float]] = {}
-        """(provider, region) -> (its provider record, the place's rounded compliance credit on these
-        services): the runs of one provider share their regions (a cold decide asked ~650 times
-        for ~160 places)."""
+        """(provider, region) -> (its provider record, the place's rounded compliance credit)."""
 
     @staticmethod
     def kept(columns: Columns, services: tuple[str, ...]) -> _Classes:
@@ -305,8 +293,7 @@ _STATIC_KEY = "engine.static_scores"
 
 def _static_scores(catalog: Catalog) -> dict[tuple[str, str, tuple[str, ...]], tuple[Provider, float, float]]:
     """(provider, region, services) -> (the provider record, reliability, compliance), kept with the
-    catalog: both scores read only the catalog's provider records (immutable), not the intent, and
-    a decision over the embedded catalog scores about 50 such places (a third of its scoring)."""
+    catalog: both scores read only the catalog's (immutable) provider records, not the intent."""
     found = catalog._index.get(_STATIC_KEY)
     if not isinstance(found, dict):
         found = catalog._index[_STATIC_KEY] = {}
@@ -336,13 +323,10 @@ def rank_key(c: Candidate) -> tuple[float, float, str, str, str, str, float]:
 def rank(feasible: list[Candidate], *, by_position: bool | None = None) -> None:
     """Sort scored candidates into rank order (``rank_key``), best first.
 
-    Candidates of the grouped evaluation carry their offer's canonical position (``_index``: by
-    provider, instance type, region, price model, term, price), which orders exactly as
-    ``rank_key``'s tie-break does (the price labels ``on_demand`` < ``reserved/12`` <
-    ``reserved/36`` < ``spot`` sort as the models and terms do, and a run's hourly prices are its
-    offers' prices x one instance count), so they sort by score, unit cost and position: a shorter
-    key for the ~600 feasible candidates of a decision. ``by_position``: whether they all carry such
-    positions (``Evaluation.by_position``); default: checked candidate by candidate.
+    A canonical position (``_index``) orders exactly as ``rank_key``'s tie-break does (the labels
+    ``on_demand`` < ``reserved/12`` < ``reserved/36`` < ``spot`` sort as models and terms do), so
+    candidates carrying one sort by score, unit cost and position. ``by_position``: whether they all
+    do (``Evaluation.by_position``); default: checked candidate by candidate.
     """
     if by_position is None:  # not known: every candidate checked
         by_position = all(c.position >= 0 and c.row.offer.term_months in _TERMS for c in feasible)
@@ -357,14 +341,13 @@ _TERMS = frozenset({None, 12, 36})
 
 
 def distinct(ranked: list[Candidate], limit: int) -> list[Candidate]:
-    """The best ``limit`` candidates, one per (provider, instance type, price model): the same machine
-    in another region is not an alternative worth a row (its best region stands for it)."""
+    """The best ``limit`` candidates, one per (provider, instance type, price model)."""
     seen: set[tuple[int, str, int | None]] = set()
     out = []
     for c in ranked:
         o = c.row.offer
-        # the catalog's one record of the instance type (alive with the rows) stands for (provider,
-        # instance type); the model and term for the price label, without building it
+        # the instance type's one record stands for (provider, instance type); model and term for
+        # the price label
         key = (id(c.row.itype), o.pricing, o.term_months)
         if key not in seen:
             seen.add(key)

@@ -1,10 +1,8 @@
 """What a reservation costs: the whole term, whether the workload uses it or not.
 
-A reserved offer's ``hourly_usd`` is its effective hourly price (the term's cost spread over its
-hours, ``term_months`` x 730). The commitment is that price x the term's hours x the instances:
-a training job shorter than the term still pays all of it (its total and unit cost say so), a job
-longer than one term needs as many whole terms as cover it. Inference runs continuously over the
-term, so its unit cost is the hourly price over the tokens it serves, as for any offer.
+A reserved offer's ``hourly_usd`` is its effective hourly price over ``term_months`` x 730 hours.
+The commitment is that price x the term's hours x the instances: a training job pays whole terms
+(all of one even when shorter); inference runs over the term, so its unit cost is hourly as usual.
 """
 
 from __future__ import annotations
@@ -15,12 +13,9 @@ __all__ = ["committed", "reservation_line"]
 
 
 def committed(hourly: float, term_hours: int, hours: float | None) -> tuple[float, bool, float | None]:
-    """``(commitment USD, whole_term, hours paid)`` of ``hourly`` (the deployment's effective hourly
-    price) reserved for ``term_hours``; ``hours`` is the job's billed running time (None for a
-    service, which commits to one term).
-
-    ``whole_term`` is True when the job is shorter than the hours it pays for.
-    """
+    """``(commitment USD, whole_term, hours paid)`` of ``hourly`` reserved for ``term_hours``;
+    ``hours``: the job's billed running time (None for a service, which commits to one term).
+    ``whole_term``: the job is shorter than the hours it pays for."""
     if hours is None:
         return hourly * term_hours, False, None
     terms = max(1, math.ceil(hours / term_hours - 1e-9))

@@ -3,13 +3,11 @@
 Names that need the catalog cannot be checked when the intent is parsed; they are checked here,
 before any candidate is considered, with the same IntentError (field path + "did you mean").
 
-A LOCKED workload (``locked=True``: the synth of a locked workload, ``reevaluate``, the drift rules,
-``lock update``) is different: a catalog that dropped a region or accelerator its intent names must
-not stop it (a running fleet never moves by itself; nothing may fail because the catalog changed
-until the user relocks). There a well-formed name the catalog does not list matches nothing, and
-``Resolved.unlisted`` says so in a warning line (the field path, the name, the catalog version, close
-matches, a fix), as ``engine._accounts.unlisted_names`` does for the accounts file. A malformed name
-(not in the catalog schema's region_code / accelerator_alias form) stays an IntentError.
+A LOCKED workload (``locked=True``: its synth, ``reevaluate``, the drift rules, ``lock update``)
+is different: a running fleet never moves by itself, so nothing may fail because the catalog
+changed until the user relocks. There a well-formed name the catalog does not list matches nothing
+and ``Resolved.unlisted`` says so in a warning line (as ``_accounts.unlisted_names`` does for the
+accounts file); a malformed name stays an IntentError.
 """
 
 from __future__ import annotations
@@ -45,8 +43,7 @@ class Resolved:
     pin_provider: str | None
     pin_region: str | None
     unlisted: tuple[str, ...] = ()
-    """Warnings about well-formed names of a locked workload's intent that the catalog does not
-    list (they match nothing); always empty for a fresh decision, which refuses them."""
+    """Warnings about a locked intent's names the catalog does not list (module docstring)."""
 
 
 def accelerator_key(name: str) -> str:
@@ -180,11 +177,8 @@ def _warnings(intent: WorkloadIntent, catalog: Catalog, found: list[str]) -> tup
 
 
 def resolve(intent: WorkloadIntent, catalog: Catalog, pin: Pin, *, locked: bool = False) -> Resolved:
-    """Resolve every catalog name in ``intent`` and ``pin``; IntentError on the first unknown one.
-
-    ``locked``: the intent is a locked workload's (module docstring): a well-formed region or
-    accelerator name the catalog does not list matches nothing and is a warning in
-    ``Resolved.unlisted``, not an error."""
+    """Resolve every catalog name in ``intent`` and ``pin``; IntentError on the first unknown one
+    (``locked``: a well-formed unlisted name is a warning instead, module docstring)."""
     unlisted: list[str] | None = [] if locked else None
     constraints = intent.constraints
     allow = constraints.accelerators.allow if constraints.accelerators else None

@@ -1,9 +1,8 @@
 """``offer.retired``: instance types their provider has retired, each with the retirement notice.
 
-An offer of a retired instance type can still appear in a price table after the hardware is gone
-(the market data lists Azure's K80 ``Standard_NC24_Promo``); the engine rejects it, quoting the
-provider's own notice. Only retirements with a cited notice whose date precedes the catalog's
-snapshot are listed; nothing is inferred from an accelerator's age.
+A retired instance type can still appear in a price table (Azure's K80 ``Standard_NC24_Promo``);
+the engine rejects it, quoting the provider's own cited notice. Nothing is inferred from an
+accelerator's age.
 """
 
 from __future__ import annotations

@@ -1,16 +1,7 @@
 """The hard-constraint filters: one small function per rule, each returning its Reasons.
 
-Every function answers for a group of offers that share what it reads (a provider, a region, an
-instance type, a price model), so ``decide`` evaluates it once per group, not once per offer.
-A rule returns a Reason with its stable id and the numbers, or nothing when the group passes.
-
-Rule ids (stable; documented in README.md):
-``provider.excluded``, ``provider.not_allowed``, ``accelerator.not_allowed``, ``pricing.model``,
-``residency.country``, ``residency.continent``, ``residency.region``, ``compliance.<scope>``,
-``target.unsupported``, ``spec.unknown``, ``memory.fit``, ``latency.ttft``, ``latency.tpot``,
-``throughput``, ``deadline``, ``price.unknown``, ``price.max_hourly``, ``price.max_monthly``,
-``price.max_total``, ``engine.platform`` (in the sizing: a named serving engine that does not
-run on the accelerator).
+Each answers for a group of offers sharing what it reads, with a Reason (its stable id, listed in
+docs/decisions.md, and the numbers) or nothing when the group passes.
 """
 
 from __future__ import annotations
@@ -37,8 +28,7 @@ __all__ = [
 
 
 LISTED = 6
-"""Values of a constraint a rejection message names; the rest are counted. Every rejection repeats
-its message, so a list of 100,000 countries once made a 715 MB decision document."""
+"""Values of a constraint a rejection message names; the rest are counted (messages repeat)."""
 
 
 def listed(values: Sequence[str]) -> str:
@@ -88,10 +78,7 @@ def pricing_rule(pricing: str, constraints: Constraints) -> tuple[Reason, ...]:
 def residency_rule(
     provider: str, code: str, region: Region | None, constraints: Constraints, resolved: Resolved
 ) -> tuple[Reason, ...]:
-    """``residency.country`` / ``residency.continent`` / ``residency.region``.
-
-    A region whose country (or the region record itself) is unknown never satisfies a country rule.
-    """
+    """The three ``residency.*`` rules (a region of unknown country fails a country rule)."""
     residency = constraints.residency
     if residency is None:
         return ()
@@ -121,12 +108,8 @@ def compliance_rules(
     provider: Provider, code: str, scopes: tuple[str, ...], services: tuple[str, ...] = ("vm",)
 ) -> tuple[Reason, ...]:
     """``compliance.<scope>`` for each requested scope the provider does not attest in ``code``
-    for every one of ``services`` (the provider services the placement runs on, placement_services()).
-
-    Only ``provider_claimed`` evidence whose region scope includes ``code`` satisfies a scope;
-    third-party or keyword-only evidence never does (it only feeds the soft compliance score). An
-    attestation authorised service by service (FedRAMP) satisfies it only when each service is
-    ``in_scope``: ``not_found`` (no source read names it) is not taken as in scope.
+    for every one of ``services`` (placement_services()): only ``provider_claimed`` evidence that
+    ``attestation_applies`` satisfies a scope; weaker evidence only feeds the soft score.
     """
     reasons = []
     for scope in scopes:
@@ -153,13 +136,10 @@ def compliance_rules(
 
 
 def attestation_applies(att: Attestation, code: str, services: tuple[str, ...] = ("vm",)) -> bool:
-    """Whether ``att`` speaks for a placement in region ``code`` on ``services``: the one scope rule
-    the compliance filter (compliance_rules) and the soft compliance score (scores.compliance_credit)
-    share, so a score never credits an authorisation the filter would not accept.
-
-    Its region scope, when it has one, includes ``code``, and an attestation authorised service by
-    service (FedRAMP) has every one of ``services`` ``in_scope`` (``not_found`` is not in scope).
-    Whether its evidence grade may satisfy a hard constraint is the caller's question.
+    """Whether ``att`` speaks for a placement in region ``code`` on ``services``: its region scope,
+    if any, includes ``code``, and an attestation authorised service by service (FedRAMP) has every
+    one of ``services`` ``in_scope`` (``not_found`` is not). The one scope rule of the compliance
+    filter and the soft score, so a score never credits what the filter would refuse.
     """
     return (att.regions is None or code in att.regions) and not _service_gaps(att, services)
 
@@ -196,8 +176,7 @@ def placement_services(*, tpu: bool, kubernetes: bool) -> tuple[str, ...]:
     return (machine, "kubernetes") if kubernetes else (machine,)
 
 
-# (TPU?, in a Kubernetes node pool?) -> the machine's own features. A GPU machine in a pool needs
-# nothing beyond the required kubernetes_node_pool.
+# (TPU?, in a Kubernetes node pool?) -> the machine's own features (see features_needed)
 _MACHINE_FEATURES: Mapping[tuple[bool, bool], tuple[str, ...]] = {
     (True, True): ("tpu", "tpu_node_pool"),
     (True, False): ("tpu",),
@@ -211,11 +190,9 @@ def features_needed(
 ) -> tuple[str, ...]:
     """The target features (targets.FEATURES) a placement needs: what the offer implies plus ``require``.
 
-    The machine itself is a ``tpu`` or a ``gpu_vm``, except when the caller requires a
-    ``kubernetes_node_pool``: then a GPU machine is a node of the pool, not a VM of its own, and a
-    TPU slice needs a ``tpu_node_pool``.
-    ``repeatable_plan`` is never implied by an offer; callers that need it (the constructs, for an
-    engine-chosen provider) put it in ``require``.
+    The machine is a ``tpu`` or a ``gpu_vm``, except in a required ``kubernetes_node_pool``: a GPU
+    machine is then a node of the pool and a TPU slice needs a ``tpu_node_pool``. An offer never
+    implies ``repeatable_plan``; callers that need it put it in ``require``.
     """
     tpu = accelerator is not None and accelerator.is_tpu
     pool = "kubernetes_node_pool" in require

@@ -1,35 +1,16 @@
 """The six soft scores, each in [0, 1], and the weighted rank.
 
-Formulas (documented for users in README.md; data source in brackets):
+The formulas, their reasons and data sources are documented for users in docs/decisions.md
+("Scores, rank and trade-off"); in short:
 
-- cost = cheapest unit cost among feasible candidates / this unit cost  [catalog price x sizing]
-  (USD per 1M output tokens for inference, USD per training step for training/fine-tuning)
-- performance, inference = mean of speed(TPOT) and speed(TTFT); training = speed(time to train).
-  With a target for the figure (tpot_ms, ttft_ms, deadline_hours) speed is valued against it, at
-  the estimate's conservative (p10) point q = figure / target: 1.0 once q <= 0.5 (met with a 2x
-  margin: more speed buys nothing the intent asked for), then 1 - (q - 0.5), 0.5 at the target.
-  Without a target, speed(x) = 1 / (1 + log2(x / best x among feasible))  [performance model]
-  (1.0 for the fastest, 0.5 at twice as slow, 0.33 at 4x, 0.2 at 16x: times span orders of
-  magnitude, from one node to a 256-chip pod, and a linear ratio would flatten all but the fastest)
-- availability = price-model base (reserved 1.0, on_demand 0.8, spot 0.4) x block-size factor
-  x (0.6 for a marketplace)  [catalog price model, provider kind, sizing]. The block is the
-  accelerators that must be obtained together (a serving group; a whole training job): factor
-  1 / (1 + BLOCK_LOSS x log2(block / 8)) above 8 accelerators, BLOCK_LOSS 0.1 (0.2 for spot, whose
-  large blocks are reclaimed first), x the offer's capacity factor where a live feed gave a capacity
-  signal (CAPACITY_FACTOR: high/available 1.0, medium 0.9, low 0.75, none 0.25; judgement weights,
-  not measured) [catalog offer capacity: RunPod stock status, Lambda regions with capacity]. An offer
-  without a signal (every snapshot offer) keeps factor 1. How many regions list a price is not
-  capacity and does not count.
-- reliability = 0.5 x kind base + 0.5 x SLA credit when the provider publishes an SLA,
-  else 0.8 x kind base; kind base hyperscaler 0.9, neocloud 0.75, marketplace 0.4;
-  SLA credit = clamp((SLA % - 99) / 1, 0, 1)  [catalog provider kind and sla_percent]
-- compliance = mean over the 7 scopes of the evidence credit in this region: provider_claimed 1.0,
-  third_party 0.5, keyword_only 0.25, none 0; an attestation counts only where the compliance
-  filter's scope rule (rules.attestation_applies) accepts it: its regions, and for an
-  authorisation given service by service (FedRAMP) every service the placement runs on in scope
-  [catalog attestations, their service scope]
-- residency = 1.0 in a preferred region, 0.6 in the country of one, 0.3 on its continent, else 0;
-  1.0 for every candidate when no region is preferred  [preferences.regions, catalog regions]
+- cost = cheapest feasible unit cost / this unit cost.
+- performance: mean speed over the figures (TPOT and TTFT; training: time to train), each valued
+  against its target at the estimate's p10 point (``target_score``), else against the fastest
+  feasible (``speed_score``).
+- availability = price-model base x block-size factor x marketplace factor x capacity factor.
+- reliability = provider kind base, blended with the published SLA when there is one.
+- compliance = mean over the scopes of the best credit of evidence ``attestation_applies`` admits.
+- residency = 1.0 in a preferred region, less in its country or continent; 1.0 when none is.
 
 score = sum(weight x dimension score) / sum(weights).
 """
@@ -97,8 +78,7 @@ TARGET_SATURATION = 0.5
 
 
 def target_score(value: float, target: float) -> float:
-    """Speed against a target (times: lower is better): 1.0 up to TARGET_SATURATION x target, then
-    falling linearly, 0.5 at the target itself."""
+    """Speed against a target: 1.0 up to TARGET_SATURATION x target, then linear, 0.5 at target."""
     q = value / target
     if q <= TARGET_SATURATION:
         return 1.0
@@ -111,11 +91,8 @@ def performance_score(
     targets: Sequence[float | None] = (),
     conservative: Sequence[float | None] = (),
 ) -> float:
-    """Mean speed score over the figures a candidate has (times: lower is better).
-
-    A figure with a target is scored by ``target_score`` at its conservative value; one without
-    by ``speed_score`` against the best feasible (``values`` and ``best`` are central figures).
-    """
+    """Mean speed score over the figures a candidate has (times: lower is better): ``target_score``
+    at the conservative value with a target, else ``speed_score`` (central figures vs ``best``)."""
     targets = tuple(targets) or (None,) * len(values)
     conservative = tuple(conservative) or tuple(values)
     ratios = []
@@ -130,7 +107,8 @@ def performance_score(
 BLOCK_FREE = 8
 """Accelerators (one HGX node) up to which a block is as obtainable as one machine."""
 BLOCK_LOSS: Mapping[str, float] = {"spot": 0.2}
-"""Availability lost per doubling of the block beyond BLOCK_FREE, by price model (default 0.1)."""
+"""Availability lost per doubling of the block beyond BLOCK_FREE, by price model (default 0.1):
+spot's large blocks are reclaimed first."""
 
 
 def availability_score(pricing: str, block: int, kind: str, capacity: str | None = None) -> float:

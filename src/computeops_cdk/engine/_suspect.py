@@ -1,15 +1,9 @@
 """``price.suspect``: offers whose price contradicts the rest of the market data.
 
-Two checks, over the whole catalog (built once per catalog and cached on it, like the index):
-
-* **on-demand below spot**: an on-demand offer that costs more than SPOT_TOLERANCE less than the
-  spot offer of the same instance type in the same region (spot capacity is sold at a discount
-  from on-demand; the reverse is a data error or a mislabelled row);
-* **far below its other regions**: an offer below REGIONAL_FRACTION of the median price of the same
-  instance type and price model over its regions, when at least MIN_REGIONS regions price it.
-
-Suspect offers are rejected unless ``constraints.accept_suspect_prices`` is true; the message gives
-the numbers. The thresholds are documented in README.md ("Rule ids").
+Two checks over the whole catalog (cached on it): an on-demand offer below the spot price of the
+same offer (spot is sold at a discount from on-demand: the reverse is a data error), and an offer
+far below the median of its other regions. Rejected unless ``constraints.accept_suspect_prices``
+is true; the thresholds are documented in docs/decisions.md ("Hard constraints").
 """
 
 from __future__ import annotations
@@ -45,13 +39,8 @@ def offer_key(o: Offer) -> OfferKey:
     return (o.provider, o.instance_type, o.region, price_label(o))
 
 
-_key = offer_key
-
-
 def _median(values: Iterable[float]) -> float:
-    """``statistics.median``: the middle value, or the mean of the two middle ones (the same
-    arithmetic; a test compares them), without importing ``statistics`` (about 0.8 ms of a cold
-    decide, whose path needs nothing else of it)."""
+    """``statistics.median``'s arithmetic (a test compares them), without importing it."""
     data = sorted(values)
     middle = len(data) // 2
     return data[middle] if len(data) % 2 else (data[middle - 1] + data[middle]) / 2
@@ -63,9 +52,7 @@ def _build(catalog: Catalog) -> dict[OfferKey, Reason]:
     on_demand: list[tuple[Offer, float]] = []
     by_type: dict[tuple[str, str, str], dict[str, float]] = {}
     # One pass over the priced offers for both checks; the on-demand ones are compared with the spot
-    # prices once all are known, in the offers' order (the order of the reasons found, as before).
-    # Each offer's fields are read once and its price label made inline (price_label's result): the
-    # pass is a cold decide's first call (3.2 -> 2.2 ms over the embedded catalog).
+    # prices once all are known, in the offers' order. The price label is made inline (price_label).
     for o in catalog.offers:
         price = o.hourly_usd
         if price is None:
@@ -87,7 +74,7 @@ def _build(catalog: Catalog) -> dict[OfferKey, Reason]:
     for o, price in on_demand:
         other = spot.get((o.provider, o.instance_type, o.region))
         if other is not None and price < other * (1 - SPOT_TOLERANCE):
-            found[_key(o)] = Reason(
+            found[offer_key(o)] = Reason(
                 rule="price.suspect",
                 message=f"on-demand {price:,.4g} USD/h is below the spot price {other:,.4g} USD/h "
                 f"of the same offer ({o.provider} {o.instance_type} in {o.region}): one of the two is "
