@@ -212,15 +212,12 @@ def _document(text: str) -> Any:
     """The file's data under the intent's YAML rules (no key twice, no YAML 1.1 numbers)."""
     import yaml
 
-    from .intent._yaml import load_yaml
+    from .intent._yaml import load_yaml, yaml_problem
 
     try:
         return load_yaml(text)
     except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        problem = str(getattr(err, "problem", None) or err)[:400]
-        raise AccountsError(f"the accounts file is not valid YAML{where}: {problem}") from None
+        raise AccountsError(f"the accounts file is not valid YAML{yaml_problem(err, text)}") from None
 
 
 def _mapping(value: Any, where: str, keys: set[str] | None, *, required: bool = False) -> dict[str, Any]:

@@ -328,7 +328,8 @@ def test_yaml_syntax_error_names_the_line(tmp_path: Path) -> None:
     problem = (
         "did not find expected ',' or ']'" if yaml.__with_libyaml__ else "expected ',' or ']', but got ':'"
     )
-    assert str(caught.value) == f"{bad}: invalid YAML at line 3, column 12: {problem}"
+    fix = "To fix: close the list with ']', or separate its items with ','"
+    assert str(caught.value) == f"{bad}: invalid YAML at line 3, column 12: {problem}. {fix}"
 
 
 def test_json_file_and_its_syntax_errors(tmp_path: Path) -> None:

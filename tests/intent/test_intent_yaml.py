@@ -91,3 +91,51 @@ def test_a_tab_that_cannot_start_a_token_is_named() -> None:
         WorkloadIntent.from_yaml(text, source="tabbed.yaml")
     assert "found character '\\t' that cannot start any token" in str(caught.value)
     assert str(caught.value).startswith("tabbed.yaml: invalid YAML at line ")
+
+
+def test_a_control_character_is_named_by_line_and_column() -> None:
+    # PyYAML's reader gave an offset into "<unicode string>" and no fix
+    with pytest.raises(IntentError) as caught:
+        WorkloadIntent.from_yaml("apiVersion: computeops.dev/v1\nname: x\x00y\n", source="nul.yaml")
+    assert str(caught.value) == (
+        "nul.yaml: invalid YAML at line 2, column 8: unacceptable character #x0000 "
+        f"({'control' if yaml.__with_libyaml__ else 'special'} characters are not allowed). To fix: "
+        "remove it; the file is plain UTF-8 text"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "fix"),
+    [
+        (
+            "workload:\n    type: inference\n  model: x\n",
+            "indent this line like the other keys of its mapping",
+        ),
+        ("name: [a, b\n", "close the list with ']'"),
+        ("name: {a: 1\n", "close the mapping with '}'"),
+        ("name: a: b\n", "quote a value that holds ': '"),
+    ],
+)
+def test_the_commonest_syntax_errors_say_how_to_fix_them(text: str, fix: str) -> None:
+    with pytest.raises(IntentError, match=r"invalid YAML at line \d+, column \d+: .*\. To fix: ") as caught:
+        WorkloadIntent.from_yaml(text, source="bad.yaml")
+    assert fix in str(caught.value)
+
+
+def test_an_accounts_file_reports_yaml_errors_the_same_way(tmp_path: Path) -> None:
+    from computeops_cdk.accounts import load_accounts
+    from computeops_cdk.errors import AccountsError
+
+    path = tmp_path / "accounts.yaml"
+    path.write_text("version: 1\nproviders:\x00\n", encoding="utf-8")
+    with pytest.raises(
+        AccountsError, match=r"not valid YAML at line 2, column 11: unacceptable character #x0000"
+    ):
+        load_accounts(path)
+
+
+@pytest.mark.parametrize("name", ["1e3", "0x1f", "1e-3", "yes", "123", "0o17"])
+def test_to_yaml_quotes_a_string_the_reader_would_take_for_something_else(name: str) -> None:
+    # safe_dump resolved plain scalars as YAML 1.1 does: "1e3" went out unquoted and came back a number
+    intent = WorkloadIntent.from_yaml(SUPPORT_CHAT).replace(name=name)
+    assert WorkloadIntent.from_yaml(intent.to_yaml()) == intent

@@ -8,7 +8,6 @@ import os
 from pathlib import Path
 from typing import Any, Literal, Self
 
-import yaml
 from pydantic import Field, ValidationError, model_validator
 
 from .._files import MIB, UnreadableFile, read_regular_file, shown_path
@@ -19,7 +18,7 @@ from ._constraints import Constraints, Preferences
 from ._errors import intent_error
 from ._json import json_data
 from ._workload import Workload
-from ._yaml import yaml_data
+from ._yaml import dump_yaml, yaml_data
 
 __all__ = ["API_VERSION", "MAX_INTENT_BYTES", "WorkloadIntent"]
 
@@ -133,7 +132,7 @@ class WorkloadIntent(IntentModel):
     def to_yaml(self) -> str:
         """YAML text that ``from_yaml`` reads back to an equal intent (unset optionals omitted)."""
         data = self.to_dict(exclude_none=True)
-        return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+        return dump_yaml(data)
 
     def canonical_json(self) -> str:
         """Sorted keys, no whitespace, defaults filled: equal intents give equal bytes."""

@@ -207,6 +207,19 @@ for _tag in ("binary", "set", "omap", "pairs"):
     _Loader.add_constructor(f"tag:yaml.org,2002:{_tag}", _refuse_yaml11_type)
 
 
+class _Dumper(yaml.SafeDumper):
+    """PyYAML's safe dumper resolving plain scalars as ``_Loader`` reads them, so a string the loader
+    would read as a number (``1e3`` is a YAML 1.2 float, not a 1.1 one) is written quoted."""
+
+
+_Dumper.yaml_implicit_resolvers = _Loader.yaml_implicit_resolvers
+
+
+def dump_yaml(data: Any) -> str:
+    """YAML text of plain ``data`` that ``load_yaml`` reads back equal (keys in their order)."""
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True)
+
+
 def load_yaml(text: str) -> Any:
     """Parse intent YAML (``_Loader``'s rules); a YAMLError names the line and column."""
     loader = _Loader(text)
@@ -238,16 +251,44 @@ def yaml_data(text: str, *, source: str) -> Any:
     try:
         return load_yaml(text)  # a SafeLoader subclass: plain data only
     except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        problem = getattr(err, "problem", None) or str(err)
-        if problem == _NO_TOKEN and mark is not None:  # libyaml's words leave out the character
-            found = _character_at(text, mark.line, mark.column)
-            problem = f"found character {found!r} that cannot start any token"
-        raise IntentError(f"{source}: invalid YAML{where}: {problem}") from None
+        raise IntentError(f"{source}: invalid YAML{yaml_problem(err, text)}") from None
+
+
+def yaml_problem(err: yaml.YAMLError, text: str) -> str:
+    """`` at line L, column C: what is wrong. To fix: ...`` for a YAMLError of ``text``."""
+    if isinstance(err, yaml.reader.ReaderError):  # no mark: an offset into the text ("<unicode string>")
+        line = text.count("\n", 0, err.position) + 1
+        column = err.position - (text.rfind("\n", 0, err.position) + 1) + 1
+        character = err.character if isinstance(err.character, int) else ord(err.character)
+        return (
+            f" at line {line}, column {column}: unacceptable character #x{character:04x} ({err.reason}). "
+            "To fix: remove it; the file is plain UTF-8 text"
+        )
+    mark = getattr(err, "problem_mark", None)
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    problem = str(getattr(err, "problem", None) or err)[:400]
+    if problem == _NO_TOKEN and mark is not None:  # libyaml's words leave out the character
+        found = _character_at(text, mark.line, mark.column)
+        problem = f"found character {found!r} that cannot start any token"
+    fix = next((fix for words, fix in _FIXES if words in problem), None)
+    return f"{where}: {problem}" + (f". To fix: {fix}" if fix else "")
 
 
 _NO_TOKEN = "found character that cannot start any token"
+_FIXES = (
+    ("expected key", "indent this line like the other keys of its mapping, or add the ':' after its key"),
+    (
+        "expected <block end>",
+        "indent this line like the other keys of its mapping, or add the ':' after its key",
+    ),
+    ("expected ',' or ']'", "close the list with ']', or separate its items with ','"),
+    ("expected ',' or '}'", "close the mapping with '}', or separate its entries with ','"),
+    (
+        "mapping values are not allowed",
+        "quote a value that holds ': ', or start a nested mapping on a new line",
+    ),
+)
+"""Words of libyaml's (and PyYAML's) commonest syntax errors -> how to fix them."""
 
 
 def _character_at(text: str, line: int, column: int) -> str:
