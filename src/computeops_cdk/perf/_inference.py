@@ -71,8 +71,7 @@ class _Replica:
     coeffs_memo: dict[tuple[int, int], _Coeffs] = field(default_factory=dict, compare=False, repr=False)
     """(input, output tokens) -> the batch-independent terms of a step (``_coeffs``)."""
     points_memo: dict[tuple[int, int, int], _Point] = field(default_factory=dict, compare=False, repr=False)
-    """(batch, input, output tokens) -> ``_point``, for the batches every estimate asks first (the
-    one filling memory, batch 1, a given concurrency's)."""
+    """(batch, input, output tokens) -> ``_point``, for the batches every estimate asks first."""
     meeting_memo: dict[tuple[int, int, float | None, float | None], _Point | None] = field(
         default_factory=dict, compare=False, repr=False
     )
@@ -156,7 +155,7 @@ class _Shared:
     ``replicas``: (precision, TP, context, crossing nodes) -> the replica ``_shared_replica`` gave;
     ``precisions``: asked precision -> (the one modelled, the notes saying why and how);
     ``degrees``: accelerators -> the tensor-parallel degrees tried. Found by identity, once per
-    estimate, where the lru_cache's key hashes both records' fields on every ask."""
+    estimate (the lru_cache's key hashes both records' fields on every ask)."""
 
     __slots__ = ("degrees", "hardware", "model", "precisions", "replicas")
 
@@ -169,9 +168,8 @@ class _Shared:
 
 
 _SHARED: dict[tuple[int, int], _Shared] = {}
-"""(id(model), id(hardware)) -> their ``_Shared``. Both are frozen records and the entry holds them,
-so no other object takes their ids while it is kept. Equal records of other identities get their own
-entry, whose replicas come from the lru_cache: the very replicas it holds."""
+"""(id(model), id(hardware)) -> their ``_Shared``: the entry holds both frozen records, so no other
+object takes their ids while it is kept (equal records of other identities get their own entry)."""
 _SHARED_KEPT = 256
 _REPLICAS_KEPT = 2048
 """All entries' replicas together, as many as ``_shared_replica``'s lru_cache holds: caps nest."""

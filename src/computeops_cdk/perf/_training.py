@@ -44,8 +44,7 @@ __all__ = ["estimate_training_hw"]
 MICRO_BATCH_TOKENS = 8192
 # Tensor parallelism costs more on narrow models (communication ~ tokens x hidden, compute ~
 # tokens x hidden^2): loss per doubling = TP_LOSS_AT_8192 x 8192 / hidden. Fitted to TRN-33 (70B
-# TP4 PP8) and TRN-25 (405B TP8 PP16). Pipeline stages pay their real bubble for the micro-batches
-# the batch gives (module docstring); v7's flat PP_LOSS per doubling stood in for it.
+# TP4 PP8) and TRN-25 (405B TP8 PP16). Pipeline stages pay their real bubble (module docstring).
 TP_LOSS_AT_8192 = 0.05
 MAX_MODEL_PARALLEL = 128
 # Interleaved 1F1B: each pipeline stage holds this many model chunks, dividing the bubble by it
