@@ -8,7 +8,7 @@
 
 It runs as the console script ``terraform-provider-computeops`` (plugin protocol 6), installed from
 a filesystem mirror (``computeops provider install``). Only ``_framework`` knows the plugin
-framework (PyPI ``tf``); cdktn is never imported, the engine and catalog only when a call needs them.
+framework (PyPI ``tf``); it never imports cdktn, and the engine and catalog load on first use.
 """
 
 from __future__ import annotations
