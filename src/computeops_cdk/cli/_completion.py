@@ -23,7 +23,6 @@ install:
 
 
 def register(commands: Any) -> None:
-    """Add the ``completion`` subcommand."""
     parser = commands.add_parser(
         "completion",
         help="print a shell completion script (bash, zsh or tcsh)",
@@ -62,6 +61,5 @@ def _mark_files(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Handler of ``computeops completion``."""
     sys.stdout.write(completion_script(args.shell))
     return 0

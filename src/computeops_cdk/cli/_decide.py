@@ -85,7 +85,6 @@ _FORMATS = ("table", "json", "markdown", "csv")
 
 
 def register(commands: Any) -> None:
-    """Add the ``decide`` subcommand."""
     parser = commands.add_parser(
         "decide",
         help="decide where a workload intent runs (provider, instance, region, price model)",

@@ -141,7 +141,6 @@ _TRAINING_ONLY = {"seq_len": 4096, "global_batch_tokens": None, "no_fabric": Fal
 
 
 def register(commands: Any) -> None:
-    """Add the ``estimate`` subcommand to the CLI."""
     parser = commands.add_parser(
         "estimate",
         help="estimate throughput, latency, memory and MFU for one model on one accelerator type",
@@ -284,7 +283,6 @@ def _accelerator(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Handler of ``computeops estimate``."""
     _apply_workload_defaults(args)
     model = _model(args)
     acc = _accelerator(args)
