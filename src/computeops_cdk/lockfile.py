@@ -120,9 +120,8 @@ def cluster_problem(cluster: str) -> str | None:
 
 
 def check_pins(provider: object, region: object, path: str) -> None:
-    """Refuse a pin no workload's props can give: a provider not in the catalog, a malformed region.
-
-    A well-formed region the catalog no longer lists passes; ``reevaluate`` reports it infeasible."""
+    """Refuse a pin no workload's props can give: a provider not in the catalog, a malformed region
+    (a well-formed region the catalog no longer lists passes; ``reevaluate`` reports it)."""
     from .catalog import PROVIDER_IDS
     from .catalog._validate import identifier_problem
 

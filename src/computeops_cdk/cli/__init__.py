@@ -45,8 +45,7 @@ def version_text() -> str:
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The argument parser with every subcommand registered (or, given ``command``, only that one in
-    full and the others by name and help)."""
+    """The argument parser (given ``command``, only that subcommand in full, the others by name)."""
     from ._parser import build_parser as build
 
     return build(command)

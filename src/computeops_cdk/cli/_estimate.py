@@ -132,8 +132,7 @@ _BATCH_TOKENS = _at_most(_whole, MAX_GLOBAL_BATCH_TOKENS, "the tokens per step a
 _PARAMS_B = _at_most(_positive, MAX_PARAMS_B, "the billions of parameters an intent accepts")
 
 
-# Flags that only mean something for one kind of workload, with their defaults (applied in run()
-# so that a flag given for the other kind is reported instead of silently ignored).
+# Flags of one workload kind with their defaults, applied in run() so the other kind's are reported.
 _INFERENCE_ONLY = {"input_tokens": 1024, "output_tokens": 256, "concurrency": None, "ttft_ms": None,
                    "tpot_ms": None, "engine": None, "engine_version": None,
                    "prefix_cache_share": 0.0}  # fmt: skip

@@ -69,8 +69,7 @@ def speed_of(p: Placement) -> float | None:
 
 
 def pareto_front(points: Sequence[tuple[float, float]]) -> list[int]:
-    """Indexes of the points no other point beats on both (faster = larger x, cheaper = smaller y),
-    ordered by speed."""
+    """Indexes of the points no other beats on both (faster x, cheaper y), ordered by speed."""
     order = sorted(range(len(points)), key=lambda i: (-points[i][0], points[i][1]))
     front: list[int] = []
     cheapest = float("inf")

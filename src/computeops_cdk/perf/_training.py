@@ -11,15 +11,12 @@
 * MFU = peak law x width law x recompute x model-parallel loss x scale loss (x FP8 factor); every
   factor is in _calibration with the rows it was fitted to.
 * Layout: tensor x pipeline x data parallel = the accelerators. A step holds
-  ``global_batch_tokens // seq_len`` whole sequences; each data-parallel replica needs at least
-  one, so ``data parallel x micro-batch <= sequences per step`` (a layout that would split one
-  sequence over replicas is not physical). A replica runs its share of the sequences as
+  ``global_batch_tokens // seq_len`` whole sequences and each data-parallel replica at least one,
+  so ``data parallel x micro-batch <= sequences per step``. A replica runs its sequences as
   micro-batches of up to MICRO_BATCH_TOKENS; a pipeline of ``pp`` stages over ``m`` micro-batches
-  idles for the bubble ``(pp - 1) / (v x m + pp - 1)`` of the step (interleaved 1F1B schedule with
-  ``v`` model chunks per stage, Narayanan et al., arXiv:2104.04473, section 2.2). When no layout
-  can use every accelerator for the batch (even the widest model-parallel group leaves more
-  replicas than sequences), the estimate says so in ``layout_error`` with zero throughput: the
-  deployment is too big for the batch.
+  idles for the bubble ``(pp - 1) / (v x m + pp - 1)`` of the step (interleaved 1F1B, ``v`` model
+  chunks per stage, arXiv:2104.04473 section 2.2). When no layout can use every accelerator for
+  the batch, ``layout_error`` says so with zero throughput: the deployment is too big for it.
 * Step time = max(compute, exposed data-parallel traffic): 3 x bf16 params per step per rank
   (all-gather forward and backward, reduce-scatter) over the slowest link the group spans. The
   compute is the slowest replica's: ``ceil(sequences / dp)`` sequences. The layout with the

@@ -301,7 +301,6 @@ class DataSourceSpec:
 @dataclass(frozen=True, slots=True)
 class ResourceSpec:
     """A managed resource; every handler takes decoded values and returns the new state.
-
     ``plan(diags, prior, proposed, changed)`` runs for updates and no-ops; ``changed`` names the
     attributes that differ. ``plan_create(diags, planned)`` runs for creates (the framework has no
     such hook; the adapter adds it), where ``planned`` has every computed attribute unknown.
