@@ -60,9 +60,8 @@ __all__ = [
     "load_catalog",
 ]
 
-# Name -> the subpackage that defines it, imported on first use: `import computeops_cdk` (which
-# every `computeops` command pays, `--version` included) loads neither pydantic, the catalog nor the
-# cdktn runtime (jsii, about a second) until something asks for them.
+# Name -> the subpackage that defines it, imported on first use: `import computeops_cdk` (every
+# `computeops` command pays it) loads neither pydantic, the catalog nor the cdktn runtime.
 _LAZY = {
     "CatalogError": "errors",
     "CatalogRefreshError": "errors",

@@ -1,19 +1,14 @@
 """The one module that imports a CDK-for-Terraform core: CDK Terrain (``cdktn``) and/or ``cdktf`` 0.21.
 
 Everything else takes the core classes from here, so a team still on cdktf can use the constructs
-unchanged. A construct builds with its scope's core (``framework_of``: the module of the app's class)
-under ``framework_for(scope)``; the names below (``TerraformStack``, ``Fn``, ...) resolve to the active
+unchanged. A construct builds with its scope's core (``framework_of``) under
+``framework_for(scope)``; the names below (``TerraformStack``, ``Fn``, ...) resolve to the active
 core on each read. Outside any construct the default core is ``COMPUTEOPS_CDK_FRAMEWORK`` when set,
-else the one the app already imported, else cdktn (``FRAMEWORK``).
+else the one the app already imported, else cdktn (``FRAMEWORK``). Subclasses of a core class use
+the ``FrameworkBound`` metaclass.
 
-Subclasses of a core class use the ``FrameworkBound`` metaclass: calling one builds, once per core, the
-subclass on that core's base, so ``isinstance`` against the public class holds.
-
-Importing this module checks once that jsii's ``node`` is Node.js >= 22 (cdktn's requirement), so an
-older one fails with a fix instead of jsii's ``markAsUncloneable is not a function`` crash.
-
-Prebuilt provider bindings are imported through :func:`import_binding` only, which turns a missing
-package into a ``MissingExtraError`` naming the active core's package.
+Importing this module checks once that jsii's ``node`` is Node.js >= 22 (cdktn's requirement).
+Prebuilt provider bindings are imported through :func:`import_binding` only (``MissingExtraError``).
 """
 
 from __future__ import annotations
@@ -44,10 +39,7 @@ __all__ = [
     "import_binding",
     "in_scope_framework",
 ]
-# Also read through this module (module ``__getattr__``, the active core's): ``core`` (the module),
-# ``App``, ``TerraformStack``, ``TerraformOutput``, ``TerraformResource``, ``TerraformProvider``,
-# ``TerraformDataSource``, ``TerraformCount``, ``Testing``, ``Token``, ``Fn``, ``Annotations``,
-# ``Aspects``, ``IAspect``, ``IStackSynthesizer``.
+# Also read through this module (``__getattr__``, the active core's): ``core`` and ``_NAMES``.
 
 NODE_MAJOR = 22
 """The oldest Node.js major version cdktn 0.24 runs on."""

@@ -1,8 +1,7 @@
 """Reading a user's input file in bounded time and memory (intents, catalogs).
 
-A path can name a FIFO (``open`` blocks until a writer comes), a device (``/dev/zero`` reads until
-memory runs out) or a huge file: each is refused before anything is read, and no more than the cap
-is ever read, even from a file that grows while we read it.
+A FIFO (``open`` blocks), a device (``/dev/zero`` never ends) or a huge file is refused before
+anything is read, and no more than the cap is ever read, even from a file that grows meanwhile.
 """
 
 from __future__ import annotations

@@ -36,16 +36,11 @@ def version_text() -> str:
 
 
 def embedded_catalog_meta(path: str = EMBEDDED_CATALOG) -> dict[str, str] | None:
-    """``{"version": ..., "sha256": ...}`` of a canonical catalog file, from its last bytes only.
-
-    The canonical JSON (sorted keys, one record per line) ends with its ``"sha256"`` and
-    ``"version"`` lines; parsing the whole file (a megabyte) would cost more than the rest of
-    ``--version``. None when the file is missing or its tail does not have that shape
-    (``computeops catalog validate`` says why).
-    """
+    """``{"version": ..., "sha256": ...}`` of a canonical catalog file, from its last bytes only
+    (the canonical JSON ends with those lines); None when the file is missing or its tail has not
+    that shape (``computeops catalog validate`` says why)."""
     try:
-        # Without blocking on a FIFO's open, and only from a regular file: $COMPUTEOPS_CATALOG naming
-        # a FIFO or /dev/zero made --version wait (or read) forever.
+        # Not blocking on a FIFO's open, and only a regular file (a FIFO or /dev/zero would hang).
         with open(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as handle:
             if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
                 return None

@@ -18,13 +18,9 @@
             instances: 2
       lambda: {}
 
-Decisions record the file's sha256. Parsing is strict (unknown keys, wrong types, percentages outside
-0..100 are ``AccountsError`` with the path and a fix); the file is capped at 256 KiB and read as
-YAML without aliases.
-
-Regions and instance types must be in the catalog's own form (its schema's patterns), a ``family`` in
-letters and digits, else ``AccountsError``. A well-formed name the catalog does not list is not an
-error: the entry limits or prices nothing, and the decision warns with close matches
+Decisions record the file's sha256. Parsing is strict: unknown keys, wrong types, percentages
+outside 0..100 and names not in the catalog's own form are ``AccountsError``; the file is capped at
+256 KiB and read as YAML without aliases. A well-formed name the catalog does not list only warns
 (``engine._accounts.unlisted_names``), so a catalog change never stops a locked workload's synth.
 """
 

@@ -49,12 +49,9 @@ __all__ = [
 
 
 def shown(value: object, *, limit: int = 80) -> str:
-    """``repr(value)`` for a message, cut at ``limit`` characters, built without reading all of it.
-
-    The start of the real ``repr`` for plain data; the work is bounded by ``limit`` however big the
-    value (an alias bomb, a pasted megabyte). A huge integer shows its size (``repr`` could raise),
-    another type its type name (its ``__repr__`` could do anything).
-    """
+    """``repr(value)`` for a message, cut at ``limit`` characters, built without reading all of it
+    (an alias bomb, a pasted megabyte). A huge integer shows its size (``repr`` could raise), a type
+    other than plain data its type name (its ``__repr__`` could do anything)."""
     out: list[str] = []
     size = 0
     for piece in _pieces(value, limit + 1, set()):

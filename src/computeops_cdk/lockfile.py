@@ -1,13 +1,10 @@
 """``computeops.lock.json``: the decisions an app has locked, one entry per workload construct path.
 
 Committed to git like ``.terraform.lock.hcl``: a synth whose intent and pins match an entry emits the
-locked placement whatever the catalog says now (``constructs``), and ``computeops reevaluate`` re-decides
-every entry against today's catalog with the engine's drift rules. The format (``schemas/lock.schema.json``)
-is stable: sorted keys, two-space indent, one trailing newline, so a relock is a readable git diff.
-
-Each entry keeps the intent itself (canonical JSON), so the lockfile alone is enough to re-evaluate it.
-Writes are atomic (temporary file, then rename). A read-modify-write (a synth, ``lock update``/``remove``,
-``observe``) holds ``editing()`` so that concurrent edits do not undo each other.
+locked placement whatever the catalog says now, and ``computeops reevaluate`` re-decides every entry
+against today's catalog. The format (``schemas/lock.schema.json``) is stable (sorted keys, two-space
+indent), so a relock is a readable git diff; each entry keeps its intent, enough to re-evaluate it.
+Writes are atomic; a read-modify-write holds ``editing()``, so concurrent edits do not collide.
 """
 
 from __future__ import annotations
@@ -104,11 +101,8 @@ _NOT_ONE_LINE = re.compile("[\x00-\x1f\x7f\ud800-\udfff]")
 
 
 def cluster_problem(cluster: str) -> str | None:
-    """Why ``cluster`` cannot be a workload's cluster prop (and so a lock's cluster pin), or None.
-
-    One rule for the construct and the lockfile, so every lock the construct writes reads back: one
-    line without control characters, at most ``MAX_CLUSTER_CHARS``, no Terraform template but a cdktn
-    token."""
+    """Why ``cluster`` cannot be a workload's cluster prop (and so a lock's cluster pin), or None:
+    one rule for the construct and the lockfile, so every lock the construct writes reads back."""
     if len(cluster) > MAX_CLUSTER_CHARS:
         return (
             f"a cluster of {len(cluster):,} characters is longer than a cluster name or resource id "
@@ -126,9 +120,8 @@ def cluster_problem(cluster: str) -> str | None:
 
 
 def check_pins(provider: object, region: object, path: str) -> None:
-    """Refuse a pin no workload's props can give: a provider not in the catalog, a malformed region.
-
-    A well-formed region the catalog no longer lists passes; ``reevaluate`` reports it infeasible."""
+    """Refuse a pin no workload's props can give: a provider not in the catalog, a malformed region
+    (a well-formed region the catalog no longer lists passes; ``reevaluate`` reports it)."""
     from .catalog import PROVIDER_IDS
     from .catalog._validate import identifier_problem
 
@@ -493,10 +486,8 @@ class Lockfile:
 
 @contextlib.contextmanager
 def editing(path: str | os.PathLike[str]) -> Iterator[None]:
-    """Hold the lockfile's folder exclusively for one read-modify-write of ``path``.
-
-    An advisory ``flock`` on the folder, not the file: every write replaces the file by a rename, so a
-    lock on the old one would guard nothing. Another edit is waited for up to ``EDIT_WAIT_S`` seconds.
+    """Hold the lockfile's folder exclusively (``flock``) for one read-modify-write of ``path``; the
+    folder, as every write replaces the file by a rename. Waits up to ``EDIT_WAIT_S`` seconds.
 
     Raises:
         LockError: the other edit did not end in time; nothing was read or written.

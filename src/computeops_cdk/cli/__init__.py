@@ -45,28 +45,21 @@ def version_text() -> str:
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The argument parser with every subcommand registered (or, given ``command``, only that one in
-    full and the others by name and help)."""
+    """The argument parser (given ``command``, only that subcommand in full, the others by name)."""
     from ._parser import build_parser as build
 
     return build(command)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; returns the exit code (the console script exits with it). argparse's own exits
-    (``--help``, ``--version``, a usage error) raise ``SystemExit`` as usual.
+    """Run the CLI; returns the exit code. argparse's own exits (``--help``, ``--version``, a usage
+    error) raise ``SystemExit`` as usual.
 
-    Called without ``argv`` (the console script), the process is ours: the command's modules are
-    imported with the cyclic garbage collector paused and then frozen out of it, ``decide`` runs
-    with it paused (bounded work that reference counting frees), and everything is frozen at the
-    end so the collection at interpreter shutdown does not walk the catalog again
-    (benchmarks/STARTUP.md). A caller passing ``argv`` (tests, an embedding program) keeps its
-    collector as it was.
+    Without ``argv`` (the console script) the cyclic collector is paused and frozen around the
+    command (benchmarks/STARTUP.md); a caller passing ``argv`` keeps its collector as it was.
     """
     if sys.stdout is None:
-        # `computeops decide ... >&-`: the interpreter found no stdout. Refuse before running, as
-        # on a full disk, rather than do the work and lose its output (or raise on the flush).
-        # print() to a missing stderr writes nothing: the exit code still says it.
+        # `computeops decide ... >&-`: refuse before running rather than do the work and lose it.
         message = (
             "error: cannot write the output (stdout is closed). Nothing was run. "
             "To fix: give the command a stdout, e.g. redirect it to a file or to /dev/null."
@@ -172,10 +165,8 @@ def _parser_unscanned(given: list[str]) -> argparse.ArgumentParser:
 
 
 def _refused_word(given: list[str]) -> str | None:
-    """Why a word of ``given`` is no command-line word, or None: an item that is not a str
-    (``main(["decide", None])`` was an AttributeError traceback), or ``--OPTION=--``, for which
-    argparse gives the option [] (``decide --catalog=--`` ignored the catalog, ``--plot=--`` was a
-    TypeError traceback). Words after a bare ``--`` are positional, whatever they look like."""
+    """Why a word of ``given`` is no command-line word, or None: an item that is not a str, or
+    ``--OPTION=--`` (argparse gives the option []). Words after a bare ``--`` are positional."""
     for index, word in enumerate(given):
         if not isinstance(word, str):
             from ..errors import shown

@@ -1,14 +1,9 @@
 """``computeops decide``: run the engine on an intent file and print the decision.
 
-Formats: ``table`` (rich, like SkyPilot's considered-resources view, the chosen row marked; on a
-narrow terminal it drops the least needed columns and wraps instead of cutting cells), ``json``
-(the decision document, byte-identical for equal inputs), ``markdown`` (for a pull request) and
-``csv`` (one row per ranked placement and per listed rejection, for spreadsheets and CI).
-``--rejections summary`` (the default) lists one example rejection per rule, ``all`` every one;
-``--plot FILE`` draws unit cost against speed (``_plot``). Exit codes: 0 decided, 2 invalid input,
-3 no feasible placement (``--format json`` still prints the document, with ``decision: null``, the
-rejections and the nearest misses; ``--format markdown`` prints the rejections by rule, the nearest
-misses and the fix; ``--format csv`` the listed rejections).
+Formats: ``table`` (rich, the chosen row marked), ``json`` (the decision document, byte-identical
+for equal inputs), ``markdown`` (for a pull request) and ``csv`` (one row per ranked placement and
+per listed rejection). Exit codes: 0 decided, 2 invalid input, 3 no feasible placement (json,
+markdown and csv still print the rejections; json and markdown the nearest misses too).
 """
 
 from __future__ import annotations
@@ -90,7 +85,6 @@ _FORMATS = ("table", "json", "markdown", "csv")
 
 
 def register(commands: Any) -> None:
-    """Add the ``decide`` subcommand."""
     parser = commands.add_parser(
         "decide",
         help="decide where a workload intent runs (provider, instance, region, price model)",
@@ -333,12 +327,10 @@ def _fitting_columns(rows: Sequence[Sequence[str]], width: int) -> list[int]:
 
 
 def render_table(decision: Decision) -> None:
-    """Print the considered-resources table, the reasons and the rejections by rule (rich).
-
-    The width is the terminal's (or ``COLUMNS``); when the table does not fit, the least needed
-    columns go first, then cells wrap: a cell is never cut to ``nebi...``.
+    """Print the considered-resources table, the reasons and the rejections by rule (rich). At the
+    terminal's width (or ``COLUMNS``) the least needed columns go first, then cells wrap, never cut.
     """
-    # rich and shutil are imported here: the JSON, CSV and markdown paths never need them.
+    # imported here: the JSON, CSV and markdown paths never need rich
     import shutil
 
     from rich.console import Console

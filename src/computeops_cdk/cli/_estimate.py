@@ -1,9 +1,7 @@
 """`computeops estimate`: the performance model on its own, for one model on one accelerator type.
 
-Exit codes: 0 estimated, 2 invalid input (unknown model/accelerator with "did you mean"),
-3 the model does not fit in ``--count`` accelerators (memory needed vs available), or a
-``--ttft-ms`` / ``--tpot-ms`` target is missed even at batch 1 (``slo_met`` false; the estimate is
-still printed, so a CI step can both read it and fail).
+Exit codes: 0 estimated, 2 invalid input, 3 the model does not fit in ``--count`` accelerators, or
+a latency target is missed even at batch 1 (the estimate is still printed, so CI can read it).
 """
 
 from __future__ import annotations
@@ -106,7 +104,7 @@ def _share(value: str) -> float:
     try:
         number = float(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1 (got {_cut(value)})") from None
+        number = math.nan
     if not 0 <= number <= 1:
         raise argparse.ArgumentTypeError(f"must be a number from 0 to 1 (got {_cut(value)})")
     return number
@@ -134,8 +132,7 @@ _BATCH_TOKENS = _at_most(_whole, MAX_GLOBAL_BATCH_TOKENS, "the tokens per step a
 _PARAMS_B = _at_most(_positive, MAX_PARAMS_B, "the billions of parameters an intent accepts")
 
 
-# Flags that only mean something for one kind of workload, with their defaults (applied in run()
-# so that a flag given for the other kind is reported instead of silently ignored).
+# Flags of one workload kind with their defaults, applied in run() so the other kind's are reported.
 _INFERENCE_ONLY = {"input_tokens": 1024, "output_tokens": 256, "concurrency": None, "ttft_ms": None,
                    "tpot_ms": None, "engine": None, "engine_version": None,
                    "prefix_cache_share": 0.0}  # fmt: skip
@@ -143,7 +140,6 @@ _TRAINING_ONLY = {"seq_len": 4096, "global_batch_tokens": None, "no_fabric": Fal
 
 
 def register(commands: Any) -> None:
-    """Add the ``estimate`` subcommand to the CLI."""
     parser = commands.add_parser(
         "estimate",
         help="estimate throughput, latency, memory and MFU for one model on one accelerator type",
@@ -286,7 +282,6 @@ def _accelerator(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Handler of ``computeops estimate``."""
     _apply_workload_defaults(args)
     model = _model(args)
     acc = _accelerator(args)

@@ -37,7 +37,6 @@ examples:
 
 
 def register(commands: Any) -> None:
-    """Add the ``lock`` subcommand and its verbs."""
     parser = commands.add_parser(
         "lock",
         help="list, relock or remove the entries of computeops.lock.json",

@@ -42,7 +42,6 @@ server that does not answer within --timeout is an error and records nothing (ex
 
 
 def register(commands: Any) -> None:
-    """Add the ``observe`` subcommand."""
     parser = commands.add_parser(
         "observe",
         help="measure a running vLLM deployment (/metrics) and record it against its locked estimate",
@@ -107,7 +106,6 @@ def _record(path: Path, name: str, measured: LockEntry, observation: Observation
 
 
 def run(args: argparse.Namespace) -> int:
-    """Handle ``computeops observe``."""
     if len(args.metrics) > 2:
         raise MetricsError("give --metrics once (a URL scraped twice) or twice (the two scrapes), not more")
     lockfile = Lockfile.read(Path(args.lockfile), missing_ok=False)

@@ -80,10 +80,8 @@ _INVALID_CHOICE = r"invalid choice: '(?P<given>[^']*)' \(choose from (?P<choices
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with "did you mean ..." on a mistyped subcommand or choice (Python 3.11 has none).
-
-    Subparsers inherit the class (``add_subparsers`` uses ``type(self)``), so every level gets it.
-    """
+    """argparse with "did you mean ..." on a mistyped subcommand or choice (Python 3.11 has none);
+    subparsers inherit the class (``add_subparsers`` uses ``type(self)``)."""
 
     def error(self, message: str) -> NoReturn:
         found = re.search(_INVALID_CHOICE, message)

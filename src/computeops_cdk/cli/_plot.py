@@ -1,13 +1,10 @@
 """``computeops decide --plot FILE.png|svg``: the trade-off as a picture.
 
-Unit cost (y, the decision's objective) against speed (x) for every distinct feasible candidate,
-the Pareto front (no other candidate is both cheaper and faster) as a line, the chosen placement
-marked. Speed is what the workload's user waits on: for inference, output tokens per second of one
-request stream (1000 / TPOT ms at the sized batch); for training and fine-tuning, the job's
-tokens per second. Both come from the performance model, as the unit cost does: the axes say so.
+Unit cost (y) against speed (x) for every distinct feasible candidate, the Pareto front as a line,
+the chosen placement marked. Speed is what the user waits on: for inference, output tokens/s of one
+request stream (1000 / TPOT ms); for training and fine-tuning, the job's tokens/s.
 
-matplotlib is the optional extra ``plot`` (``pip install 'computeops-cdk[plot]'``), imported only
-here and only when ``--plot`` is given; the Agg backend draws without a display.
+matplotlib is the optional extra ``plot``, imported only when ``--plot`` is given (Agg backend).
 """
 
 from __future__ import annotations
@@ -72,8 +69,7 @@ def speed_of(p: Placement) -> float | None:
 
 
 def pareto_front(points: Sequence[tuple[float, float]]) -> list[int]:
-    """Indexes of the points no other point beats on both (faster = larger x, cheaper = smaller y),
-    ordered by speed."""
+    """Indexes of the points no other beats on both (faster x, cheaper y), ordered by speed."""
     order = sorted(range(len(points)), key=lambda i: (-points[i][0], points[i][1]))
     front: list[int] = []
     cheapest = float("inf")
@@ -130,9 +126,8 @@ def plot_decision(decision: Decision, path: str) -> None:
 
 
 def _save_atomically(figure: Any, path: str, suffix: str, metadata: dict[str, None]) -> None:
-    """Draw into a temporary sibling, then rename it over ``path``: a failure (a full disk, a folder
-    removed meanwhile) leaves any previous picture whole and is an error naming the file, not a
-    traceback. A link is kept: the file it links to is replaced."""
+    """Draw into a temporary sibling, then rename it over ``path``: a failure leaves any previous
+    picture whole and is an error naming the file. A link is kept: its target is replaced."""
     if os.path.islink(path):
         path = os.path.realpath(path)
     folder = os.path.dirname(path) or "."

@@ -26,7 +26,6 @@ environment keeps computeops-cdk[terraform] installed; another environment needs
 
 
 def register(commands: Any) -> None:
-    """Add the ``provider`` subcommand (``provider install``)."""
     parser = commands.add_parser(
         "provider",
         help="install the Terraform/OpenTofu provider 'computeops' as a local filesystem mirror",
@@ -59,7 +58,6 @@ def register(commands: Any) -> None:
 
 
 def run_install(args: argparse.Namespace) -> int:
-    """Handle ``computeops provider install``."""
     from ..catalog._build import write_text_atomic
     from ..errors import ComputeOpsError
     from ..terraform._install import install_mirror

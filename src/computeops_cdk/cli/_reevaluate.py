@@ -84,7 +84,6 @@ def _now(text: str) -> datetime:
 
 
 def register(commands: Any) -> None:
-    """Add the ``reevaluate`` subcommand."""
     parser = commands.add_parser(
         "reevaluate",
         help="re-decide locked workloads against today's catalog: ok, cheaper, price_changed, infeasible",
@@ -223,7 +222,6 @@ class _Row:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Handle ``computeops reevaluate``."""
     files = [Path(f) for f in args.files] or [Path("computeops.lock.json")]
     subjects = [s for f in files for s in subjects_from(f)]
     if not subjects:

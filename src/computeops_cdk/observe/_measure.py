@@ -10,9 +10,8 @@ What is measured over the interval between the scrapes:
   (``vllm:kv_cache_usage_perc``, older ``vllm:gpu_cache_usage_perc``); GPU utilisation from DCGM's
   ``DCGM_FI_DEV_GPU_UTIL`` when the scrape has it.
 
-The efficiency compares like with like: the measured tokens/s per scraped replica divided by what the
-performance model estimates for one replica at the *measured* concurrency and prompt/completion ratio.
-An idle server (under half a request in flight on average) teaches nothing: its efficiency is None.
+The efficiency (``Observation.efficiency``) compares like with like, at the *measured* load; an idle
+server (under half a request in flight on average) teaches nothing: its efficiency is None.
 """
 
 from __future__ import annotations
@@ -53,8 +52,8 @@ def _increase(first: Scrape, second: Scrape, name: str) -> float:
         if value < old:
             raise MetricsError(
                 f"{name}{_shown(labels)} fell from {old:,.0f} to {value:,.0f} between the scrapes: "
-                "the counter "
-                "was reset (the server restarted). Nothing was recorded. To fix: scrape again"
+                "the counter was reset (the server restarted). Nothing was recorded. "
+                "To fix: scrape again"
             )
         total += value - old
     return total
@@ -163,8 +162,7 @@ def _accelerator(entry: LockEntry, catalog: Catalog) -> Accelerator:
     except KeyError:
         raise MetricsError(
             f"the catalog no longer describes {locked.provider} {locked.instance_type}: cannot "
-            "compare with an "
-            "estimate. To fix: pass the catalog the lock was decided on (--catalog)"
+            "compare with an estimate. To fix: pass the catalog the lock was decided on (--catalog)"
         ) from None
 
 

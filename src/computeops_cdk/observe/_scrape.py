@@ -1,9 +1,8 @@
-"""One scrape of Prometheus text: read from a file or an HTTP ``/metrics`` URL, parsed by
-``prometheus_client``'s text parser (the reference implementation of the exposition format: we do not
-hand-write a second one).
+"""One scrape of Prometheus text from a file or an HTTP ``/metrics`` URL, parsed by
+``prometheus_client``'s text parser (the exposition format's reference implementation).
 
-Reading is bounded: a body larger than ``MAX_SCRAPE_BYTES`` and a server slower than the timeout are
-``MetricsError``s, as is text the parser rejects. No value is guessed: a missing series is absent.
+Reading is bounded: a body larger than ``MAX_SCRAPE_BYTES``, a server slower than the timeout and
+text the parser rejects are ``MetricsError``s. No value is guessed: a missing series is absent.
 """
 
 from __future__ import annotations

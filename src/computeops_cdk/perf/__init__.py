@@ -1,20 +1,13 @@
 """The performance model: how much useful work a model does on given accelerators.
 
-A calibrated roofline. Inference: memory fit, tensor parallelism, batch, TTFT, TPOT and tokens/s;
-training and fine-tuning: memory, layout, MFU, step time and tokens/s. Every tuned constant lives
-in ``_calibration`` with the published measurements it was fitted to; ``MODEL_VERSION`` labels
-every estimate. Pure arithmetic, deterministic and cached (an estimate costs microseconds).
-
-    >>> from computeops_cdk.perf import resolve_model, estimate_inference
-    >>> est = estimate_inference(resolve_model("llama-3.1-70b"), precision="fp8",  # doctest: +SKIP
-    ...     accelerator=h100, count=8, input_tokens=1024, output_tokens=256)
+A calibrated roofline for inference (memory fit, tensor parallelism, batch, TTFT, TPOT, tokens/s)
+and training (memory, layout, MFU, step time, tokens/s). Every tuned constant lives in
+``_calibration`` with the measurements it was fitted to; ``MODEL_VERSION`` labels every estimate.
 
 Sizing for the engine: call once per (accelerator, accelerators per instance) with ``count`` =
-accelerators per instance; the result is already the best tensor-parallel degree x replicas for
-that instance, so ``n`` instances serve ``n x tokens_per_s``. ``fits=False`` means the model does
-not fit in one instance: call again with ``count = k x per_instance`` and ``gpus_per_node =
-per_instance`` (a TP group spanning k instances, paying for the network), or use fewer bytes per
-weight.
+accelerators per instance; the result is already the best tensor-parallel degree x replicas, so
+``n`` instances serve ``n x tokens_per_s``. ``fits=False`` (no fit in one instance): call again
+with ``count = k x per_instance`` and ``gpus_per_node = per_instance``, or use fewer bytes/weight.
 """
 
 from __future__ import annotations
@@ -115,8 +108,7 @@ def _digits(value: int) -> str:
 
 def _given(value: object) -> str:
     """A bad argument as echoed, 40 characters at most: an int written out (its size when huge),
-    another number (a numpy int64, a Decimal, a Fraction) its own ``repr`` cut (its type name alone,
-    ``<int64>``, lost the value), anything else as ``errors.shown`` shows it."""
+    another number (numpy int64, Decimal, Fraction) its ``repr`` cut, else as ``errors.shown``."""
     if isinstance(value, int) and not isinstance(value, bool):
         return int.__repr__(value) if value.bit_length() <= 128 else _digits(value)
     import numbers  # only on this error path
@@ -147,9 +139,7 @@ def _positive(name: str, value: object, high: int | None = None, what: str = "")
 
 
 def _milliseconds(name: str, value: object) -> float:
-    """A latency target: a finite number of milliseconds > 0, as the CLI's flag and the intent take
-    it. 10**400 was an OverflowError traceback (``float`` of it), -10**5000 a ValueError (``repr``
-    of it)."""
+    """A finite latency target in milliseconds > 0: 10**400 was an OverflowError traceback."""
     number: float | None = None
     if isinstance(value, int | float) and not isinstance(value, bool):
         try:
@@ -205,8 +195,6 @@ def uncertainty(
     ``output_tokens``: the long-prompt regime's; a training estimate of ``seq_len`` from
     ``LONG_CONTEXT_TOKENS``: the long-context one), else (no measurement of the kind on it) the whole
     held-out range."""
-    # Kept with the validation notes (the same band, a frozen record): a cold decide's sizing asks
-    # ~220 times for ~50 accelerators, each band made with its text (about 3.4 us) once.
     band = _validation(accelerator_id, kind)[0]
     if kind == "inference" and not tpu and long_prompt(input_tokens, output_tokens):
         return _long_prompt_band(band)
@@ -266,10 +254,8 @@ def _band(accelerator_id: str, kind: Literal["inference", "training"]) -> Uncert
 
 @lru_cache(maxsize=1024)
 def _validation(acc: str, kind: Literal["inference", "training"]) -> tuple[Uncertainty, tuple[str, ...]]:
-    """The uncertainty band of an estimate of ``kind`` on ``acc`` and its validation notes: they say so
-    when no published measurement of this kind on this accelerator backs the estimate, and quote the
-    measured range where the held-out rows on it miss the issue's target. The same for every estimate
-    there (a cold decide labels ~260 estimates on ~50 accelerators)."""
+    """The band of an estimate of ``kind`` on ``acc`` and its validation notes: whether a published
+    measurement of this kind on it backs the estimate, and the measured range where it has one."""
     band = _band(acc, kind)
     validated = VALIDATED_TRAINING if kind == "training" else VALIDATED_INFERENCE
     notes: list[str] = []
@@ -301,9 +287,8 @@ def _label_validation(
 
 
 _HARDWARE: dict[int, tuple[object, Hardware]] = {}
-"""id(accelerator) -> (that accelerator, its Hardware), for records of a frozen dataclass (a catalog's
-Accelerator): their fields cannot change, and the entry holds the record, so no other object takes
-its id while it is kept. A cold decide reduces its ~50 accelerators ~270 times (about 7 us each)."""
+"""id(accelerator) -> (it, its Hardware), for frozen dataclass records: the entry holds the record,
+so no other object takes its id while it is kept."""
 _HARDWARE_KEPT = 256
 
 
@@ -409,7 +394,6 @@ def estimate_inference(
         raise EstimateError(f"tensor_parallel ({_digits(tensor_parallel)}) cannot exceed count ({count:,})")
     share = _share(prefix_cache_share)
     hw = _hardware(accelerator)
-    # made labelled (no copy with the labels added, as a training estimate gets in _label_validation)
     band, validation = _validation(str(getattr(accelerator, "id", "")), "inference")
     if not hw.is_tpu and long_prompt(inp, out):
         band = _long_prompt_band(band)
@@ -451,8 +435,7 @@ def _share(value: object) -> float:
 
 
 def _prefill_notes(hw: Hardware, engine: str | None, inp: int, share: float) -> tuple[str, ...]:
-    """What the estimate says of chunked prefill and the prefix cache; empty when neither applies
-    (a prompt within one chunk, no cache): the estimate is then the one before v15."""
+    """What the estimate says of chunked prefill and the prefix cache (empty: neither applies)."""
     notes = []
     prefilled = max(1, inp - math.floor(inp * share))
     if share:
@@ -493,8 +476,8 @@ def _with_engine(hw: Hardware, platform: str, engine: object, version: object) -
 
 @lru_cache(maxsize=256)
 def _engine_hardware(hw: Hardware, factor: float, host_s: float) -> Hardware:
-    """``hw`` with an engine generation's serving efficiency and host time (one record per pair, so
-    the estimates' caches keyed on the record's identity keep working)."""
+    """``hw`` with an engine's serving efficiency and host time (one record per pair: the estimates'
+    caches key on its identity)."""
     if factor == 1.0 and host_s == 0.0:
         return hw
     return replace(hw, serving_eff=hw.serving_eff * factor, host_s_per_seq=host_s)
@@ -544,7 +527,7 @@ def estimate_training(
         )
     if method not in ("full", "lora"):
         raise EstimateError(f"method must be 'full' or 'lora', got {method!r}")
-    # The training model is imported on first use: a serving decision never reads it (about 1.5 ms).
+    # Imported on first use: a serving decision never reads the training model.
     from ._training import estimate_training_hw
 
     hw = _hardware(accelerator)

@@ -118,10 +118,9 @@ ENGINES: dict[str, _Engine] = {
         ),
     )
 }
-"""Engine name -> its record; benchmarks/calibration/engines.csv holds the same table with the full
-sources (a test keeps them equal). ``default`` is a release a source names, or an assumption that
-says so (``version_basis``); newer releases may exist, and the rule of each engine is the same for
-every release it does not single out."""
+"""Engine name -> its record (benchmarks/calibration/engines.csv, with the full sources, is kept
+equal by a test). ``default`` is a release a source names, or an assumption that says so; each
+engine's rule is the same for every release it does not single out."""
 
 
 def platform_of(accelerator: object) -> str:

@@ -66,9 +66,8 @@ class Hardware:
     """Share of ``link_gbps`` collectives achieve: ``LINK_EFF`` on vendor links, ``PCIE_LINK_EFF``
     over PCIe (fitted: NCCL over PCIe is bounded by the root complex, not the GPU's x16 link)."""
     serving_eff: float = 1.0
-    """Share of the NVIDIA-fitted serving roofline (achieved FLOPs and decode bandwidth) this
-    vendor's serving stack reaches: ``ROCM_SERVING_EFF`` on AMD CDNA parts, ``TPU_SERVING_EFF`` on
-    TPUs, 1 elsewhere. Inference only; training does not read it."""
+    """Share of the NVIDIA-fitted serving roofline this vendor's serving stack reaches (inference
+    only): ``ROCM_SERVING_EFF`` on AMD CDNA parts, ``TPU_SERVING_EFF`` on TPUs, 1 elsewhere."""
     host_s_per_seq: float = 0.0
     """Host (CPU) seconds per request in flight that every decode step waits for: 0 unless a named
     serving engine's generation is host-bound (``_engines``). Inference only."""
@@ -76,8 +75,7 @@ class Hardware:
     """Tokens per prefill chunk (the engine's per-step token budget); 0: prompts are prefilled
     whole (TPUs, whose fitted efficiency already holds what chunking costs). Inference only."""
     prefix_cache_share: float = 0.0
-    """Share of each prompt's tokens served from the prefix cache (the intent's own figure): read,
-    not prefilled. Inference only."""
+    """Share of each prompt's tokens read from the prefix cache, not prefilled. Inference only."""
 
     def supports(self, precision: str) -> bool:
         """Whether the part has native tensor math (or storage, for int8/int4) at ``precision``."""
@@ -193,10 +191,8 @@ def _opt(value: object) -> float | None:
 
 def achieved_tflops(peak: float, eff_at_ref: float, *, max_ratio: float = math.inf) -> float:
     """Sustained TFLOPs for a part of ``peak`` dense TFLOPs (see _calibration's peak law).
-
-    ``max_ratio`` bounds ``peak / REF_PEAK_TFLOPS`` in the law: the peak law is not extrapolated
-    beyond the largest peak it was fitted or calibrated on for the workload kind (training:
-    ``TRAIN_PEAK_RATIO_MAX``)."""
+    ``max_ratio`` caps ``peak / REF_PEAK_TFLOPS``: the law is not extrapolated beyond the largest
+    peak it was fitted on for the workload kind (training: ``TRAIN_PEAK_RATIO_MAX``)."""
     ratio = min(peak / cal.REF_PEAK_TFLOPS, max_ratio)
     return peak * eff_at_ref * math.pow(ratio, -cal.PEAK_EFF_EXPONENT)
 

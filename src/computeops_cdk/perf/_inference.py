@@ -41,20 +41,13 @@ if TYPE_CHECKING:
 __all__ = ["estimate_inference_hw"]
 
 
-# _Replica, _Point and _Coeffs are scratch records of the estimates, never seen outside this module
-# (the result is the frozen InferenceEstimate) and never changed once made. They are not frozen: a
-# cold decide's first sizing builds about 2,000 of them (14,000 over the example intents), and a
-# frozen dataclass sets every field through object.__setattr__, which made the model's first pass
-# about 12 % slower.
+# _Replica, _Point and _Coeffs are scratch records, never seen outside this module and never changed
+# once made; not frozen, as a frozen dataclass's object.__setattr__ slows the model's hot path.
 @dataclass(slots=True)
 class _Replica:
-    """Everything about one TP group that does not depend on the batch.
-
-    A replica is shared by every estimate of its shape (``_shared_replica``): a cold decide's ~260
-    estimates ask for ~1,000 replicas of ~180 shapes (the same accelerator at 1, 2, 4 and 8 per
-    instance, each at the intent's latency targets and at the band's tighter ones). What is worked
-    out from it for given prompt and completion lengths is kept with it (the ``_memo`` fields, left
-    out of comparisons and the repr): the same inputs, so the same floats."""
+    """Everything about one TP group that does not depend on the batch, shared by every estimate of
+    its shape (``_shared_replica``). What is worked out from it for given prompt and completion
+    lengths is kept in the ``_memo`` fields (left out of comparisons and the repr)."""
 
     t: int
     free_kv_gb: float
@@ -78,8 +71,7 @@ class _Replica:
     coeffs_memo: dict[tuple[int, int], _Coeffs] = field(default_factory=dict, compare=False, repr=False)
     """(input, output tokens) -> the batch-independent terms of a step (``_coeffs``)."""
     points_memo: dict[tuple[int, int, int], _Point] = field(default_factory=dict, compare=False, repr=False)
-    """(batch, input, output tokens) -> ``_point``, for the batches every estimate asks first (the
-    one filling memory, batch 1, a given concurrency's)."""
+    """(batch, input, output tokens) -> ``_point``, for the batches every estimate asks first."""
     meeting_memo: dict[tuple[int, int, float | None, float | None], _Point | None] = field(
         default_factory=dict, compare=False, repr=False
     )
@@ -162,9 +154,8 @@ class _Shared:
 
     ``replicas``: (precision, TP, context, crossing nodes) -> the replica ``_shared_replica`` gave;
     ``precisions``: asked precision -> (the one modelled, the notes saying why and how);
-    ``degrees``: accelerators -> the tensor-parallel degrees tried. The lru_cache's key hashes both
-    records' fields (18 and 15 of them) on every ask: a cold decide asks ~690 times over ~190
-    estimates (~1,400 hashes, about 1 ms of CPU); an entry is found once per estimate, by identity."""
+    ``degrees``: accelerators -> the tensor-parallel degrees tried. Found by identity, once per
+    estimate (the lru_cache's key hashes both records' fields on every ask)."""
 
     __slots__ = ("degrees", "hardware", "model", "precisions", "replicas")
 
@@ -177,13 +168,11 @@ class _Shared:
 
 
 _SHARED: dict[tuple[int, int], _Shared] = {}
-"""(id(model), id(hardware)) -> their ``_Shared``. Both are frozen records and the entry holds them,
-so no other object takes their ids while it is kept. Equal records of other identities get their own
-entry, whose replicas come from the lru_cache: the very replicas it holds."""
+"""(id(model), id(hardware)) -> their ``_Shared``: the entry holds both frozen records, so no other
+object takes their ids while it is kept (equal records of other identities get their own entry)."""
 _SHARED_KEPT = 256
 _REPLICAS_KEPT = 2048
-"""All entries' replicas together, as many as ``_shared_replica``'s lru_cache holds: the two caps
-nest (256 entries of 256 replicas were 65,536 replicas, about 80 MB in a long-lived process)."""
+"""All entries' replicas together, as many as ``_shared_replica``'s lru_cache holds: caps nest."""
 _replicas_added = 0
 
 

@@ -1,9 +1,7 @@
 """The model registry: architectures of popular open models, from their published configs.
 
-The entries live in ``data/models.json``; every one cites the config it was read from (Hugging Face
-``config.json`` of the model's official repository, or the llm-foundry YAML for the MPT benchmark
-models). Parameter counts are the ones the model card / paper states; a number not in the config
-would be derived and listed in ``estimated_fields``. Unknown models go through
+The entries (``data/models.json``) each cite the config they were read from; parameter counts are
+the model card's, a derived number is listed in ``estimated_fields``. Unknown models go through
 :func:`model_from_params` and its documented defaults.
 """
 
@@ -47,9 +45,8 @@ def _spec(entry: dict[str, Any]) -> ModelSpec:
 
 
 def _load() -> tuple[ModelSpec, ...]:
-    # A path beside this module, as the embedded catalog is found (catalog._load): importlib.resources
-    # would import tempfile, shutil, zipfile, the compressors and threading, about 10 ms of CPU of a
-    # cold `computeops decide` (benchmarks/STARTUP.md), for a file that is always on disk.
+    # A path beside this module, as catalog._load finds the embedded catalog: importlib.resources
+    # would import tempfile, zipfile and more at start-up (benchmarks/STARTUP.md).
     try:
         with open(os.path.join(os.path.dirname(__file__), "data", _DATA), encoding="utf-8") as handle:
             text = handle.read()

@@ -11,15 +11,12 @@
 * MFU = peak law x width law x recompute x model-parallel loss x scale loss (x FP8 factor); every
   factor is in _calibration with the rows it was fitted to.
 * Layout: tensor x pipeline x data parallel = the accelerators. A step holds
-  ``global_batch_tokens // seq_len`` whole sequences; each data-parallel replica needs at least
-  one, so ``data parallel x micro-batch <= sequences per step`` (a layout that would split one
-  sequence over replicas is not physical). A replica runs its share of the sequences as
+  ``global_batch_tokens // seq_len`` whole sequences and each data-parallel replica at least one,
+  so ``data parallel x micro-batch <= sequences per step``. A replica runs its sequences as
   micro-batches of up to MICRO_BATCH_TOKENS; a pipeline of ``pp`` stages over ``m`` micro-batches
-  idles for the bubble ``(pp - 1) / (v x m + pp - 1)`` of the step (interleaved 1F1B schedule with
-  ``v`` model chunks per stage, Narayanan et al., arXiv:2104.04473, section 2.2). When no layout
-  can use every accelerator for the batch (even the widest model-parallel group leaves more
-  replicas than sequences), the estimate says so in ``layout_error`` with zero throughput: the
-  deployment is too big for the batch.
+  idles for the bubble ``(pp - 1) / (v x m + pp - 1)`` of the step (interleaved 1F1B, ``v`` model
+  chunks per stage, arXiv:2104.04473 section 2.2). When no layout can use every accelerator for
+  the batch, ``layout_error`` says so with zero throughput: the deployment is too big for it.
 * Step time = max(compute, exposed data-parallel traffic): 3 x bf16 params per step per rank
   (all-gather forward and backward, reduce-scatter) over the slowest link the group spans. The
   compute is the slowest replica's: ``ceil(sequences / dp)`` sequences. The layout with the
@@ -44,8 +41,7 @@ __all__ = ["estimate_training_hw"]
 MICRO_BATCH_TOKENS = 8192
 # Tensor parallelism costs more on narrow models (communication ~ tokens x hidden, compute ~
 # tokens x hidden^2): loss per doubling = TP_LOSS_AT_8192 x 8192 / hidden. Fitted to TRN-33 (70B
-# TP4 PP8) and TRN-25 (405B TP8 PP16). Pipeline stages pay their real bubble for the micro-batches
-# the batch gives (module docstring); v7's flat PP_LOSS per doubling stood in for it.
+# TP4 PP8) and TRN-25 (405B TP8 PP16). Pipeline stages pay their real bubble (module docstring).
 TP_LOSS_AT_8192 = 0.05
 MAX_MODEL_PARALLEL = 128
 # Interleaved 1F1B: each pipeline stage holds this many model chunks, dividing the bubble by it

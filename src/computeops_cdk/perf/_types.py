@@ -86,10 +86,8 @@ class ModelSpec:
         return self.layers * per_layer
 
     def kv_context(self, ctx: float) -> float:
-        """Tokens of full-attention cache equivalent to a request holding ``ctx`` tokens.
-
-        Equal to ``ctx`` for full attention; local layers keep at most ``sliding_window`` tokens.
-        """
+        """Tokens of full-attention cache equivalent to a request holding ``ctx`` tokens (local
+        layers keep at most ``sliding_window`` of them)."""
         if not self.sliding_window or ctx <= self.sliding_window:
             return ctx
         global_layers = self.layers // self.global_layer_every if self.global_layer_every else 0

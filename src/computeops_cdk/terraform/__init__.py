@@ -6,10 +6,9 @@
   drift rules on every refresh, never moved without the user's consent;
 - functions ``provider::computeops::usd_per_million_tokens`` and ``usd_per_training_step``.
 
-It runs as the console script ``terraform-provider-computeops`` (plugin protocol 6) and installs
-from a filesystem mirror (``computeops provider install``). ``_framework`` is the only module that
-knows the plugin framework (PyPI ``tf``); this package never imports cdktn. Importing it loads
-neither the engine nor the catalog: Terraform starts the provider several times per plan.
+It runs as the console script ``terraform-provider-computeops`` (plugin protocol 6), installed from
+a filesystem mirror (``computeops provider install``). Only ``_framework`` knows the plugin
+framework (PyPI ``tf``); it never imports cdktn, and the engine and catalog load on first use.
 """
 
 from __future__ import annotations

@@ -1,25 +1,21 @@
 """The one module that knows the plugin framework (PyPI ``tf``, protocol 6 over gRPC).
 
-Everything else in ``computeops_cdk.terraform`` describes the provider with the plain records
-below (``Attr``, ``DataSourceSpec``, ``ResourceSpec``, ``FunctionSpec``, ``ProviderSpec``) and
-handlers that take and return decoded Python values; moving to another framework rewrites this file
-only. What ``tf`` 1.2 does not do, and what this module does instead:
+Everything else in ``computeops_cdk.terraform`` describes the provider with the plain records below
+(``Attr``, ``DataSourceSpec``, ``ResourceSpec``, ...) and handlers of decoded Python values, so
+moving to another framework rewrites this file only. What ``tf`` 1.2 does not do, done here:
 
-- **Numbers.** Terraform sends a number that is not an exact float as a decimal string; ``decode``
-  turns it into an ``int``/``float``. Going out, a float is sent as its shortest decimal string
-  (``repr``): a binary double would come back from state as a different number and plan a change
-  on every run.
+- **Numbers.** A number that is not an exact float comes as a decimal string; ``decode`` makes it an
+  ``int``/``float``. A float goes out as its shortest decimal string (``repr``): a binary double
+  would come back from state as a different number and plan a change on every run.
 - **Undecoded configs.** Provider and data-source configurations are decoded against the schema
   here, and a data source's result is encoded here.
 - **No Object type.** ``object_of`` is a Terraform object type, encoded as a msgpack map.
 - **Replacement.** The framework replaces on any difference of a ``requires_replace`` attribute; an
   imported lock has no intent yet, so a null prior value of a ``replace`` attribute is no change.
-- **Errors.** Every handler is wrapped so a ``ComputeOpsError`` is an error diagnostic and anything
-  else an "internal error" diagnostic, never a gRPC failure with a traceback. A function error keeps
-  only one text, so the detail is folded into it.
-- **Certificate cache.** The framework's cache under ``~/.cache`` fails without a writable HOME and
-  parses the certificate on every start. This module caches its own in the first writable directory
-  (``cert_cache_path``) with its expiry beside it; with none, every start makes a fresh EC key.
+- **Errors.** A ``ComputeOpsError`` in a handler is an error diagnostic, anything else an "internal
+  error" diagnostic, never a gRPC failure; a function error's detail is folded into its one text.
+- **Certificate cache.** The framework's (under ``~/.cache``) fails without a writable HOME; this
+  one lives in the first writable directory (``cert_cache_path``), else each start makes a new key.
 - **Orphans.** A killed Terraform never calls Shutdown, so the plugin exits when its parent is gone.
 
 Start-up is paid several times per ``terraform plan``: this module imports only the framework; the
@@ -305,7 +301,6 @@ class DataSourceSpec:
 @dataclass(frozen=True, slots=True)
 class ResourceSpec:
     """A managed resource; every handler takes decoded values and returns the new state.
-
     ``plan(diags, prior, proposed, changed)`` runs for updates and no-ops; ``changed`` names the
     attributes that differ. ``plan_create(diags, planned)`` runs for creates (the framework has no
     such hook; the adapter adds it), where ``planned`` has every computed attribute unknown.

@@ -44,7 +44,6 @@ def usd_per_training_step(hourly_usd: Any, tokens_per_s: Any, global_batch_token
 
 
 def functions() -> list[FunctionSpec]:
-    """The provider's functions."""
     hourly = ("hourly_usd", NUMBER, "Whole deployment price, USD per hour (>= 0).")
     rate = ("tokens_per_s", NUMBER, "Sustained throughput, tokens per second (> 0).")
     return [

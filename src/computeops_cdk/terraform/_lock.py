@@ -2,9 +2,8 @@
 
 - **plan (create)** decides, and the plan shows the placement it will lock;
 - **apply** stores exactly what was planned, with the time it was locked;
-- **refresh** re-examines the lock on today's catalog with the engine's drift rules
-  (``engine.evaluate_drift``, the same as ``computeops reevaluate``) and records the finding in
-  ``drift``; the locked attributes never change by themselves;
+- **refresh** re-examines the lock on today's catalog (``engine.evaluate_drift``, as ``computeops
+  reevaluate`` does) and records the finding in ``drift``; locked attributes never change alone;
 - **plan (update)** warns when the finding is actionable (a placement cheaper beyond the hysteresis,
   or the lock no longer feasible) and, with ``auto_relock = true``, plans an in-place update to the
   proposed placement. The same catalog twice gives "No changes".

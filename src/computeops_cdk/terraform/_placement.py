@@ -363,7 +363,6 @@ def validate_intent_text(diags: Diagnostics, config: dict[str, Any]) -> None:
 
 
 def data_source() -> DataSourceSpec:
-    """The ``computeops_placement`` data source."""
     return DataSourceSpec(
         name="placement",
         description=(

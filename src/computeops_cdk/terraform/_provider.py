@@ -13,7 +13,6 @@ __all__ = ["provider_spec"]
 
 
 def provider_spec() -> ProviderSpec:
-    """The ``computeops`` provider."""
     return ProviderSpec(
         address=ADDRESS,
         description="Decide where AI workloads run, and keep the decision in state (computeops-cdk).",
