@@ -212,7 +212,7 @@ def _document(text: str) -> Any:
 
     try:
         return load_yaml(text)
-    except yaml.YAMLError as err:
+    except (yaml.YAMLError, UnicodeEncodeError) as err:
         raise AccountsError(f"the accounts file is not valid YAML{yaml_problem(err, text)}") from None
 
 

@@ -243,4 +243,5 @@ def test_estimate_prefix_cache_share_flag(capsys: pytest.CaptureFixture[str]) ->
     for bad in ("1.5", "-0.1", "half"):
         with pytest.raises(SystemExit):
             main([*base, "--prefix-cache-share", bad])
-        assert "argument --prefix-cache-share: must be a number from 0 to 1" in capsys.readouterr().err
+        err = capsys.readouterr().err
+        assert "argument --prefix-cache-share: must be a number from 0 to 1" in err and "To fix" in err

@@ -139,3 +139,24 @@ def test_to_yaml_quotes_a_string_the_reader_would_take_for_something_else(name: 
     # safe_dump resolved plain scalars as YAML 1.1 does: "1e3" went out unquoted and came back a number
     intent = WorkloadIntent.from_yaml(SUPPORT_CHAT).replace(name=name)
     assert WorkloadIntent.from_yaml(intent.to_yaml()) == intent
+
+
+def test_a_control_character_after_non_ascii_text_is_placed_by_character() -> None:
+    # libyaml gives the offset in UTF-8 bytes: two accented letters put it on a line that is not there
+    with pytest.raises(IntentError) as caught:
+        WorkloadIntent.from_yaml("# réglé pour la prod\nname: x\x01\n", source="f.yaml")
+    assert "f.yaml: invalid YAML at line 2, column 8: unacceptable character #x0001" in str(caught.value)
+
+
+def test_a_lone_surrogate_is_an_intent_error_not_a_traceback() -> None:
+    with pytest.raises(IntentError, match=r"at line 2, column 7: U\+D800 is a lone surrogate.*To fix"):
+        WorkloadIntent.from_yaml("apiVersion: computeops.dev/v1\nname: \ud800\n", source="api")
+
+
+def test_to_yaml_keeps_a_next_line_character() -> None:
+    # NEL (U+0085) went out raw in a quoted scalar and came back folded into a space
+    intent = WorkloadIntent.from_yaml(SUPPORT_CHAT)
+    doc = intent.to_dict()
+    doc["workload"]["model"] = {"name": "a\x85b", "params_b": 8, "precision": "bf16"}
+    odd = WorkloadIntent.from_dict(doc)
+    assert WorkloadIntent.from_yaml(odd.to_yaml()) == odd

@@ -243,3 +243,43 @@ def test_flags_are_checked(capsys: pytest.CaptureFixture[str]) -> None:
         with pytest.raises(SystemExit) as exit_:
             main(["observe", "--metrics", "x", *flags])
         assert exit_.value.code == 2
+
+
+def test_efficiency_compares_with_the_estimate_of_the_intents_prefix_cache(lockfile: Path) -> None:
+    # the estimate observe compared with left the share out: a cache's gain showed as efficiency,
+    # and the next decision, already estimating with the share, counted it twice
+    import dataclasses
+
+    import yaml
+
+    from computeops_cdk.observe import measure
+
+    entry = Lockfile.read(lockfile).workloads["chat/workload"]
+    doc = yaml.safe_load(INTENT.read_text())
+    doc["workload"]["serving"]["prefix_cache_share"] = 0.5
+    cached = dataclasses.replace(entry, intent=WorkloadIntent.from_dict(doc))
+    catalog = load_catalog()
+    o = measure(
+        parse_scrape(BEFORE.read_text(), source="a"),
+        parse_scrape(AFTER.read_text(), source="b"),
+        interval_s=60,
+        entry=cached,
+        catalog=catalog,
+        replicas=1,
+        observed_at="2026-12-01T12:00:00Z",
+    )
+    accelerator = catalog.accelerator(
+        catalog.instance_type(entry.placement.provider, entry.placement.instance_type).accelerator
+    )
+    expected = perf.estimate_inference(
+        model_spec(entry.intent.workload),
+        precision="fp8",
+        accelerator=accelerator,
+        count=int(entry.estimate["tensor_parallel"]),
+        input_tokens=round(256 * 2120 / 530),
+        output_tokens=256,
+        concurrency=42,
+        tensor_parallel=int(entry.estimate["tensor_parallel"]),
+        prefix_cache_share=0.5,
+    )
+    assert o.efficiency == pytest.approx(530 / expected.tokens_per_s, rel=1e-3)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 import sys
+from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -115,10 +117,36 @@ def test_the_prefix_cache_share_is_not_prefilled() -> None:
     assert not any("prefix cache" in a for a in none.assumptions)
 
 
-@pytest.mark.parametrize("share", [-0.1, 1.5, math.nan, math.inf, "0.5", True, None])
-def test_a_bad_prefix_cache_share_is_a_clear_error(share: object) -> None:
+@pytest.mark.parametrize("share", [-0.1, 1.5, math.nan, math.inf])
+def test_a_prefix_cache_share_out_of_range_is_a_clear_error(share: object) -> None:
     with pytest.raises(EstimateError, match=r"prefix_cache_share must be a number from 0 to 1 .*To fix"):
         _serve(prefix_cache_share=share)
+
+
+@pytest.mark.parametrize("share", ["0.5", True, None, Decimal("0.5"), Fraction(1, 2)])
+def test_a_prefix_cache_share_of_another_type_says_to_pass_a_float(share: object) -> None:
+    # the range message was given for an in-range Decimal, with nothing about its type
+    with pytest.raises(
+        EstimateError, match=r"must be a Python float from 0 to 1 .*of type .*To fix: pass float"
+    ):
+        _serve(prefix_cache_share=share)
+
+
+def test_sglangs_larger_chunk_on_a_large_gpu_is_one_chunk() -> None:
+    # SGLang chunks at 16384 on a GPU of 160 GiB or more: a 12,000-token prompt was charged as two
+    # 8,192-token chunks, with no note saying so (a share of 1e-300, which caches nothing, differed)
+    for acc in ("MI300X", "B200"):
+        plain = _serve(acc=acc, inp=12000, out=200, engine="sglang")
+        tiny = _serve(acc=acc, inp=12000, out=200, engine="sglang", prefix_cache_share=1e-300)
+        assert not any(a.startswith("chunked prefill") for a in plain.assumptions)
+        assert (plain.ttft_ms, plain.tokens_per_s) == (tiny.ttft_ms, tiny.tokens_per_s)
+        vllm = _serve(acc=acc, inp=12000, out=200, engine="vllm")  # 8192: two chunks, and it says so
+        assert vllm.ttft_ms > plain.ttft_ms and any("in 2 chunks of 8,192" in a for a in vllm.assumptions)
+
+
+def test_a_small_share_is_not_rounded_to_zero_in_the_note() -> None:
+    note = next(a for a in _serve(prefix_cache_share=0.004).assumptions if a.startswith("prefix cache"))
+    assert note.startswith("prefix cache: 0.4% of each prompt's tokens")
 
 
 def test_the_regime() -> None:
@@ -160,3 +188,19 @@ def test_long_context_training_carries_the_widened_training_band() -> None:
     assert (long.uncertainty.low, long.uncertainty.high) == BAND_LONG_CONTEXT
     assert long.uncertainty == uncertainty("H100-SXM", "training", seq_len=65536)
     assert "long-context training (v15)" in long.uncertainty.basis
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"input_tokens": "8192"},
+        {"input_tokens": None},
+        {"output_tokens": 0},
+        {"seq_len": None},
+        {"seq_len": True},
+    ],
+)
+def test_uncertainty_refuses_bad_lengths(kw: dict[str, object]) -> None:
+    # a str or None was a TypeError traceback; output_tokens 0 silently gave the long-prompt band
+    with pytest.raises(EstimateError, match=r"must be an integer >= \d \(got .*\)\. To fix"):
+        uncertainty("H100-SXM", "inference", **kw)  # type: ignore[arg-type]

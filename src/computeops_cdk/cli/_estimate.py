@@ -106,7 +106,10 @@ def _share(value: str) -> float:
     except ValueError:
         number = math.nan
     if not 0 <= number <= 1:
-        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1 (got {_cut(value)})")
+        raise argparse.ArgumentTypeError(
+            f"must be a number from 0 to 1 (got {_cut(value)}). To fix: give the share of each prompt "
+            "served from the prefix cache, e.g. 0.5"
+        )
     return number
 
 

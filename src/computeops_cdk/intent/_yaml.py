@@ -213,6 +213,17 @@ class _Dumper(yaml.SafeDumper):
 
 
 _Dumper.yaml_implicit_resolvers = _Loader.yaml_implicit_resolvers
+_LINE_BREAKS = ("\x85", "\u2028", "\u2029")
+
+
+def _string(dumper: _Dumper, value: str) -> yaml.ScalarNode:
+    # A single-quoted or plain scalar writes NEL (U+0085) raw, and the reader folds it into a space:
+    # double quotes escape it (and the other Unicode line breaks)
+    style = '"' if any(b in value for b in _LINE_BREAKS) else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _string)
 
 
 def dump_yaml(data: Any) -> str:
@@ -250,15 +261,27 @@ def yaml_data(text: str, *, source: str) -> Any:
     """The plain data of intent YAML ``text``; an IntentError names the line and column."""
     try:
         return load_yaml(text)  # a SafeLoader subclass: plain data only
-    except yaml.YAMLError as err:
+    except (yaml.YAMLError, UnicodeEncodeError) as err:
         raise IntentError(f"{source}: invalid YAML{yaml_problem(err, text)}") from None
 
 
-def yaml_problem(err: yaml.YAMLError, text: str) -> str:
-    """`` at line L, column C: what is wrong. To fix: ...`` for a YAMLError of ``text``."""
+_C_READER = issubclass(_Loader, getattr(getattr(yaml, "cyaml", None), "CParser", ()))
+"""libyaml's reader gives a ReaderError's position in UTF-8 bytes, PyYAML's in characters."""
+
+
+def yaml_problem(err: yaml.YAMLError | UnicodeEncodeError, text: str) -> str:
+    """`` at line L, column C: what is wrong. To fix: ...`` for an error reading ``text``."""
+    if isinstance(err, UnicodeEncodeError):  # a str from the API holding a lone surrogate
+        line, column = _line_column(text, err.start)
+        return (
+            f" at line {line}, column {column}: U+{ord(text[err.start]):04X} is a lone surrogate, not a "
+            "character. To fix: pass text that encodes as UTF-8"
+        )
     if isinstance(err, yaml.reader.ReaderError):  # no mark: an offset into the text ("<unicode string>")
-        line = text.count("\n", 0, err.position) + 1
-        column = err.position - (text.rfind("\n", 0, err.position) + 1) + 1
+        at = err.position
+        if _C_READER:
+            at = len(text.encode("utf-8")[:at].decode("utf-8", errors="ignore"))
+        line, column = _line_column(text, at)
         character = err.character if isinstance(err.character, int) else ord(err.character)
         return (
             f" at line {line}, column {column}: unacceptable character #x{character:04x} ({err.reason}). "
@@ -289,6 +312,11 @@ _FIXES = (
     ),
 )
 """Words of libyaml's (and PyYAML's) commonest syntax errors -> how to fix them."""
+
+
+def _line_column(text: str, at: int) -> tuple[int, int]:
+    """Line and column (from 1) of character ``at`` of ``text``."""
+    return text.count("\n", 0, at) + 1, at - (text.rfind("\n", 0, at) + 1) + 1
 
 
 def _character_at(text: str, line: int, column: int) -> str:

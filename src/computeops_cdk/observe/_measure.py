@@ -189,6 +189,11 @@ def _efficiency(
             output_tokens=output_tokens,
             concurrency=max(1, round(batch)),
             tensor_parallel=tp,
+            # the estimate the decision made: the same engine and prefix-cache share (a share
+            # left out would count the cache's gain twice once the factor scales the next estimate)
+            engine=serving.engine,
+            engine_version=serving.engine_version,
+            prefix_cache_share=serving.prefix_cache_share,
         )
     except EstimateError as err:
         raise MetricsError(f"cannot estimate the measured load to compare with ({err})") from None

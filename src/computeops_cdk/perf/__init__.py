@@ -195,6 +195,12 @@ def uncertainty(
     ``output_tokens``: the long-prompt regime's; a training estimate of ``seq_len`` from
     ``LONG_CONTEXT_TOKENS``: the long-context one), else (no measurement of the kind on it) the whole
     held-out range."""
+    for name, value, low in (("input_tokens", input_tokens, 0), ("output_tokens", output_tokens, 1),
+                             ("seq_len", seq_len, 0)):  # fmt: skip
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise EstimateError(
+                f"{name} must be an integer >= {low} (got {_given(value)}). To fix: pass an int"
+            )
     band = _validation(accelerator_id, kind)[0]
     if kind == "inference" and not tpu and long_prompt(input_tokens, output_tokens):
         return _long_prompt_band(band)
@@ -401,11 +407,13 @@ def estimate_inference(
     if named:
         hw, note = _with_engine(hw, platform_of(accelerator), engine, engine_version)
         validation = (note, *validation)
-    chunk_notes = _prefill_notes(hw, canonical_engine(engine) if named else None, inp, share)
-    if chunk_notes:
-        chunk, _ = prefill_chunk(canonical_engine(engine) if named else None, hw.memory_gb, hw.name)
+    name = canonical_engine(engine) if named else None
+    validation = (*_prefill_notes(hw, name, inp, share), *validation)
+    # the engine's own chunk always (SGLang's 16384 on a large GPU was charged as two 8192 chunks,
+    # with no note); the record is kept when nothing differs, so the caches keyed on it still hit
+    chunk = 0 if hw.is_tpu else prefill_chunk(name, hw.memory_gb, hw.name)[0]
+    if chunk != hw.prefill_chunk or share:
         hw = _prefill_hardware(hw, chunk, share)
-        validation = (*chunk_notes, *validation)
     return estimate_inference_hw(
         model,
         hw,
@@ -424,14 +432,18 @@ def estimate_inference(
 
 
 def _share(value: object) -> float:
-    """A prefix-cache share: a finite number from 0 to 1."""
-    number = value if isinstance(value, int | float) and not isinstance(value, bool) else None
-    if number is None or not 0 <= number <= 1:
+    """A prefix-cache share: a Python int or float from 0 to 1."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise EstimateError(
+            f"prefix_cache_share must be a Python float from 0 to 1 (got {_given(value)}, of type "
+            f"{type(value).__name__}). To fix: pass float(x) of a numpy number, a Decimal or a Fraction"
+        )
+    if not 0 <= value <= 1:
         raise EstimateError(
             f"prefix_cache_share must be a number from 0 to 1 (got {_given(value)}). To fix: pass the "
             "share of each prompt's tokens served from the prefix cache, e.g. 0.5, or 0 for none"
         )
-    return float(number)
+    return float(value)
 
 
 def _prefill_notes(hw: Hardware, engine: str | None, inp: int, share: float) -> tuple[str, ...]:
@@ -440,7 +452,7 @@ def _prefill_notes(hw: Hardware, engine: str | None, inp: int, share: float) -> 
     prefilled = max(1, inp - math.floor(inp * share))
     if share:
         notes.append(
-            f"prefix cache: {share:.0%} of each prompt's tokens served from the cache (a figure given "
+            f"prefix cache: {share * 100:g}% of each prompt's tokens served from the cache (a figure given "
             f"with the workload; no measurement backs it): {prefilled:,} of {inp:,} tokens prefilled"
         )
     if not hw.is_tpu:
