@@ -88,20 +88,21 @@ def test_two_files_give_rates_percentiles_and_utilisation(
     assert "Does NOT meet its intent" in out and "p90 TPOT" in out  # 102 ms against tpot_ms 60
 
 
-def test_efficiency_is_measured_against_the_estimate_at_the_measured_load(lockfile: Path) -> None:
+def _measured(entry: LockEntry, **estimated: object) -> tuple[Any, Any, Any]:
+    """The observation of the recorded scrapes for ``entry``, the estimate at the measured load it is
+    compared with (``estimated``: more arguments of it), and the machine's accelerator."""
     from computeops_cdk.observe import measure
 
-    entry = Lockfile.read(lockfile).workloads["chat/workload"]
+    catalog = load_catalog()
     o = measure(
         parse_scrape(BEFORE.read_text(), source="a"),
         parse_scrape(AFTER.read_text(), source="b"),
         interval_s=60,
         entry=entry,
-        catalog=load_catalog(),
+        catalog=catalog,
         replicas=1,
         observed_at="2026-12-01T12:00:00Z",
     )
-    catalog = load_catalog()
     accelerator = catalog.accelerator(
         catalog.instance_type(entry.placement.provider, entry.placement.instance_type).accelerator
     )
@@ -114,7 +115,14 @@ def test_efficiency_is_measured_against_the_estimate_at_the_measured_load(lockfi
         output_tokens=256,
         concurrency=42,
         tensor_parallel=int(entry.estimate["tensor_parallel"]),
+        **estimated,  # type: ignore[arg-type]
     )
+    return o, expected, accelerator
+
+
+def test_efficiency_is_measured_against_the_estimate_at_the_measured_load(lockfile: Path) -> None:
+    entry = Lockfile.read(lockfile).workloads["chat/workload"]
+    o, expected, accelerator = _measured(entry)
     assert o.efficiency == pytest.approx(530 / expected.tokens_per_s, rel=1e-3)
     assert 0 < o.efficiency < 1  # production is slower than the datasheet extrapolation here
     assert o.accelerator == accelerator.id and o.model == "llama-3.1-70b"
@@ -252,34 +260,9 @@ def test_efficiency_compares_with_the_estimate_of_the_intents_prefix_cache(lockf
 
     import yaml
 
-    from computeops_cdk.observe import measure
-
     entry = Lockfile.read(lockfile).workloads["chat/workload"]
     doc = yaml.safe_load(INTENT.read_text())
     doc["workload"]["serving"]["prefix_cache_share"] = 0.5
     cached = dataclasses.replace(entry, intent=WorkloadIntent.from_dict(doc))
-    catalog = load_catalog()
-    o = measure(
-        parse_scrape(BEFORE.read_text(), source="a"),
-        parse_scrape(AFTER.read_text(), source="b"),
-        interval_s=60,
-        entry=cached,
-        catalog=catalog,
-        replicas=1,
-        observed_at="2026-12-01T12:00:00Z",
-    )
-    accelerator = catalog.accelerator(
-        catalog.instance_type(entry.placement.provider, entry.placement.instance_type).accelerator
-    )
-    expected = perf.estimate_inference(
-        model_spec(entry.intent.workload),
-        precision="fp8",
-        accelerator=accelerator,
-        count=int(entry.estimate["tensor_parallel"]),
-        input_tokens=round(256 * 2120 / 530),
-        output_tokens=256,
-        concurrency=42,
-        tensor_parallel=int(entry.estimate["tensor_parallel"]),
-        prefix_cache_share=0.5,
-    )
+    o, expected, _ = _measured(cached, prefix_cache_share=0.5)
     assert o.efficiency == pytest.approx(530 / expected.tokens_per_s, rel=1e-3)
