@@ -7,6 +7,7 @@ it slow, so a change that puts one back on the path fails in review rather than 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -207,3 +208,43 @@ def test_the_model_registry_is_read_from_a_zip_install_too(tmp_path: Path) -> No
     )
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     assert "--model" in done.stdout
+
+
+@pytest.mark.parametrize("flag", ["--version", "--help"])
+def test_version_and_help_do_not_import_shutil(flag: str) -> None:
+    # argparse's own width lookup imports shutil, and with it bz2, lzma and fnmatch, on every
+    # add_argument: a fifth of what `computeops --version` cost (benchmarks/STARTUP.md).
+    code = (
+        "import json, sys\n"
+        "from computeops_cdk.cli import main\n"
+        "try:\n"
+        f"    main([{flag!r}])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "sys.stderr.write(json.dumps(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    modules = json.loads(done.stderr.splitlines()[-1])
+    assert [name for name in ("shutil", "bz2", "lzma", "fnmatch") if name in modules] == []
+
+
+@pytest.mark.parametrize(("columns", "widest"), [("50", 48), ("120", 118), (None, 78), ("0", 78), ("x", 78)])
+def test_help_wraps_to_the_width_argparse_would_use(columns: str | None, widest: int) -> None:
+    # What shutil.get_terminal_size gives argparse: $COLUMNS when it is a positive number, else the
+    # terminal's width (none here: stdout is a pipe), else 80; argparse keeps 2 columns free.
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    if columns is not None:
+        env["COLUMNS"] = columns
+    script = "import sys\nfrom computeops_cdk.cli import main\nsys.exit(main(sys.argv[1:]))\n"
+    done = subprocess.run(
+        [sys.executable, "-c", script, "decide", "--help"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    # the argument sections argparse wraps (the description and the examples are printed as written)
+    text = done.stdout
+    prose = text[text.index("positional arguments:") : text.index("\nexamples:")].splitlines()
+    assert max(len(line) for line in prose) <= widest
+    assert max(len(line) for line in prose) > widest - 12  # wrapped to that width, not to a narrower one

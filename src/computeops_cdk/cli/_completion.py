@@ -10,6 +10,8 @@ import argparse
 import sys
 from typing import Any
 
+from ._parser import HelpFormatter
+
 __all__ = ["SHELLS", "completion_script", "register"]
 
 SHELLS = ("bash", "zsh", "tcsh")
@@ -28,7 +30,7 @@ def register(commands: Any) -> None:
         help="print a shell completion script (bash, zsh or tcsh)",
         description="Print a completion script for SHELL on stdout (subcommands, flags, choices, files).",
         epilog=_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("shell", choices=SHELLS, metavar="SHELL", help=f"one of {', '.join(SHELLS)}")
     parser.set_defaults(handler=run)

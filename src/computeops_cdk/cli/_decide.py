@@ -22,6 +22,7 @@ from ..errors import IntentError, NoFeasiblePlacementError
 from ..intent import WorkloadIntent
 from ..targets import placement_pin
 from ._args import whole_at_least
+from ._parser import HelpFormatter
 
 __all__ = [
     "CSV_COLUMNS",
@@ -90,7 +91,7 @@ def register(commands: Any) -> None:
         help="decide where a workload intent runs (provider, instance, region, price model)",
         description=_DESCRIPTION,
         epilog=_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("intent", metavar="INTENT", help="workload intent file (.yaml, .yml or .json)")
     output = parser.add_argument_group("output")

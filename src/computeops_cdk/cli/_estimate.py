@@ -36,6 +36,7 @@ from ..perf import (
     resolve_model,
 )
 from ..perf._engines import ENGINES
+from ._parser import HelpFormatter
 
 __all__ = ["register"]
 
@@ -154,7 +155,7 @@ def register(commands: Any) -> None:
             "or a --ttft-ms/--tpot-ms target is missed (slo_met false)."
         ),
         epilog=_EPILOG.format(models=", ".join(model_names())),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument(
         "--workload",

@@ -24,6 +24,7 @@ from ..engine._resolve import INTENT_UNLISTED
 from ..errors import IntentError, LockError, did_you_mean, did_you_mean_text
 from ..lockfile import LOCKFILE_NAME, LockEntry, Lockfile, editing, estimate_of
 from ..targets import get_target, placement_pin
+from ._parser import HelpFormatter
 
 __all__ = ["register"]
 
@@ -42,7 +43,7 @@ def register(commands: Any) -> None:
         help="list, relock or remove the entries of computeops.lock.json",
         description=__doc__,
         epilog=_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     verbs = parser.add_subparsers(dest="verb", metavar="VERB", required=True)
     for verb, help_text in (
@@ -50,9 +51,7 @@ def register(commands: Any) -> None:
         ("update", "relock: re-decide entries on the catalog and write them"),
         ("remove", "drop the entry of a workload that no longer exists"),
     ):
-        sub = verbs.add_parser(
-            verb, help=help_text, epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
-        )
+        sub = verbs.add_parser(verb, help=help_text, epilog=_EPILOG, formatter_class=HelpFormatter)
         sub.add_argument(
             "lockfile",
             nargs="?",

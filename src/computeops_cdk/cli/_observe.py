@@ -23,6 +23,7 @@ from ..errors import LockError, MetricsError
 from ..lockfile import LOCKFILE_NAME, LockEntry, Lockfile, Observation, editing
 from ..observe import SCRAPE_TIMEOUT_S, measure, read_scrape
 from ._args import number_in, whole_at_least
+from ._parser import HelpFormatter
 from ._reevaluate import observed_lines
 
 __all__ = ["register"]
@@ -47,7 +48,7 @@ def register(commands: Any) -> None:
         help="measure a running vLLM deployment (/metrics) and record it against its locked estimate",
         description=__doc__,
         epilog=_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument(
         "--metrics",

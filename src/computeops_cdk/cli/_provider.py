@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ._parser import HelpFormatter
+
 __all__ = ["register"]
 
 _EPILOG = """\
@@ -40,7 +42,7 @@ def register(commands: Any) -> None:
         "the CLI configuration (provider_installation) and the required_providers block, so "
         "`terraform init` installs it and writes .terraform.lock.hcl.",
         epilog=_EPILOG % sys.executable,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     install.add_argument(
         "--dir",

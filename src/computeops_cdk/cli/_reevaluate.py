@@ -38,6 +38,7 @@ from ..intent import WorkloadIntent
 from ..lockfile import MAX_LOCKFILE_BYTES, LockEntry, Lockfile, Observation, check_pins, load_json
 from ..targets import placement_pin
 from ._args import number_in
+from ._parser import HelpFormatter
 
 __all__ = ["EXIT_DRIFT", "Subject", "register", "render_markdown", "subjects_from"]
 
@@ -89,7 +90,7 @@ def register(commands: Any) -> None:
         help="re-decide locked workloads against today's catalog: ok, cheaper, price_changed, infeasible",
         description=__doc__,
         epilog=_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument(
         "files",

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._parser import HelpFormatter
 from . import _files, _list, _refresh, _show
-from ._text import FORMATTER
 
 __all__ = ["register"]
 
@@ -26,7 +26,7 @@ def register(commands: Any) -> None:
         ),
         epilog="examples:\n  computeops catalog list --provider lambda --accelerator H100\n"
         "  computeops catalog show p5.48xlarge\n  computeops catalog accelerators",
-        formatter_class=FORMATTER,
+        formatter_class=HelpFormatter,
     )
     sub = parser.add_subparsers(dest="catalog_command", metavar="SUBCOMMAND", required=True)
     for module in (_list, _show, _files, _refresh):

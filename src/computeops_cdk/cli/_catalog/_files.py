@@ -6,7 +6,8 @@ import argparse
 from typing import Any
 
 from ...catalog import load_catalog
-from ._text import EXIT_OK, FORMATTER, error
+from .._parser import HelpFormatter
+from ._text import EXIT_OK, error
 
 
 def register(sub: Any) -> None:
@@ -21,7 +22,7 @@ def _register_validate(sub: Any) -> None:
         help="check a catalog file (schema, references, sha256)",
         description="Validate a catalog JSON file. Exit 0 when valid, 2 with the JSON path of the problem.",
         epilog="examples:\n  computeops catalog validate\n  computeops catalog validate my-catalog.json",
-        formatter_class=FORMATTER,
+        formatter_class=HelpFormatter,
     )
     p.add_argument("file", nargs="?", metavar="FILE", help="catalog file. Default: the embedded catalog")
     p.set_defaults(handler=_cmd_validate)
@@ -37,7 +38,7 @@ def _register_build(sub: Any) -> None:
         ),
         epilog="examples:\n  computeops catalog build\n"
         "  computeops catalog build --source data/market --output /tmp/catalog.json",
-        formatter_class=FORMATTER,
+        formatter_class=HelpFormatter,
     )
     p.add_argument(
         "--source", metavar="DIR", default="data/market", help="market-data folder. Default: data/market"

@@ -9,9 +9,9 @@ import sys
 from typing import Any
 
 from ...catalog import PROVIDER_IDS, Catalog, Offer, load_catalog
+from .._parser import HelpFormatter
 from ._text import (
     EXIT_OK,
-    FORMATTER,
     age,
     catalog_header,
     catalog_option,
@@ -36,7 +36,7 @@ def register(sub: Any) -> None:
         "  computeops catalog list --accelerator H100 --sort price --limit 10\n"
         "  computeops catalog list --accelerator tpu-v5e --pricing spot --format json\n"
         "  computeops catalog list --format csv > offers.csv",
-        formatter_class=FORMATTER,
+        formatter_class=HelpFormatter,
     )
     p.add_argument("--provider", metavar="P", help=f"only this provider ({', '.join(PROVIDER_IDS)})")
     p.add_argument(

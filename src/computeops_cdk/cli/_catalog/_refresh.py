@@ -7,7 +7,8 @@ import json
 import sys
 from typing import Any
 
-from ._text import EXIT_INVALID, EXIT_OK, FORMATTER, catalog_header, error, rich_console, rich_table
+from .._parser import HelpFormatter
+from ._text import EXIT_INVALID, EXIT_OK, catalog_header, error, rich_console, rich_table
 
 
 def register(sub: Any) -> None:
@@ -36,7 +37,7 @@ def _register_refresh(sub: Any) -> None:
         epilog="examples:\n  computeops catalog refresh\n  computeops catalog refresh --provider lambda\n"
         "  computeops catalog refresh --accept nebius   # after reviewing a refusal\n"
         "  computeops decide job.yaml --catalog ~/.local/share/computeops/current/catalog.json",
-        formatter_class=FORMATTER,
+        formatter_class=HelpFormatter,
     )
     p.add_argument("--provider", action="append", metavar="P", help="refresh only this provider (repeatable)")
     p.add_argument(
@@ -89,7 +90,7 @@ def _register_status(sub: Any) -> None:
             "refreshed catalog in the user data directory, or the embedded one before any refresh."
         ),
         epilog="examples:\n  computeops catalog status\n  computeops catalog status --json",
-        formatter_class=FORMATTER,
+        formatter_class=HelpFormatter,
     )
     p.add_argument("--data-dir", metavar="DIR", help="user data directory. Default: as for refresh")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")

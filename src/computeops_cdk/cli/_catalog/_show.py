@@ -7,9 +7,9 @@ import json
 from typing import Any
 
 from ...catalog import HOURS_PER_MONTH, PROVIDER_IDS, Catalog, InstanceType, load_catalog
+from .._parser import HelpFormatter
 from ._text import (
     EXIT_OK,
-    FORMATTER,
     age,
     catalog_header,
     catalog_option,
@@ -37,7 +37,7 @@ def _register_show(sub: Any) -> None:
         description="Show an instance type's accelerator specs and all its offers with price age.",
         epilog="examples:\n  computeops catalog show gpu_8x_h100_sxm5\n"
         "  computeops catalog show tpu-v5p-8 --json",
-        formatter_class=FORMATTER,
+        formatter_class=HelpFormatter,
     )
     p.add_argument("instance_type", metavar="INSTANCE_TYPE", help="instance type name (case-insensitive)")
     p.add_argument("--provider", metavar="P", help="when several providers use the same name")
@@ -52,7 +52,7 @@ def _register_accelerators(sub: Any) -> None:
         help="canonical accelerator ids, specs and aliases",
         description="Accelerators with their published specs (empty where no source states the number).",
         epilog="example:\n  computeops catalog accelerators --json",
-        formatter_class=FORMATTER,
+        formatter_class=HelpFormatter,
     )
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     catalog_option(p)

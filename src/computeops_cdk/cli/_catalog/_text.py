@@ -12,7 +12,6 @@ from ...errors import did_you_mean, did_you_mean_text
 
 EXIT_OK = 0
 EXIT_INVALID = 2
-FORMATTER = argparse.RawDescriptionHelpFormatter
 
 
 def catalog_option(parser: argparse.ArgumentParser) -> None:
