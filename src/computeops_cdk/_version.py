@@ -22,7 +22,7 @@ CATALOG_ENV = "COMPUTEOPS_CATALOG"
 keeps the two equal)."""
 
 _TAIL_BYTES = 512
-_META_LINE = re.compile(r'^"(sha256|version)":"([^"\\]+)"', re.MULTILINE)
+_META_LINE = r'^"(sha256|version)":"([^"\\]+)"'  # compiled on use: `computeops --help` has none
 
 
 def version_text() -> str:
@@ -49,7 +49,7 @@ def embedded_catalog_meta(path: str = EMBEDDED_CATALOG) -> dict[str, str] | None
             tail = handle.read(_TAIL_BYTES).decode("utf-8", errors="replace")
     except OSError:
         return None
-    found = dict(_META_LINE.findall(tail))
+    found = dict(re.findall(_META_LINE, tail, re.MULTILINE))
     if set(found) != {"sha256", "version"}:
         return None
     return found
