@@ -8,7 +8,8 @@ busy moment of this shared machine hits both sides alike; the figures are median
 - ``--version`` and ``--help`` against a bare ``python -c pass`` (target <= 2x), and the floor under
   them: argparse alone answering ``--version`` (no target: what any argparse CLI pays);
 - a cold ``computeops decide examples/support-chat.yaml --format json`` against Python starting
-  and loading the embedded catalog JSON (``json.load``), nothing else (target <= 6x);
+  and loading the embedded catalog JSON (``json.load``), nothing else (target <= 6x), and the floor
+  under it: the same baseline plus importing pydantic and defining one model (no target);
 - a warm ``decide`` over the full embedded catalog (the catalog loaded and the engine's index
   built, as in a construct's second stack or the Terraform provider's second call) against
   ``json.loads`` of that catalog's text in the same process (target <= 0.5x), alone and with its
@@ -139,6 +140,12 @@ _ARGPARSE_FLOOR = (
 )
 
 
+_PYDANTIC_FLOOR = (
+    "import json\nfrom pydantic import BaseModel\nclass Floor(BaseModel):\n    a: int = 0\n"
+    "with open({catalog!r}, 'rb') as f: json.load(f)"
+)
+
+
 def processes(repeat: int) -> list[Row]:
     """The fresh-process measurements, wall and CPU."""
     import computeops_cdk
@@ -162,6 +169,16 @@ def processes(repeat: int) -> list[Row]:
     decide = _process([_exe(), "decide", str(EXAMPLE), "--format", "json"])
     rows.append(
         ("cold decide", "python + json.load(catalog)", *processes_side_by_side(decide, load_json, repeat))
+    )
+    # the floor under the cold decide's budget: the same baseline plus what pydantic costs before any
+    # model of ours exists (its import, then its first model: the plugin scan and importlib.metadata)
+    pydantic = _process([sys.executable, "-c", _PYDANTIC_FLOOR.format(catalog=_catalog_path())])
+    rows.append(
+        (
+            "pydantic + one model + json.load",
+            "python + json.load(catalog)",
+            *processes_side_by_side(pydantic, load_json, repeat),
+        )
     )
     return rows
 
