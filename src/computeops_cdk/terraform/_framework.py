@@ -754,7 +754,12 @@ def serve(spec: ProviderSpec, argv: Sequence[str] | None = None) -> None:
     # Terraform waits for the process to exit after Shutdown, three times per plan; the interpreter's
     # teardown (every module, the gRPC threads) took 25-50 ms of each (benchmarks/TERRAFORM.md). The
     # server has stopped, every handler has returned and each file was written (atomically) before its
-    # response: only stdio is left to flush.
+    # response: only stdio is left. Closed a moment before the exit, as the teardown closed them, so
+    # go-plugin reads EOF on both pipes before it reaps the process (else its log says "error
+    # encountered while scanning stdout: file already closed").
     sys.stdout.flush()
     sys.stderr.flush()
+    os.close(1)
+    os.close(2)
+    time.sleep(0.001)
     os._exit(0)
