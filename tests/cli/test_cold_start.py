@@ -213,7 +213,7 @@ def test_the_model_registry_is_read_from_a_zip_install_too(tmp_path: Path) -> No
 @pytest.mark.parametrize("flag", ["--version", "--help"])
 def test_version_and_help_do_not_import_shutil(flag: str) -> None:
     # argparse's own width lookup imports shutil, and with it bz2, lzma and fnmatch, on every
-    # add_argument: a fifth of what `computeops --version` cost (benchmarks/STARTUP.md).
+    # add_argument: a fifth of what `computeops --version` adds to Python's start (benchmarks/STARTUP.md).
     code = (
         "import json, sys\n"
         "from computeops_cdk.cli import main\n"

@@ -17,7 +17,7 @@ from importlib import import_module
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name)
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import NoReturn
+    from typing import Any, NoReturn
 
 __all__ = ["COMMANDS", "HelpFormatter", "build_parser", "command_of"]
 
@@ -94,12 +94,19 @@ def _terminal_width() -> int:
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
     """argparse's formatter with the terminal's width found without ``shutil``: argparse builds a
     formatter on every ``add_argument`` and its own width lookup imports ``shutil`` (and with it
-    ``bz2``, ``lzma`` and ``fnmatch``), a quarter of what ``computeops --version`` costs."""
+    ``bz2``, ``lzma`` and ``fnmatch``), a fifth of what ``computeops --version`` adds to Python's
+    own start (benchmarks/STARTUP.md)."""
 
     def __init__(
-        self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+        **options: Any,  # what a later Python's argparse passes on
     ) -> None:
-        super().__init__(prog, indent_increment, max_help_position, width or _terminal_width() - 2)
+        width = width or _terminal_width() - 2
+        super().__init__(prog, indent_increment, max_help_position, width, **options)
 
 
 _INVALID_CHOICE = r"invalid choice: '(?P<given>[^']*)' \(choose from (?P<choices>.*)\)"
