@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import stat
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -154,3 +156,39 @@ def test_an_expired_or_corrupt_cache_is_replaced(monkeypatch: pytest.MonkeyPatch
     path.write_text(json.dumps(cached))
     fw._server_certificate()
     assert json.loads(path.read_text())["not_after"] > cached["not_after"]
+
+
+def test_every_provider_rpc_is_counted_while_it_runs() -> None:
+    # serve() exits (without the interpreter's teardown) once no RPC is being handled: a StopProvider
+    # stops the server while an apply may still be writing its lockfile.
+    from tf.gen import tfplugin_pb2_grpc
+
+    servicer = fw._servicer_class(provider_spec())
+    rpcs = [
+        n
+        for n, _ in inspect.getmembers(tfplugin_pb2_grpc.ProviderServicer, inspect.isfunction)
+        if n[0].isupper()
+    ]
+    assert "ApplyResourceChange" in rpcs and "ReadDataSource" in rpcs
+    assert [n for n in rpcs if not hasattr(getattr(servicer, n), "__wrapped__")] == []
+
+
+def test_waiting_for_idle_returns_only_once_the_handlers_have() -> None:
+    calls = fw._InFlight()
+    entered, release = threading.Event(), threading.Event()
+
+    def handler(servicer: object, request: object, context: object) -> str:
+        entered.set()
+        release.wait(10)
+        return "done"
+
+    counted = calls.counted(handler)
+    results: list[str] = []
+    worker = threading.Thread(target=lambda: results.append(counted(None, None, None)))
+    worker.start()
+    assert entered.wait(10)
+    assert calls.wait_idle(0.05) is False  # the handler is still running
+    release.set()
+    assert calls.wait_idle(10) is True
+    worker.join(10)
+    assert results == ["done"]

@@ -25,6 +25,8 @@ handlers import the engine when first called.
 from __future__ import annotations
 
 import base64
+import functools
+import inspect
 import json
 import math
 import os
@@ -728,7 +730,43 @@ def _servicer_class(spec: ProviderSpec) -> type:
                 response.planned_state.CopyFrom(to_dynamic_value(encode(resource.attributes, result)))
             return response
 
+    for name, method in inspect.getmembers(_Servicer, inspect.isfunction):
+        if name[:1].isupper():  # the Provider service's RPCs (gRPC names them in CamelCase)
+            setattr(_Servicer, name, _HANDLING.counted(method))
     return _Servicer
+
+
+class _InFlight:
+    """The RPCs being handled. The process exits once none is: the interpreter's teardown waited for
+    them (it joined gRPC's worker threads), and a StopProvider (Ctrl-C) stops the server while an
+    apply may still be writing."""
+
+    def __init__(self) -> None:
+        self._count = 0
+        self._changed = threading.Condition()
+
+    def counted(self, method: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(method)
+        def call(servicer: Any, request: Any, context: Any) -> Any:
+            with self._changed:
+                self._count += 1
+            try:
+                return method(servicer, request, context)
+            finally:
+                with self._changed:
+                    self._count -= 1
+                    self._changed.notify_all()
+
+        return call
+
+    def wait_idle(self, timeout_s: float) -> bool:
+        """Whether every RPC has returned within ``timeout_s``."""
+        with self._changed:
+            return self._changed.wait_for(lambda: self._count == 0, timeout=timeout_s)
+
+
+_HANDLING = _InFlight()
+_EXIT_WAIT_S = 10.0  # a handler that outlives this is stuck; Terraform itself kills a plugin after 2 s
 
 
 def _exit_with_parent(interval_s: float = 1.0) -> None:
@@ -752,11 +790,12 @@ def serve(spec: ProviderSpec, argv: Sequence[str] | None = None) -> None:
     tf.provider.ProviderServicer = _servicer_class(spec)  # run_provider looks it up at call time
     _runner.run_provider(_Provider(spec), list(argv) if argv is not None else None)
     # Terraform waits for the process to exit after Shutdown, three times per plan; the interpreter's
-    # teardown (every module, the gRPC threads) took 25-50 ms of each (benchmarks/TERRAFORM.md). The
-    # server has stopped, every handler has returned and each file was written (atomically) before its
-    # response: only stdio is left. Closed a moment before the exit, as the teardown closed them, so
-    # go-plugin reads EOF on both pipes before it reaps the process (else its log says "error
-    # encountered while scanning stdout: file already closed").
+    # teardown (every module, the gRPC threads) took 25-50 ms of each (benchmarks/TERRAFORM.md). Once
+    # the server has stopped and every handler has returned (each file written atomically), only
+    # stdio is left. It is closed a moment before the exit, as the teardown closed it, so go-plugin
+    # reads EOF on both pipes before it reaps the process (else its log says "error encountered
+    # while scanning stdout: file already closed").
+    _HANDLING.wait_idle(_EXIT_WAIT_S)
     sys.stdout.flush()
     sys.stderr.flush()
     os.close(1)
