@@ -97,16 +97,9 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
     ``bz2``, ``lzma`` and ``fnmatch``), a fifth of what ``computeops --version`` adds to Python's
     own start (benchmarks/STARTUP.md)."""
 
-    def __init__(
-        self,
-        prog: str,
-        indent_increment: int = 2,
-        max_help_position: int = 24,
-        width: int | None = None,
-        **options: Any,  # what a later Python's argparse passes on
-    ) -> None:
-        width = width or _terminal_width() - 2
-        super().__init__(prog, indent_increment, max_help_position, width, **options)
+    def __init__(self, prog: str, **options: Any) -> None:  # argparse passes prog (and options) by name
+        options["width"] = options.get("width") or _terminal_width() - 2
+        super().__init__(prog, **options)
 
 
 _INVALID_CHOICE = r"invalid choice: '(?P<given>[^']*)' \(choose from (?P<choices>.*)\)"
