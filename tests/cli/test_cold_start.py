@@ -248,3 +248,46 @@ def test_help_wraps_to_the_width_argparse_would_use(columns: str | None, widest:
     prose = text[text.index("positional arguments:") : text.index("\nexamples:")].splitlines()
     assert max(len(line) for line in prose) <= widest
     assert max(len(line) for line in prose) > widest - 12  # wrapped to that width, not to a narrower one
+
+
+_WIDTHS = (
+    "import json, shutil, sys\n"
+    "from computeops_cdk.cli._parser import _terminal_width\n"
+    "ours = _terminal_width()\n"
+    "sys.stderr.write(json.dumps([ours, shutil.get_terminal_size().columns]))\n"
+)
+
+
+@pytest.mark.parametrize("columns", [None, "50", "0", "-3", "x"])
+@pytest.mark.parametrize("tty_columns", [None, 97, 0])
+def test_the_width_is_the_one_shutil_would_give(columns: str | None, tty_columns: int | None) -> None:
+    # cli._parser._terminal_width stands in for shutil.get_terminal_size (whose import costs --help a
+    # fifth of its start): the two must agree for every $COLUMNS and stdout, a terminal of some
+    # width (a pty), one reporting 0 columns, or a pipe (None).
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    if columns is not None:
+        env["COLUMNS"] = columns
+    leader = follower = None
+    if tty_columns is not None:
+        leader, follower = pty.openpty()
+        fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 40, tty_columns, 0, 0))
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", _WIDTHS],
+            stdout=follower if follower is not None else subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            text=True,
+            check=True,
+        )
+    finally:
+        for fd in (leader, follower):
+            if fd is not None:
+                os.close(fd)
+    ours, theirs = json.loads(done.stderr)
+    assert ours == theirs
