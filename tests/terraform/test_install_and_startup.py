@@ -149,6 +149,7 @@ def test_after_shutdown_the_plugin_exits_without_the_interpreters_teardown(tmp_p
     # interpreter's teardown (every module, the gRPC threads) took 25-50 ms of each
     # (benchmarks/TERRAFORM.md). An atexit hook stands for that teardown: it must not run.
     import base64
+    import ssl
 
     import grpc  # type: ignore[import-untyped]
 
@@ -164,9 +165,8 @@ def test_after_shutdown_the_plugin_exits_without_the_interpreters_teardown(tmp_p
         try:
             assert proc.stdout is not None
             _, _, _, address, _, cert = proc.stdout.readline().decode().strip().split("|")
-            der = base64.b64decode(cert + "=" * (-len(cert) % 4))
-            pem = b"-----BEGIN CERTIFICATE-----\n" + base64.encodebytes(der) + b"-----END CERTIFICATE-----\n"
-            credentials = grpc.ssl_channel_credentials(root_certificates=pem)
+            pem = ssl.DER_cert_to_PEM_cert(base64.b64decode(cert + "=" * (-len(cert) % 4)))
+            credentials = grpc.ssl_channel_credentials(root_certificates=pem.encode())
             options = [("grpc.ssl_target_name_override", "localhost")]
             with grpc.secure_channel(f"unix:{address}", credentials, options=options) as channel:
                 shutdown = channel.unary_unary(

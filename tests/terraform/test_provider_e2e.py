@@ -50,6 +50,14 @@ terraform {{
 """
 
 
+CHAT_PLACEMENT = """
+data "computeops_placement" "chat" {
+  intent = file("${path.module}/intent.yaml")
+}
+"""
+"""The data source over intent.yaml (a workdir's copy of examples/support-chat.yaml)."""
+
+
 @dataclass(frozen=True)
 class Mirror:
     cli_config: Path
@@ -374,12 +382,8 @@ def _state_keeps_summary_rejections_unless_all_are_asked_for(mirror: Mirror, tmp
     one (about 2 MB, rewritten at every refresh). Issue 10: the state kept every rejection."""
     w = workdir(mirror, tmp_path, "state")
     w.write("intent.yaml", SUPPORT_CHAT.read_text(encoding="utf-8"))
-    body = """
-data "computeops_placement" "chat" {
-  intent = file("${path.module}/intent.yaml")
-}
-output "decision_json" { value = data.computeops_placement.chat.decision_json }
-"""
+    body = CHAT_PLACEMENT + 'output "decision_json" { value = data.computeops_placement.chat.decision_json }'
+
     w.write("main.tf", REQUIRED + body)
     w.tf("init")
     w.tf("apply", "-auto-approve")
@@ -531,12 +535,7 @@ def _the_provider_processes_end_cleanly_in_terraforms_log(mirror: Mirror, tmp_pa
     # "[ERROR] provider: error encountered while scanning stdout: ... file already closed".
     w = workdir(mirror, tmp_path, "exits")
     w.write("intent.yaml", SUPPORT_CHAT.read_text(encoding="utf-8"))
-    w.write(
-        "main.tf",
-        REQUIRED
-        + 'data "computeops_placement" "chat" {\n  intent = file("${path.module}/intent.yaml")\n}\n'
-        + 'output "instance_type" {\n  value = data.computeops_placement.chat.instance_type\n}\n',
-    )
+    w.write("main.tf", REQUIRED + CHAT_PLACEMENT)  # a plan with nothing to output still reads it
     w.tf("init")
     w.env["TF_LOG"] = "trace"  # on stderr, as a user debugging a plan reads it
     lines = [line for _ in range(8) for line in w.tf("plan").stderr.splitlines()]
