@@ -144,23 +144,16 @@ def test_the_data_sources_rejection_listing_is_the_engines() -> None:
     )
 
 
-def test_after_shutdown_the_plugin_exits_without_the_interpreters_teardown(tmp_path: Path) -> None:
-    # Terraform waits for each of a plan's three provider processes to exit after Shutdown; the
-    # interpreter's teardown (every module, the gRPC threads) took 25-50 ms of each
-    # (benchmarks/TERRAFORM.md). An atexit hook stands for that teardown: it must not run.
+def _shut_down(env: dict[str, str], *, stderr_closed: bool = False) -> tuple[int, str]:
+    """Start the plugin as Terraform does, call go-plugin's Shutdown; its exit code and stderr."""
     import base64
     import ssl
 
     import grpc  # type: ignore[import-untyped]
 
-    hooks = tmp_path / "hooks"
-    hooks.mkdir()
-    marker = tmp_path / "teardown-ran"
-    (hooks / "sitecustomize.py").write_text(
-        f"import atexit, pathlib\natexit.register(pathlib.Path({str(marker)!r}).touch)\n", encoding="utf-8"
-    )
-    env = {**os.environ, "TF_PLUGIN_MAGIC_COOKIE": "x", "HOME": str(tmp_path), "PYTHONPATH": str(hooks)}
     command = [sys.executable, "-m", "computeops_cdk.terraform"]
+    if stderr_closed:  # as `2>&-` in a shell
+        command = ["sh", "-c", 'exec "$@" 2>&-', "sh", *command]
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env) as proc:
         try:
             assert proc.stdout is not None
@@ -180,6 +173,27 @@ def test_after_shutdown_the_plugin_exits_without_the_interpreters_teardown(tmp_p
         finally:
             proc.kill()
         assert proc.stderr is not None
-        stderr = proc.stderr.read().decode()
+        return code, proc.stderr.read().decode()
+
+
+def test_after_shutdown_the_plugin_exits_without_the_interpreters_teardown(tmp_path: Path) -> None:
+    # Terraform waits for each of a plan's three provider processes to exit after Shutdown; the
+    # interpreter's teardown (every module, the gRPC threads) took 25-50 ms of each
+    # (benchmarks/TERRAFORM.md). An atexit hook stands for that teardown: it must not run.
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    marker = tmp_path / "teardown-ran"
+    (hooks / "sitecustomize.py").write_text(
+        f"import atexit, pathlib\natexit.register(pathlib.Path({str(marker)!r}).touch)\n", encoding="utf-8"
+    )
+    env = {**os.environ, "TF_PLUGIN_MAGIC_COOKIE": "x", "HOME": str(tmp_path), "PYTHONPATH": str(hooks)}
+    code, stderr = _shut_down(env)
     assert code == 0, stderr
     assert not marker.exists()
+
+
+def test_the_plugin_exits_cleanly_with_its_stderr_closed(tmp_path: Path) -> None:
+    # The exit path flushes and closes stdout and stderr itself: a stream that is not there (here
+    # stderr, so Python's sys.stderr is None) must not turn the exit into an error.
+    env = {**os.environ, "TF_PLUGIN_MAGIC_COOKIE": "x", "HOME": str(tmp_path)}
+    assert _shut_down(env, stderr_closed=True)[0] == 0

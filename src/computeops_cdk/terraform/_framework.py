@@ -25,6 +25,7 @@ handlers import the engine when first called.
 from __future__ import annotations
 
 import base64
+import contextlib
 import functools
 import inspect
 import json
@@ -796,9 +797,9 @@ def serve(spec: ProviderSpec, argv: Sequence[str] | None = None) -> None:
     # reads EOF on both pipes before it reaps the process (else its log says "error encountered
     # while scanning stdout: file already closed").
     _HANDLING.wait_idle(_EXIT_WAIT_S)
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os.close(1)
-    os.close(2)
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(AttributeError, OSError, ValueError):  # no stream, gone, or closed
+            stream.flush()
+            os.close(stream.fileno())
     time.sleep(0.001)
     os._exit(0)
