@@ -13,7 +13,7 @@ import stat
 
 __version__ = "0.1.0"
 
-PERF_MODEL_VERSION = "roofline-calibrated-v15"
+PERF_MODEL_VERSION = "roofline-calibrated-v17"
 """Bumped with the performance model's constants or equations (history in ``perf/_calibration``)."""
 
 EMBEDDED_CATALOG = os.path.join(os.path.dirname(__file__), "catalog", "data", "catalog.json")

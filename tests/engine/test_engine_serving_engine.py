@@ -64,3 +64,22 @@ def test_nothing_left_is_infeasible_with_the_engine_as_the_miss() -> None:
     rules = {r.rule for rejection in err.value.rejections for r in rejection.reasons}
     assert "engine.platform" in rules
     assert any("naming a serving.engine that runs on MI300X" in m for m in err.value.nearest_misses)
+
+
+def test_naming_vllm_on_amd_sizes_with_its_measured_range() -> None:
+    # v17: the sizing meets the intent at the low end of the band the named engine's rows read
+    from computeops_cdk.perf._calibration import ENGINE_MEASURED_RANGE, MEASURED_RANGE
+
+    only_amd = {"accelerators": {"allow": ["MI300X"]}}
+    plain = decide(_intent(None, **only_amd), catalog=_catalog())  # type: ignore[arg-type]
+    vllm = decide(_intent("vllm", **only_amd), catalog=_catalog())  # type: ignore[arg-type]
+    assert plain.chosen is not None and vllm.chosen is not None
+    p, v = plain.chosen.estimate, vllm.chosen.estimate
+    assert (p.evidence, v.evidence) == ("upper_bound", "measured")
+    unnamed, named = MEASURED_RANGE[("MI300X", "inference")], ENGINE_MEASURED_RANGE[("MI300X", "vllm")]
+    assert p.tokens_per_s_p10 == pytest.approx(p.tokens_per_s * unnamed[0], rel=1e-3)
+    assert v.tokens_per_s_p10 == pytest.approx(v.tokens_per_s * named[0], rel=1e-3)
+    # both meet the intent's rate at their band's low end; naming vLLM lowers the estimate per
+    # instance (VLLM_ROCM_FACTOR), so it takes at least as many
+    assert min(p.tokens_per_s_p10, v.tokens_per_s_p10) >= 2000  # type: ignore[type-var]
+    assert vllm.chosen.instances >= plain.chosen.instances

@@ -171,3 +171,55 @@ def test_short_sequences_keep_the_v10_layouts() -> None:
         global_batch_tokens=2**22,
     )
     assert not any("context parallel" in a or "long context" in a for a in est.assumptions)
+
+
+def _mi300x(**kw: object):  # type: ignore[no-untyped-def]
+    return estimate_inference(
+        resolve_model("llama-3.1-70b"),
+        precision="fp8",
+        accelerator=ACCS["MI300X"],
+        count=8,
+        input_tokens=128,
+        output_tokens=2048,
+        concurrency=64,
+        tensor_parallel=8,
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+def test_vllm_on_amd_runs_at_its_fitted_share_and_carries_its_own_range() -> None:
+    # v17: naming vLLM on an AMD part applies VLLM_ROCM_FACTOR (fitted on AMD's vLLM 0.9.1
+    # container tables) and the range its held-out rows read; naming nothing, or SGLang, does not
+    from computeops_cdk.perf import uncertainty
+    from computeops_cdk.perf._calibration import ENGINE_MEASURED_RANGE, MEASURED_RANGE
+    from computeops_cdk.perf._engines import VLLM_ROCM_FACTOR
+
+    plain, vllm, sglang = _mi300x(), _mi300x(engine="vllm", engine_version="0.10.1"), _mi300x(engine="sglang")
+    assert sglang.tokens_per_s == plain.tokens_per_s
+    # fixed per-step costs (links, launches) do not scale with the factor
+    assert VLLM_ROCM_FACTOR <= vllm.tokens_per_s / plain.tokens_per_s < 1
+    assert any("VLLM_ROCM_FACTOR" in a for a in vllm.assumptions)
+    assert any(f"times the named engine's {VLLM_ROCM_FACTOR:.2f})" in a for a in vllm.assumptions)
+    assert not any("times the named engine" in a for a in plain.assumptions + sglang.assumptions)
+    named = ENGINE_MEASURED_RANGE[("MI300X", "vllm")]
+    assert vllm.uncertainty is not None and plain.uncertainty is not None
+    assert (vllm.uncertainty.evidence, vllm.uncertainty.low, vllm.uncertainty.high) == ("measured", *named)
+    assert (plain.uncertainty.low, plain.uncertainty.high) == MEASURED_RANGE[("MI300X", "inference")]
+    assert plain.uncertainty.evidence == "upper_bound"
+    assert any("read this estimate as an upper bound" in a for a in plain.assumptions)
+    assert not any("upper bound" in a for a in vllm.assumptions)
+    quoted = f"{named[0]:.2f}-{named[1]:.2f}x of this model's estimates naming vllm"
+    assert any(quoted in a for a in vllm.assumptions)
+    # the sizing's band is the estimate's: same range for the same engine, any spelling
+    assert uncertainty("MI300X", "inference", engine="VLLM") == vllm.uncertainty
+    assert uncertainty("MI300X", "inference", engine="sglang") == plain.uncertainty
+    assert uncertainty("H100-SXM", "inference", engine="vllm") == uncertainty("H100-SXM", "inference")
+    with pytest.raises(EstimateError, match="did you mean 'vllm'"):
+        uncertainty("MI300X", "inference", engine="vlm")
+
+
+def test_vllm_before_0_6_on_amd_pays_the_host_time_as_well() -> None:
+    old, new = _mi300x(engine="vllm", engine_version="0.5.3"), _mi300x(engine="vllm", engine_version="0.6.0")
+    assert old.tokens_per_s < new.tokens_per_s
+    note = next(a for a in old.assumptions if a.startswith("serving engine: vllm 0.5.3"))
+    assert "HOST_S_PER_SEQ_PRE_V06" in note and "VLLM_ROCM_FACTOR" in note

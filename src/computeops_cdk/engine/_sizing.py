@@ -385,6 +385,7 @@ class Sizer:
             input_tokens=serving.input_tokens,
             output_tokens=serving.output_tokens,
             tpu=acc.is_tpu,
+            engine=serving.engine,
         )
         calibration = self._calibrated.get(acc.id)
         if calibration is not None:

@@ -32,6 +32,7 @@ from ._calibration import (
     BAND_LONG_CONTEXT,
     BAND_LONG_PROMPT,
     BAND_VALIDATED,
+    ENGINE_MEASURED_RANGE,
     LONG_CONTEXT_TOKENS,
     LONG_PROMPT_INPUT_RATIO,
     LONG_PROMPT_MIN_INPUT,
@@ -188,20 +189,27 @@ def uncertainty(
     output_tokens: int = 1,
     tpu: bool = False,
     seq_len: int = 0,
+    engine: str | None = None,
 ) -> Uncertainty:
     """The band of an estimate of ``kind`` on ``accelerator_id`` (a catalog id), from the model's
-    held-out validation (benchmarks/ACCURACY.md): a known upper bound's measured range, else the
-    validated p10-p90 of the kind (a GPU serving estimate with long prompts, ``input_tokens`` and
-    ``output_tokens``: the long-prompt regime's; a training estimate of ``seq_len`` from
-    ``LONG_CONTEXT_TOKENS``: the long-context one), else (no measurement of the kind on it) the whole
-    held-out range."""
+    held-out validation (benchmarks/ACCURACY.md): a serving estimate naming ``engine`` where that
+    engine's rows were measured, their range (``ENGINE_MEASURED_RANGE``); a known upper bound's
+    measured range; else the validated p10-p90 of the kind (a GPU serving estimate with long
+    prompts, ``input_tokens`` and ``output_tokens``: the long-prompt regime's; a training estimate of
+    ``seq_len`` from ``LONG_CONTEXT_TOKENS``: the long-context one), else (no measurement of the kind
+    on it) the whole held-out range.
+
+    Raises:
+        EstimateError: a length that is not a non-negative integer, or an unknown engine.
+    """
     for name, value, low in (("input_tokens", input_tokens, 0), ("output_tokens", output_tokens, 1),
                              ("seq_len", seq_len, 0)):  # fmt: skip
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise EstimateError(
                 f"{name} must be an integer >= {low} (got {_given(value)}). To fix: pass an int"
             )
-    band = _validation(accelerator_id, kind)[0]
+    engine_name = canonical_engine(engine) if engine is not None else None
+    band = _validation(accelerator_id, kind, engine_name)[0]
     if kind == "inference" and not tpu and long_prompt(input_tokens, output_tokens):
         return _long_prompt_band(band)
     if kind == "training" and seq_len >= LONG_CONTEXT_TOKENS:
@@ -229,8 +237,17 @@ def _regime_band(band: Uncertainty, bounds: tuple[float, float], regime: str, wh
     )
 
 
-def _band(accelerator_id: str, kind: Literal["inference", "training"]) -> Uncertainty:
+def _band(accelerator_id: str, kind: Literal["inference", "training"], engine: str | None) -> Uncertainty:
     """``uncertainty``, worked out."""
+    named = ENGINE_MEASURED_RANGE.get((accelerator_id, engine or "")) if kind == "inference" else None
+    if named:
+        return Uncertainty(
+            evidence="measured",
+            low=named[0],
+            high=named[1],
+            basis=f"published {engine} serving measurements on {accelerator_id} reach {named[0]:.2f}-"
+            f"{named[1]:.2f}x of the estimate naming {engine}",
+        )
     measured = MEASURED_RANGE.get((accelerator_id, kind))
     if measured:
         return Uncertainty(
@@ -259,10 +276,13 @@ def _band(accelerator_id: str, kind: Literal["inference", "training"]) -> Uncert
 
 
 @lru_cache(maxsize=1024)
-def _validation(acc: str, kind: Literal["inference", "training"]) -> tuple[Uncertainty, tuple[str, ...]]:
-    """The band of an estimate of ``kind`` on ``acc`` and its validation notes: whether a published
-    measurement of this kind on it backs the estimate, and the measured range where it has one."""
-    band = _band(acc, kind)
+def _validation(
+    acc: str, kind: Literal["inference", "training"], engine: str | None = None
+) -> tuple[Uncertainty, tuple[str, ...]]:
+    """The band of an estimate of ``kind`` on ``acc`` (serving with ``engine``, a canonical name, if
+    named) and its validation notes: whether a published measurement of this kind on it backs the
+    estimate, and the measured range where it has one."""
+    band = _band(acc, kind, engine)
     validated = VALIDATED_TRAINING if kind == "training" else VALIDATED_INFERENCE
     notes: list[str] = []
     if acc not in validated:
@@ -272,7 +292,12 @@ def _validation(acc: str, kind: Literal["inference", "training"]) -> tuple[Uncer
             "(benchmarks/ACCURACY.md)"
         )
     measured = MEASURED_RANGE.get((acc, kind))
-    if measured:
+    if band.evidence == "measured" and (acc, engine or "") in ENGINE_MEASURED_RANGE:
+        notes.append(
+            f"published {engine} serving measurements on {acc} reach {band.low:.2f}-{band.high:.2f}x of "
+            f'this model\'s estimates naming {engine} (held-out rows, benchmarks/ACCURACY.md "v17")'
+        )
+    elif measured:
         low, high = measured
         notes.append(
             f"published {kind} measurements on {acc} reach {low:.2f}-{high:.2f}x of this model's "
@@ -400,14 +425,16 @@ def estimate_inference(
         raise EstimateError(f"tensor_parallel ({_digits(tensor_parallel)}) cannot exceed count ({count:,})")
     share = _share(prefix_cache_share)
     hw = _hardware(accelerator)
-    band, validation = _validation(str(getattr(accelerator, "id", "")), "inference")
-    if not hw.is_tpu and long_prompt(inp, out):
-        band = _long_prompt_band(band)
     named = engine is not None or engine_version is not None
+    note = ""
     if named:
         hw, note = _with_engine(hw, platform_of(accelerator), engine, engine_version)
-        validation = (note, *validation)
     name = canonical_engine(engine) if named else None
+    band, validation = _validation(str(getattr(accelerator, "id", "")), "inference", name)
+    if not hw.is_tpu and long_prompt(inp, out):
+        band = _long_prompt_band(band)
+    if note:
+        validation = (note, *validation)
     validation = (*_prefill_notes(hw, name, inp, share), *validation)
     # the engine's own chunk always (SGLang's 16384 on a large GPU was charged as two 8192 chunks,
     # with no note); the record is kept when nothing differs, so the caches keyed on it still hit

@@ -31,7 +31,11 @@ with MaxText's v5e multi-slice rows held out; FP8_TRAIN_FACTOR re-solved on its 
 v10: the peak law is not extrapolated beyond the largest peak a training calibration row reaches
 (TRAIN_PEAK_RATIO_MAX, H100 FP8: Blackwell FP8 training 0.72-0.81x -> 0.93-1.03x); TPU serving
 efficiency (TPU_SERVING_EFF) fitted to three pre-registered SGLang-JAX TPU v6e rows (CAL-TPU-1..3),
-33 more TPU serving rows held out; TPU v6e serving carries its measured range."""
+33 more TPU serving rows held out; TPU v6e serving carries its measured range.
+v14-v15: named serving engines (``_engines``), context parallelism, long-prompt chunking (ACCURACY.md).
+v17: vLLM named on an AMD part runs at ``_engines.VLLM_ROCM_FACTOR`` of the unnamed AMD estimate,
+fitted on 20 pre-registered rows of AMD's vLLM 0.9.1 container README (CAL-VROCM-1..20), and
+carries ENGINE_MEASURED_RANGE (v16 changed nothing, so no estimate was labelled v16)."""
 
 VALIDATED_INFERENCE: frozenset[str] = frozenset(
     {"A100-80GB", "B200", "H100-SXM", "H200", "L40S", "MI300X", "TPU-v6e"}
@@ -65,6 +69,13 @@ reaches 1.31-1.41x of the estimate: the high end moved from 1.32 to 1.41, nothin
 B200 and GB200 training
 left the table in v10 (held-out median 3 % with TRAIN_PEAK_RATIO_MAX; v9: 1.23-1.31x and
 1.28-1.39x), H100 training in v9. A test recomputes the ranges from rows.csv."""
+
+ENGINE_MEASURED_RANGE: dict[tuple[str, str], tuple[float, float]] = {("MI300X", "vllm"): (0.80, 1.45)}
+"""(accelerator, engine) -> range of published / estimated over the held-out serving rows on it that
+name the engine, evaluated with the engine's rule: what a serving estimate naming that engine there
+carries instead of ``MEASURED_RANGE`` (v17 pre-registration, section 6; a quoted range, not a
+correction). MI300X with vLLM: HO-AMD-3..12 with ``VLLM_ROCM_FACTOR`` read 0.80-1.45x (1.13-1.89x
+estimated / published before v17). A test recomputes it from rows.csv."""
 
 BAND_VALIDATED: dict[str, tuple[float, float]] = {"inference": (0.81, 1.23), "training": (0.83, 1.07)}
 """kind -> (p10, p90) of measured / estimated speed over the held-out rows of that kind on validated

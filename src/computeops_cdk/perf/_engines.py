@@ -9,6 +9,8 @@ say which engine and version it assumed:
   (``HOST_S_PER_SEQ_PRE_V06``, from vLLM's own 0.6.0 release post);
 * vLLM on TPU before 0.11 (the PyTorch/XLA backend) reaches 1/1.2 of the JAX engines' throughput
   (vLLM's tpu-inference launch post);
+* vLLM on AMD GPUs reaches ``VLLM_ROCM_FACTOR`` of the MLPerf-fitted AMD roofline (AMD's own
+  container README, benchmarks/preregistration/v17-vllm-rocm.md);
 * every other engine and generation: factor 1, no host term (no release measurement separates it).
 
 Each GPU engine prefills long prompts in chunks of its default per-step token budget
@@ -46,6 +48,13 @@ HOST_S_PER_SEQ_PRE_V06 = 1.37e-4
 # vLLM's launch post for tpu-inference (blog.vllm.ai/2025/10/16/vllm-tpu.html): lowering every
 # model through JAX gives "about 20% higher throughput even for PyTorch definitions".
 PTXLA_FACTOR = 1 / 1.2
+# vLLM on AMD GPUs: throughput relative to the AMD estimate naming no engine (ROCM_SERVING_EFF,
+# fitted on AMD's MLPerf v4.1 stack). Solved (geometric mean of published / estimated = 1) on
+# CAL-VROCM-1..20: AMD's rocm/vllm-dev README for MI300X (ROCm/vllm docs/dev-docker/README.md
+# @7545048a0, vLLM 0.9.1), Llama 3.1 70B and 405B FP8 at TP8, 128-token prompts, its throughput
+# and latency tables, named before any figure was read (v17 pre-registration). HO-AMD-3..12 stay
+# held out.
+VLLM_ROCM_FACTOR = 0.54
 
 
 PLATFORMS: dict[str, str] = {"nvidia": "NVIDIA GPUs", "amd": "AMD GPUs", "tpu": "TPUs"}
@@ -166,6 +175,10 @@ class EngineRule:
     note: str = ""
 
 
+_ROCM_NOTE = (
+    f"; on AMD GPUs at {VLLM_ROCM_FACTOR:.2f}x the throughput of the AMD estimate naming no engine "
+    "(VLLM_ROCM_FACTOR, fitted on AMD's vLLM 0.9.1 container tables for MI300X)"
+)
 _GIB = 2**30
 _ASSUMED_CHUNK = (
     "TensorRT-LLM's default max_num_tokens, 8192: an assumption, no first-party page read states it"
@@ -252,15 +265,26 @@ def resolve_engine(name: str, version: str | None, *, platform: str) -> EngineRu
     text = str(version).strip() if given else engine.default
     release = _version_tuple(engine.name, text)
     label = f"serving engine: {engine.name} {text}" + ("" if given else _default_label(engine))
+    rocm = engine.name == "vllm" and platform == "amd"
+    factor, rocm_note = (VLLM_ROCM_FACTOR, _ROCM_NOTE) if rocm else (1.0, "")
     if engine.name == "vllm" and not tpu and release < (0, 6, 0):
         return EngineRule(
             engine=engine.name,
             version=text,
             defaulted=not given,
+            throughput_factor=factor,
             host_s_per_seq=HOST_S_PER_SEQ_PRE_V06,
             note=f"{label}: before 0.6 each decode step waits on {HOST_S_PER_SEQ_PRE_V06 * 1e6:.0f} us of "
             "host scheduling per request in flight (HOST_S_PER_SEQ_PRE_V06, from vLLM's 0.6.0 release "
-            "post: 2.7x throughput on Llama 3 8B, 1x H100)",
+            "post: 2.7x throughput on Llama 3 8B, 1x H100)" + rocm_note,
+        )
+    if rocm:
+        return EngineRule(
+            engine=engine.name,
+            version=text,
+            defaulted=not given,
+            throughput_factor=factor,
+            note=label + rocm_note,
         )
     if engine.name == "vllm" and tpu and release < (0, 11, 0):
         return EngineRule(
