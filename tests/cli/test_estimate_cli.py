@@ -11,6 +11,7 @@ from computeops_cdk.cli import main
 KEYS_ALWAYS = {
     "tokens_per_s", "tokens_per_s_per_accelerator", "memory_gb_per_accelerator", "fits", "bound",
     "tensor_parallel", "replicas", "model_version", "assumptions",
+    "tokens_per_s_p10", "tokens_per_s_p90", "evidence",
 }  # fmt: skip
 
 
@@ -245,3 +246,30 @@ def test_estimate_prefix_cache_share_flag(capsys: pytest.CaptureFixture[str]) ->
             main([*base, "--prefix-cache-share", bad])
         err = capsys.readouterr().err
         assert "argument --prefix-cache-share: must be a number from 0 to 1" in err and "To fix" in err
+
+
+def test_estimate_states_its_band_as_a_decision_does(capsys: pytest.CaptureFixture[str]) -> None:
+    """The band's ends and its evidence are part of the estimate (v17: naming vLLM on MI300X moves
+    the band from the unnamed estimate's upper bound to its own measured range)."""
+    from computeops_cdk.perf._calibration import ENGINE_MEASURED_RANGE, MEASURED_RANGE
+
+    base = ["--workload", "inference", "--model", "llama-3.1-70b", "--precision", "fp8",
+            "--accelerator", "MI300X", "--count", "8", "--format", "json"]  # fmt: skip
+    docs = {}
+    for engine in (None, "vllm"):
+        code, out, _ = run(capsys, *base, *(("--engine", engine) if engine else ()))
+        assert code == 0
+        docs[engine] = json.loads(out)
+    for engine, evidence, (low, high) in (
+        (None, "upper_bound", MEASURED_RANGE[("MI300X", "inference")]),
+        ("vllm", "measured", ENGINE_MEASURED_RANGE[("MI300X", "vllm")]),
+    ):
+        doc = docs[engine]
+        assert doc["evidence"] == evidence
+        assert doc["tokens_per_s_p10"] == pytest.approx(doc["tokens_per_s"] * low, abs=1e-3)
+        assert doc["tokens_per_s_p90"] == pytest.approx(doc["tokens_per_s"] * high, abs=1e-3)
+    assert docs["vllm"]["tokens_per_s"] < docs[None]["tokens_per_s"]
+    # an estimate that does not fit has no band to state
+    code, out, _ = run(capsys, "--workload", "inference", "--model", "llama-3.1-405b", "--precision",
+                       "bf16", "--accelerator", "L40S", "--count", "1", "--format", "json")  # fmt: skip
+    assert code == 3 and "evidence" not in out

@@ -364,6 +364,7 @@ def _document(args: argparse.Namespace, model: ModelSpec, acc: Any, est: Any) ->
         "requested_precision": args.precision,
         "tokens_per_s": _num(est.tokens_per_s),
         "tokens_per_s_per_accelerator": _num(est.tokens_per_s_per_accelerator),
+        **_band(est),
         "memory_gb_per_accelerator": _num(est.memory_gb_per_accelerator),
         "memory_available_gb_per_accelerator": est.memory_available_gb_per_accelerator,
         "fits": est.fits,
@@ -390,6 +391,18 @@ def _document(args: argparse.Namespace, model: ModelSpec, acc: Any, est: Any) ->
             "seq_len": args.seq_len,
         }
     return doc
+
+
+def _band(est: Any) -> dict[str, Any]:
+    """The estimate's band as a decision states it: throughput at its p10 and p90, and its evidence."""
+    band = est.uncertainty
+    if band is None or not est.fits:
+        return {}
+    return {
+        "tokens_per_s_p10": _num(est.tokens_per_s * band.low),
+        "tokens_per_s_p90": _num(est.tokens_per_s * band.high),
+        "evidence": band.evidence,
+    }
 
 
 def _print_table(doc: dict[str, Any]) -> None:
