@@ -17,17 +17,9 @@ import accuracy
 ACCS = accuracy.load_accelerators()
 
 
-def _serve(**kw: object):  # type: ignore[no-untyped-def]
-    return estimate_inference(
-        resolve_model("llama-3-8b"),
-        precision="bf16",
-        accelerator=ACCS["H100-SXM"],
-        count=1,
-        input_tokens=202,
-        output_tokens=179,
-        concurrency=256,
-        **kw,  # type: ignore[arg-type]
-    )
+def _serve(model: str = "llama-3-8b", accelerator: str = "H100-SXM", **kw: object):  # type: ignore[no-untyped-def]
+    setup = {"precision": "bf16", "count": 1, "input_tokens": 202, "output_tokens": 179, "concurrency": 256}
+    return estimate_inference(resolve_model(model), accelerator=ACCS[accelerator], **(setup | kw))  # type: ignore[arg-type]
 
 
 def test_no_engine_is_the_unchanged_estimate_and_current_vllm_matches_it() -> None:
@@ -174,17 +166,8 @@ def test_short_sequences_keep_the_v10_layouts() -> None:
 
 
 def _mi300x(**kw: object):  # type: ignore[no-untyped-def]
-    return estimate_inference(
-        resolve_model("llama-3.1-70b"),
-        precision="fp8",
-        accelerator=ACCS["MI300X"],
-        count=8,
-        input_tokens=128,
-        output_tokens=2048,
-        concurrency=64,
-        tensor_parallel=8,
-        **kw,  # type: ignore[arg-type]
-    )
+    lengths = {"input_tokens": 128, "output_tokens": 2048, "concurrency": 64}
+    return _serve("llama-3.1-70b", "MI300X", precision="fp8", count=8, tensor_parallel=8, **(lengths | kw))
 
 
 def test_vllm_on_amd_runs_at_its_fitted_share_and_carries_its_own_range() -> None:
