@@ -27,11 +27,14 @@ from ..errors import TargetError, described
 from ._weights import ObjectStore, WeightsSource, parse_weights
 
 __all__ = [
+    "AMD_ACCELERATORS",
     "BOOT_OPTIONS",
     "DEFAULT_PORT",
+    "DEFAULT_ROCM_TRAINING_IMAGE",
     "DEFAULT_TPU_TRAINING_IMAGE",
     "DEFAULT_TRAINING_IMAGE",
     "DEFAULT_VLLM_IMAGE",
+    "DEFAULT_VLLM_ROCM_IMAGE",
     "DEFAULT_VLLM_TPU_IMAGE",
     "GATED_HUB_ORGS",
     "RENDEZVOUS_PORT",
@@ -44,6 +47,7 @@ __all__ = [
     "parse_secret",
     "public_access_note",
     "vllm_args",
+    "vllm_command",
 ]
 
 DEFAULT_VLLM_IMAGE = "vllm/vllm-openai:v0.10.0"
@@ -54,6 +58,17 @@ DEFAULT_VLLM_TPU_IMAGE = "vllm/vllm-tpu:v0.11.1"
 """vLLM's published TPU server image (Docker Hub ``vllm/vllm-tpu``, the tag Google's
 accelerated-platforms reference architecture pins), run ``--privileged --net=host`` with a large
 /dev/shm as vllm-project/tpu-inference's installation docs say."""
+DEFAULT_VLLM_ROCM_IMAGE = "rocm/vllm:rocm6.4.1_vllm_0.10.1_20250909"
+"""AMD's vLLM image for Instinct GPUs (Docker Hub ``rocm/vllm``): the container of AMD's performance
+page the MI300X rows of benchmarks/ACCURACY.md were measured with, and the one ROCm 6.4.3's vLLM
+benchmark guide pulls. It starts a shell, not the server: the script and the container platforms
+run ``python3 -m vllm.entrypoints.openai.api_server`` in it."""
+DEFAULT_ROCM_TRAINING_IMAGE = "rocm/pytorch-training:v25.3"
+"""AMD's PyTorch training image for MI300X and MI325X (ROCm/ROCm
+docs/how-to/rocm-for-ai/training/benchmark-docker/pytorch-training.rst @1dbe856)."""
+AMD_ACCELERATORS: frozenset[str] = frozenset({"MI25", "MI300X", "MI325X", "MI355X"})
+"""Catalog accelerators of vendor AMD (a test keeps this equal to the embedded catalog): their
+machines boot ROCm images with the GPU devices passed as /dev/kfd and /dev/dri, not ``--gpus``."""
 DEFAULT_TPU_TRAINING_IMAGE = "us-central1-docker.pkg.dev/tpu-pytorch-releases/docker/xla:r2.7.0_3.10_tpuvm"
 """PyTorch/XLA's Cloud TPU VM image, release 2.7 (the "Cloud TPU VMs Docker" table of pytorch/xla's
 README)."""
@@ -73,7 +88,7 @@ _METADATA = "http://metadata.google.internal/computeMetadata/v1/instance/attribu
 
 BOOT_OPTIONS: Mapping[str, str] = {
     "container_image": "workload container image. Default: DEFAULT_VLLM_IMAGE (inference), "
-    "DEFAULT_TRAINING_IMAGE (training).",
+    "DEFAULT_TRAINING_IMAGE (training); on AMD GPUs DEFAULT_VLLM_ROCM_IMAGE, DEFAULT_ROCM_TRAINING_IMAGE.",
     "model_url": "model vLLM serves (a Hugging Face id). Default: the registry's Hugging Face id.",
     "hf_token_secret": "secret REFERENCE holding the Hugging Face token (AWS Secrets Manager full ARN, GCP "
     "Secret Manager id, Azure Key Vault secret id, RunPod secret name), read at boot. Default: none "
@@ -222,6 +237,8 @@ class BootPlan:
     eval_entrypoint: bool = False
     """The image's entrypoint ends in ``eval "$@"`` (AWS DLCs): the training command is passed as ONE
     shell-quoted argument that eval re-parses into the original argv (``_container_command``)."""
+    amd: bool = False
+    """The GPUs are AMD's (``AMD_ACCELERATORS``): ROCm images and device flags."""
 
     @property
     def serves(self) -> bool:
@@ -312,8 +329,11 @@ def boot_plan(
             f"{target}: model {model_url!r} is not a Hugging Face id vLLM can load. "
             "To fix: options={'model_url': 'org/model'}."
         )
+    amd = placement.accelerator in AMD_ACCELERATORS
     if tpu:
         default_image = DEFAULT_VLLM_TPU_IMAGE if kind == "inference" else DEFAULT_TPU_TRAINING_IMAGE
+    elif amd:
+        default_image = DEFAULT_VLLM_ROCM_IMAGE if kind == "inference" else DEFAULT_ROCM_TRAINING_IMAGE
     else:
         default_image = DEFAULT_VLLM_IMAGE if kind == "inference" else DEFAULT_TRAINING_IMAGE
     image = (
@@ -379,6 +399,7 @@ def boot_plan(
         region=placement.region,
         weights=weights,
         tpu=tpu,
+        amd=amd,
     )
 
 
@@ -444,9 +465,23 @@ def _q(text: str) -> str:
     return shlex.quote(text)
 
 
-def vllm_args(plan: BootPlan) -> str:
-    """The vLLM server arguments (for providers that run the container themselves: RunPod, Vast.ai)."""
+VLLM_SERVER = "python3 -m vllm.entrypoints.openai.api_server"
+"""vLLM's OpenAI-compatible server as a command (what ``vllm/vllm-openai`` runs as its entrypoint)."""
+
+
+def _server_args(plan: BootPlan) -> str:
     return f"--model {_q(plan.model)} --host 0.0.0.0 --port {plan.port} {plan.server_flags}"
+
+
+def vllm_command(plan: BootPlan) -> str:
+    """The whole vLLM server command (for a container whose entrypoint is replaced: Vast.ai's onstart)."""
+    return f"{VLLM_SERVER} {_server_args(plan)}"
+
+
+def vllm_args(plan: BootPlan) -> str:
+    """What a container platform appends to the image's entrypoint (RunPod): the server's arguments,
+    or on AMD GPUs the whole command, since ``DEFAULT_VLLM_ROCM_IMAGE`` starts a shell, not the server."""
+    return vllm_command(plan) if plan.amd else _server_args(plan)
 
 
 def plan_for(

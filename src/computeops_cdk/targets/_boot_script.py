@@ -75,6 +75,24 @@ _HEADER = [
     "mkdir -p /opt/computeops/cache",
     "chmod 0700 /opt/computeops",
 ]
+_NVIDIA_RUNTIME = " NVIDIA container toolkit (the default images have both)"
+_AMD_RUNTIME = " AMD GPU driver (amdgpu, ROCm)"
+# An AMD machine whose image lacks the driver has no /dev/kfd: docker would start and vLLM find no GPU.
+_AMD_DRIVER = [
+    "if [ ! -e /dev/kfd ]; then",
+    '  echo "computeops: /dev/kfd is missing: the AMD GPU driver (amdgpu, ROCm) is not loaded on this image.'
+    ' To fix: use a ROCm image for the shape, or replace the script with user_data." >&2',
+    "  exit 1",
+    "fi",
+]
+
+
+def _header(plan: BootPlan) -> list[str]:
+    """The checks every script starts with, naming the GPU runtime the machine's vendor needs."""
+    if not plan.amd:
+        return _HEADER[2:]
+    lines = [line.replace(_NVIDIA_RUNTIME, _AMD_RUNTIME) for line in _HEADER[2:]]
+    return [*lines, *_AMD_DRIVER]
 
 
 def boot_script(plan: BootPlan, *, rendezvous: Rendezvous | None = None) -> str:
@@ -85,7 +103,7 @@ def boot_script(plan: BootPlan, *, rendezvous: Rendezvous | None = None) -> str:
         *_HEADER[:2],
         f"# computeops-cdk boot script for {plan.name} ({plan.kind}); generated from the decision.",
         "# Replace it with the user_data option, or add to it with user_data_append.",
-        *_HEADER[2:],
+        *_header(plan),
     ]
     env_file = "/opt/computeops/workload.env"
     lines += [f": > {env_file}", f"chmod 0600 {env_file}"]
@@ -124,19 +142,40 @@ def _weights_mount(plan: BootPlan) -> list[str]:
     return [f"  -v {WEIGHTS_DIR}:/weights:ro \\"] if plan.weights is not None else []
 
 
+# ROCm's container flags (ROCm/ROCm docs/how-to/rocm-for-ai/training/benchmark-docker/
+# pytorch-training.rst @1dbe856): the GPUs are the kfd and dri devices, not the NVIDIA runtime's --gpus.
+_ROCM_DEVICES = "--device /dev/kfd --device /dev/dri --group-add video --security-opt seccomp=unconfined"
+
+
+def _gpus(plan: BootPlan) -> str:
+    return _ROCM_DEVICES if plan.amd else "--gpus all"
+
+
+def _python_health(port: str) -> str:
+    """A health check needing only the image's Python (AMD's and the TPU vLLM images)."""
+    return f"python3 -c 'import urllib.request; urllib.request.urlopen(\"http://127.0.0.1:{port}/health\")'"
+
+
 def _serve(plan: BootPlan) -> list[str]:
     port = str(plan.port)
+    if plan.amd:  # AMD's vLLM image starts a shell: the server is its command
+        health, server = (
+            _q(_python_health(port)),
+            '--entrypoint python3 "$IMAGE" -m vllm.entrypoints.openai.api_server',
+        )
+    else:
+        health, server = f"'curl -fsS http://127.0.0.1:{port}/health || exit 1'", '"$IMAGE"'
     return [
         f"IMAGE={_q(plan.image)}",
         f"MODEL={_q(plan.model)}",
         "docker rm -f vllm >/dev/null 2>&1 || true",
-        "docker run -d --name vllm --restart unless-stopped --gpus all --ipc host \\",
+        f"docker run -d --name vllm --restart unless-stopped {_gpus(plan)} --ipc host \\",
         f"  -p {port}:{port} --env-file /opt/computeops/workload.env \\",
         "  -v /opt/computeops/cache:/root/.cache/huggingface \\",
         *_weights_mount(plan),
-        f"  --health-cmd 'curl -fsS http://127.0.0.1:{port}/health || exit 1' \\",
+        f"  --health-cmd {health} \\",
         "  --health-interval 30s --health-timeout 10s --health-retries 3 --health-start-period 1800s \\",
-        f'  "$IMAGE" {_model_args(plan)} --host 0.0.0.0 --port {port} {plan.server_flags}',
+        f"  {server} {_model_args(plan)} --host 0.0.0.0 --port {port} {plan.server_flags}",
         *_wait_for_health(port),
     ]
 
@@ -166,7 +205,7 @@ def _serve_tpu(plan: BootPlan) -> list[str]:
     """vLLM's TPU image on a single-host TPU VM (the script exits with the reason on a multi-host slice:
     vLLM's TPU backend serves one host's chips, and every host of a slice boots this script)."""
     port = str(plan.port)
-    health = f"python3 -c 'import urllib.request; urllib.request.urlopen(\"http://127.0.0.1:{port}/health\")'"
+    health = _python_health(port)
     return [
         f"ENDPOINTS=$(curl -fsS -H 'Metadata-Flavor: Google' {_METADATA}/worker-network-endpoints || true)",
         "HOSTS=$(printf '%s' \"$ENDPOINTS\" | tr ',' '\\n' | grep -c . || true)",
@@ -255,7 +294,7 @@ def _train(plan: BootPlan, rendezvous: Rendezvous | None) -> list[str]:
     command = _container_command(plan)
     lines += [
         "docker rm -f trainer >/dev/null 2>&1 || true",
-        "docker run -d --name trainer --restart on-failure:3 --gpus all --ipc host --network host \\",
+        f"docker run -d --name trainer --restart on-failure:3 {_gpus(plan)} --ipc host --network host \\",
         '  --ulimit memlock=-1 --ulimit stack=67108864 "${DEVICES[@]}" \\',
         "  --env-file /opt/computeops/workload.env -v /opt/computeops/cache:/root/.cache/huggingface \\",
         *_weights_mount(plan),

@@ -18,7 +18,7 @@ from typing import Any
 from ..engine import Placement
 from ..errors import TargetError
 from ._base import Target, TargetProps
-from ._boot import BOOT_OPTIONS, DEFAULT_VLLM_IMAGE, plan_for, refuse_script_options, vllm_args
+from ._boot import BOOT_OPTIONS, DEFAULT_VLLM_IMAGE, plan_for, refuse_script_options, vllm_command
 from ._support import require_supported
 from ._unsupported import UNSUPPORTED
 
@@ -124,11 +124,8 @@ class VastTarget(Target):
         onstart = None
         if plan is not None and plan.serves:
             # Vast runs `onstart` in the container (its entrypoint replaced): start the server from it.
-            image = str(opts.get("image", DEFAULT_VLLM_IMAGE))
-            onstart = (
-                f"python3 -m vllm.entrypoints.openai.api_server {vllm_args(plan)} "
-                ">> /var/log/computeops-vllm.log 2>&1 &"
-            )
+            image = plan.image  # the "image" option, else vLLM's image for the GPU's vendor
+            onstart = f"{vllm_command(plan)} >> /var/log/computeops-vllm.log 2>&1 &"
         instances = [
             VastaiInstance(
                 scope,

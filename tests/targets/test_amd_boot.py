@@ -1,0 +1,128 @@
+"""AMD GPUs boot AMD's ROCm images with the GPUs passed as devices, not NVIDIA's runtime flag.
+
+Before: an MI300X placement booted ``vllm/vllm-openai`` (a CUDA build) with ``docker run --gpus
+all``, which needs the NVIDIA container toolkit: the server never started on the machine.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from boot_tools import boot_texts, check_boot
+from conftest import make_placement as placement
+from targets_testdata import resources, synth_cases
+
+from computeops_cdk.engine import Placement
+from computeops_cdk.targets._base import Target, TargetProps
+from computeops_cdk.targets._boot import (
+    AMD_ACCELERATORS,
+    DEFAULT_ROCM_TRAINING_IMAGE,
+    DEFAULT_VLLM_ROCM_IMAGE,
+    VLLM_SERVER,
+)
+from computeops_cdk.targets.oci import OciTarget
+from computeops_cdk.targets.runpod import RunPodTarget
+
+MODEL = "meta-llama/Llama-3.1-8B-Instruct"
+DEVICES = "--device /dev/kfd --device /dev/dri --group-add video --security-opt seccomp=unconfined"
+
+
+def test_the_amd_set_is_the_catalogs_amd_accelerators() -> None:
+    catalog = Path(__file__).parents[2] / "src" / "computeops_cdk" / "catalog" / "data" / "catalog.json"
+    amd = set()
+    for line in catalog.read_text(encoding="utf-8").splitlines():
+        if line.startswith("{") and '"vendor":"AMD"' in line:
+            record = json.loads(line.rstrip(","))
+            amd.add(record["id"])
+    assert amd == AMD_ACCELERATORS
+
+
+@pytest.fixture(scope="module")
+def booted() -> dict[str, Any]:
+    serve = {"model": MODEL}
+    amd = {"accelerator": "MI300X", "accelerators_per_instance": 8}
+    cases: dict[str, tuple[Target, Placement, TargetProps]] = {
+        "amdserve": (
+            OciTarget(),
+            placement(provider="oci", instance_type="BM.GPU.MI300X.8", region="us-chicago-1", **amd),
+            TargetProps(name="amdserve", options={"availability_domain": "AD-1"}, **serve),
+        ),
+        "amdtrain": (
+            OciTarget(),
+            placement(
+                provider="oci", instance_type="BM.GPU.MI300X.8", region="us-chicago-1", training=True, **amd
+            ),
+            TargetProps(
+                name="amdtrain",
+                options={"availability_domain": "AD-1"},
+                model=MODEL,
+                workload_type="training",
+            ),
+        ),
+        "nvserve": (
+            OciTarget(),
+            placement(provider="oci", instance_type="BM.GPU.H100.8", region="us-chicago-1"),
+            TargetProps(name="nvserve", options={"availability_domain": "AD-1"}, **serve),
+        ),
+        "amdpod": (
+            RunPodTarget(),
+            placement(
+                provider="runpod",
+                instance_type="1x_MI300X_SECURE",
+                region="EU-RO-1",
+                accelerator="MI300X",
+                accelerators_per_instance=1,
+            ),
+            TargetProps(name="amdpod", **serve),
+        ),
+    }
+    doc, _ = synth_cases("amd", cases)
+    return doc
+
+
+def _script(doc: dict[str, Any], name: str) -> str:
+    (vm,) = resources(doc, "oci_core_instance", name)
+    (text,) = boot_texts({"resource": {"oci_core_instance": {"vm": vm}}})
+    return check_boot(text, terraform=False)  # base64 user_data: Terraform does not interpolate it
+
+
+@pytest.mark.synth
+def test_an_amd_machine_serves_with_amds_vllm_image_and_the_gpu_devices(booted: dict[str, Any]) -> None:
+    script = _script(booted, "amdserve")
+    assert f"IMAGE={DEFAULT_VLLM_ROCM_IMAGE}" in script
+    assert f"docker run -d --name vllm --restart unless-stopped {DEVICES} --ipc host" in script
+    assert "--gpus" not in script
+    # the image starts a shell: the server is its command, checked with the image's own Python
+    assert '--entrypoint python3 "$IMAGE" -m vllm.entrypoints.openai.api_server' in script
+    assert "curl -fsS http://127.0.0.1:8000/health || exit 1" not in script
+    assert "--tensor-parallel-size 8 --max-num-seqs 256" in script
+    # an image without AMD's driver fails at boot with the reason, not later inside vLLM
+    assert "if [ ! -e /dev/kfd ]; then" in script and "AMD GPU driver (amdgpu, ROCm)" in script
+    assert "NVIDIA" not in script
+
+
+@pytest.mark.synth
+def test_an_amd_machine_trains_in_amds_pytorch_image(booted: dict[str, Any]) -> None:
+    script = _script(booted, "amdtrain")
+    assert f"IMAGE={DEFAULT_ROCM_TRAINING_IMAGE}" in script
+    assert f"--restart on-failure:3 {DEVICES} --ipc host" in script
+    assert "--gpus" not in script
+
+
+@pytest.mark.synth
+def test_an_nvidia_machine_keeps_the_cuda_image_and_gpus_flag(booted: dict[str, Any]) -> None:
+    script = _script(booted, "nvserve")
+    assert "IMAGE=vllm/vllm-openai:v0.10.0" in script and "--gpus all --ipc host" in script
+    assert "/dev/kfd" not in script and "NVIDIA container toolkit" in script
+
+
+@pytest.mark.synth
+def test_an_amd_pod_runs_the_server_as_the_rocm_images_command(booted: dict[str, Any]) -> None:
+    (pod,) = resources(booted, "runpod_pod", "amdpod")
+    assert pod["image"] == DEFAULT_VLLM_ROCM_IMAGE
+    assert pod["gpu_type_id"] == "AMD Instinct MI300X OAM"
+    flags = "--tensor-parallel-size 1 --max-num-seqs 256"
+    assert pod["args"] == f"{VLLM_SERVER} --model {MODEL} --host 0.0.0.0 --port 8000 {flags}"
