@@ -44,6 +44,7 @@ def test_the_amd_set_is_the_catalogs_amd_accelerators() -> None:
 def booted() -> dict[str, Any]:
     serve = {"model": MODEL}
     amd = {"accelerator": "MI300X", "accelerators_per_instance": 8}
+    pod = {"accelerator": "MI300X", "accelerators_per_instance": 1}
     cases: dict[str, tuple[Target, Placement, TargetProps]] = {
         "amdserve": (
             OciTarget(),
@@ -69,14 +70,15 @@ def booted() -> dict[str, Any]:
         ),
         "amdpod": (
             RunPodTarget(),
-            placement(
-                provider="runpod",
-                instance_type="1x_MI300X_SECURE",
-                region="EU-RO-1",
-                accelerator="MI300X",
-                accelerators_per_instance=1,
-            ),
+            placement(provider="runpod", instance_type="1x_MI300X_SECURE", region="EU-RO-1", **pod),
             TargetProps(name="amdpod", **serve),
+        ),
+        "amdpodtrain": (
+            RunPodTarget(),
+            placement(
+                provider="runpod", instance_type="1x_MI300X_SECURE", region="EU-RO-1", training=True, **pod
+            ),
+            TargetProps(name="amdpodtrain", model=MODEL, workload_type="training"),
         ),
     }
     doc, _ = synth_cases("amd", cases)
@@ -126,3 +128,36 @@ def test_an_amd_pod_runs_the_server_as_the_rocm_images_command(booted: dict[str,
     assert pod["gpu_type_id"] == "AMD Instinct MI300X OAM"
     flags = "--tensor-parallel-size 1 --max-num-seqs 256"
     assert pod["args"] == f"{VLLM_SERVER} --model {MODEL} --host 0.0.0.0 --port 8000 {flags}"
+
+
+def _plan(accelerator: str, **options: object) -> Any:
+    from computeops_cdk.targets._boot import plan_for
+
+    amd = placement(provider="oci", instance_type="BM.GPU.X.8", accelerator=accelerator)
+    return plan_for(amd, TargetProps(name="t", model=MODEL, options=options), target="oci", store=None)
+
+
+def test_an_amd_part_without_a_documented_default_image_needs_one() -> None:
+    from computeops_cdk.errors import TargetError
+
+    # MI355X needs ROCm 7, which the default images are not; a newer Instinct id counts as AMD too
+    for accelerator in ("MI355X", "MI400X"):
+        with pytest.raises(TargetError, match=rf"no default container image runs on {accelerator}.*To fix"):
+            _plan(accelerator)
+    plan = _plan("MI355X", container_image="example.org/rocm7/vllm:1")
+    assert plan.amd and plan.image == "example.org/rocm7/vllm:1"
+    assert not _plan("H100-SXM").amd
+
+
+def test_only_amds_shell_images_get_the_server_as_their_command() -> None:
+    from computeops_cdk.targets._boot import vllm_args
+
+    assert vllm_args(_plan("MI300X")).startswith(f"{VLLM_SERVER} --model ")
+    # an image whose entrypoint is the server takes the arguments alone, as on NVIDIA
+    assert vllm_args(_plan("MI300X", container_image="example.org/vllm-openai-rocm:1")).startswith("--model ")
+
+
+@pytest.mark.synth
+def test_an_amd_pod_trains_in_amds_pytorch_image(booted: dict[str, Any]) -> None:
+    (pod,) = resources(booted, "runpod_pod", "amdpodtrain")
+    assert pod["image"] == DEFAULT_ROCM_TRAINING_IMAGE

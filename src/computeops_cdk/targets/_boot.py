@@ -38,11 +38,13 @@ __all__ = [
     "DEFAULT_VLLM_TPU_IMAGE",
     "GATED_HUB_ORGS",
     "RENDEZVOUS_PORT",
+    "ROCM_DEFAULTS_FOR",
     "BootPlan",
     "Rendezvous",
     "SecretRef",
     "boot_plan",
     "boot_warnings",
+    "is_amd",
     "max_num_seqs",
     "parse_secret",
     "public_access_note",
@@ -68,7 +70,23 @@ DEFAULT_ROCM_TRAINING_IMAGE = "rocm/pytorch-training:v25.3"
 docs/how-to/rocm-for-ai/training/benchmark-docker/pytorch-training.rst @1dbe856)."""
 AMD_ACCELERATORS: frozenset[str] = frozenset({"MI25", "MI300X", "MI325X", "MI355X"})
 """Catalog accelerators of vendor AMD (a test keeps this equal to the embedded catalog): their
-machines boot ROCm images with the GPU devices passed as /dev/kfd and /dev/dri, not ``--gpus``."""
+machines boot ROCm images with the GPU devices passed as /dev/kfd and /dev/dri, not ``--gpus``.
+An id outside it named like AMD's Instinct parts (``MI`` and a number) counts as AMD too, so a newer
+catalog's part does not boot NVIDIA's runtime."""
+_INSTINCT = re.compile(r"^MI\d{2,3}[A-Z]?$")
+ROCM_DEFAULTS_FOR: frozenset[str] = frozenset({"MI300X", "MI325X"})
+"""The AMD parts the default ROCm images are documented for (both images' pages: MI300X and MI325X).
+Others (MI355X needs ROCm 7; MI25 left ROCm's support) need ``container_image``: no default is
+guessed for them."""
+_ROCM_SHELL_IMAGES = ("rocm/vllm", "rocm/vllm-dev")
+"""AMD's vLLM image repositories, whose images start a shell rather than the server."""
+
+
+def is_amd(accelerator: str) -> bool:
+    """Whether catalog accelerator id ``accelerator`` is an AMD GPU (``AMD_ACCELERATORS``)."""
+    return accelerator in AMD_ACCELERATORS or bool(_INSTINCT.match(accelerator))
+
+
 DEFAULT_TPU_TRAINING_IMAGE = "us-central1-docker.pkg.dev/tpu-pytorch-releases/docker/xla:r2.7.0_3.10_tpuvm"
 """PyTorch/XLA's Cloud TPU VM image, release 2.7 (the "Cloud TPU VMs Docker" table of pytorch/xla's
 README)."""
@@ -238,7 +256,12 @@ class BootPlan:
     """The image's entrypoint ends in ``eval "$@"`` (AWS DLCs): the training command is passed as ONE
     shell-quoted argument that eval re-parses into the original argv (``_container_command``)."""
     amd: bool = False
-    """The GPUs are AMD's (``AMD_ACCELERATORS``): ROCm images and device flags."""
+    """The GPUs are AMD's (``is_amd``): ROCm images and device flags."""
+
+    @property
+    def image_starts_a_shell(self) -> bool:
+        """The image is one of AMD's vLLM images, which start a shell: the server must be its command."""
+        return self.image.partition(":")[0] in _ROCM_SHELL_IMAGES
 
     @property
     def serves(self) -> bool:
@@ -329,13 +352,20 @@ def boot_plan(
             f"{target}: model {model_url!r} is not a Hugging Face id vLLM can load. "
             "To fix: options={'model_url': 'org/model'}."
         )
-    amd = placement.accelerator in AMD_ACCELERATORS
+    amd = is_amd(placement.accelerator)
     if tpu:
         default_image = DEFAULT_VLLM_TPU_IMAGE if kind == "inference" else DEFAULT_TPU_TRAINING_IMAGE
     elif amd:
         default_image = DEFAULT_VLLM_ROCM_IMAGE if kind == "inference" else DEFAULT_ROCM_TRAINING_IMAGE
     else:
         default_image = DEFAULT_VLLM_IMAGE if kind == "inference" else DEFAULT_TRAINING_IMAGE
+    if amd and placement.accelerator not in ROCM_DEFAULTS_FOR and options.get("container_image") is None:
+        raise TargetError(
+            f"{target}: no default container image runs on {placement.accelerator}: AMD's default ROCm "
+            f"images ({DEFAULT_VLLM_ROCM_IMAGE}, {DEFAULT_ROCM_TRAINING_IMAGE}) are documented for "
+            f"{' and '.join(sorted(ROCM_DEFAULTS_FOR))} only. To fix: options={{'container_image': "
+            "'<a ROCm image that supports it>'}, or choose another accelerator."
+        )
     image = (
         _str_option(options.get("container_image"), "container_image", _IMAGE, default_image, target)
         or default_image
@@ -480,8 +510,8 @@ def vllm_command(plan: BootPlan) -> str:
 
 def vllm_args(plan: BootPlan) -> str:
     """What a container platform appends to the image's entrypoint (RunPod): the server's arguments,
-    or on AMD GPUs the whole command, since ``DEFAULT_VLLM_ROCM_IMAGE`` starts a shell, not the server."""
-    return vllm_command(plan) if plan.amd else _server_args(plan)
+    or the whole command for AMD's vLLM images, which start a shell, not the server."""
+    return vllm_command(plan) if plan.image_starts_a_shell else _server_args(plan)
 
 
 def plan_for(
