@@ -101,17 +101,24 @@ def test_vllm_rocm_factor_fits_its_preregistered_rows() -> None:
     assert len(held) == 10 and all(r["split"] == "heldout" and r["engine"] == "vllm" for r in held)
 
 
-def test_engine_measured_ranges_are_those_of_the_heldout_rows_naming_the_engine() -> None:
-    # v17, section 6: a serving estimate naming vLLM on MI300X carries the range of published /
-    # estimated over the held-out MI300X rows evaluated with the rule, recomputed here
-    from computeops_cdk.perf._calibration import ENGINE_MEASURED_RANGE
+def test_engine_measured_ranges_are_those_of_the_rows_naming_the_engine() -> None:
+    # v17 revision: a serving estimate naming vLLM on MI300X carries the range of published /
+    # estimated over the calibration and held-out rows on it that name the engine, with the rule;
+    # ENGINE_MEASURED_SINCE is the earliest release those rows measured
+    from computeops_cdk.perf._calibration import ENGINE_MEASURED_RANGE, ENGINE_MEASURED_SINCE
+    from computeops_cdk.perf._engines import release_of
 
-    by_key: dict[tuple[str, str], list[float]] = {}
+    by_key: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for r in accuracy.evaluate():
-        if r["split"] == "heldout" and r["engine"] and r["accelerator"] == "MI300X":
-            by_key.setdefault((r["accelerator"], r["engine"]), []).append(r["ratio"])
-    expected = {key: (round(1 / max(x), 2), round(1 / min(x), 2)) for key, x in by_key.items()}
-    assert expected == ENGINE_MEASURED_RANGE
+        key = (r["accelerator"], r["engine"])
+        if r["split"] in ("calibration", "heldout") and key in ENGINE_MEASURED_RANGE:
+            by_key.setdefault(key, []).append(r)
+    assert set(by_key) == set(ENGINE_MEASURED_RANGE) == set(ENGINE_MEASURED_SINCE) == {("MI300X", "vllm")}
+    for key, rows in by_key.items():
+        ratios = [r["ratio"] for r in rows]
+        assert ENGINE_MEASURED_RANGE[key] == (round(1 / max(ratios), 2), round(1 / min(ratios), 2))
+        releases = [release_of(key[1], r["engine_version"] or None) for r in rows]
+        assert min(releases)[:2] == ENGINE_MEASURED_SINCE[key][:2], releases
 
 
 def test_tpu_serving_factor_fits_its_preregistered_rows() -> None:

@@ -206,3 +206,24 @@ def test_vllm_before_0_6_on_amd_pays_the_host_time_as_well() -> None:
     assert old.tokens_per_s < new.tokens_per_s
     note = next(a for a in old.assumptions if a.startswith("serving engine: vllm 0.5.3"))
     assert "HOST_S_PER_SEQ_PRE_V06" in note and "VLLM_ROCM_FACTOR" in note
+
+
+def test_a_vllm_release_older_than_the_amd_rows_extrapolates() -> None:
+    # the factor applies at every release (v17, section 4); the measured band only where the rows
+    # measured (0.9.1 and later): vLLM 0.4.3 on MI300X carries the extrapolated band and says so
+    from computeops_cdk.perf import uncertainty
+    from computeops_cdk.perf._calibration import BAND_EXTRAPOLATED, ENGINE_MEASURED_RANGE
+
+    old, new = _mi300x(engine="vllm", engine_version="0.4.3"), _mi300x(engine="vllm", engine_version="0.9.1")
+    assert old.uncertainty is not None and new.uncertainty is not None
+    assert (old.uncertainty.evidence, old.uncertainty.low, old.uncertainty.high) == (
+        "extrapolated",
+        *BAND_EXTRAPOLATED,
+    )
+    assert (new.uncertainty.low, new.uncertainty.high) == ENGINE_MEASURED_RANGE[("MI300X", "vllm")]
+    assert any("covers a release before 0.9.0: this estimate extrapolates" in a for a in old.assumptions)
+    assert not any("reach" in a and "naming vllm" in a for a in old.assumptions)
+    assert uncertainty("MI300X", "inference", engine="vllm", engine_version="0.4.3") == old.uncertainty
+    assert uncertainty("MI300X", "inference", engine="vllm", engine_version="0.10.1") == new.uncertainty
+    with pytest.raises(EstimateError, match="not a release number"):
+        uncertainty("MI300X", "inference", engine="vllm", engine_version="latest!")

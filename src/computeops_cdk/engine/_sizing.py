@@ -386,6 +386,7 @@ class Sizer:
             output_tokens=serving.output_tokens,
             tpu=acc.is_tpu,
             engine=serving.engine,
+            engine_version=serving.engine_version,
         )
         calibration = self._calibrated.get(acc.id)
         if calibration is not None:

@@ -33,6 +33,7 @@ from ._calibration import (
     BAND_LONG_PROMPT,
     BAND_VALIDATED,
     ENGINE_MEASURED_RANGE,
+    ENGINE_MEASURED_SINCE,
     LONG_CONTEXT_TOKENS,
     LONG_PROMPT_INPUT_RATIO,
     LONG_PROMPT_MIN_INPUT,
@@ -48,6 +49,7 @@ from ._engines import (
     engine_serves,
     platform_of,
     prefill_chunk,
+    release_of,
 )
 from ._hardware import Hardware, hardware_of
 from ._inference import estimate_inference_hw
@@ -190,17 +192,21 @@ def uncertainty(
     tpu: bool = False,
     seq_len: int = 0,
     engine: str | None = None,
+    engine_version: str | None = None,
 ) -> Uncertainty:
     """The band of an estimate of ``kind`` on ``accelerator_id`` (a catalog id), from the model's
     held-out validation (benchmarks/ACCURACY.md): a serving estimate naming ``engine`` where that
-    engine's rows were measured, their range (``ENGINE_MEASURED_RANGE``); a known upper bound's
+    engine's rows were measured, their range (``ENGINE_MEASURED_RANGE``; a release older than
+    ``engine_version`` may name, default the engine's default, that they cover: the extrapolated
+    band); a known upper bound's
     measured range; else the validated p10-p90 of the kind (a GPU serving estimate with long
     prompts, ``input_tokens`` and ``output_tokens``: the long-prompt regime's; a training estimate of
     ``seq_len`` from ``LONG_CONTEXT_TOKENS``: the long-context one), else (no measurement of the kind
     on it) the whole held-out range.
 
     Raises:
-        EstimateError: a length that is not a non-negative integer, or an unknown engine.
+        EstimateError: a length that is not a non-negative integer, an unknown engine, or a
+            version that is not a release number.
     """
     for name, value, low in (("input_tokens", input_tokens, 0), ("output_tokens", output_tokens, 1),
                              ("seq_len", seq_len, 0)):  # fmt: skip
@@ -209,7 +215,8 @@ def uncertainty(
                 f"{name} must be an integer >= {low} (got {_given(value)}). To fix: pass an int"
             )
     engine_name = canonical_engine(engine) if engine is not None else None
-    band = _validation(accelerator_id, kind, engine_name)[0]
+    covered = _engine_covered(accelerator_id, engine_name, engine_version)
+    band = _validation(accelerator_id, kind, engine_name, covered)[0]
     if kind == "inference" and not tpu and long_prompt(input_tokens, output_tokens):
         return _long_prompt_band(band)
     if kind == "training" and seq_len >= LONG_CONTEXT_TOKENS:
@@ -237,16 +244,38 @@ def _regime_band(band: Uncertainty, bounds: tuple[float, float], regime: str, wh
     )
 
 
-def _band(accelerator_id: str, kind: Literal["inference", "training"], engine: str | None) -> Uncertainty:
+def _engine_covered(accelerator_id: str, engine: str | None, version: str | None) -> bool:
+    """Whether the rows behind the engine's measured range on ``accelerator_id`` cover ``version``."""
+    since = ENGINE_MEASURED_SINCE.get((accelerator_id, engine or ""))
+    return since is None or engine is None or release_of(engine, version) >= since
+
+
+def _release_text(release: tuple[int, int, int]) -> str:
+    return ".".join(str(part) for part in release)
+
+
+def _band(
+    accelerator_id: str, kind: Literal["inference", "training"], engine: str | None, covered: bool
+) -> Uncertainty:
     """``uncertainty``, worked out."""
     named = ENGINE_MEASURED_RANGE.get((accelerator_id, engine or "")) if kind == "inference" else None
-    if named:
+    if named and covered:
         return Uncertainty(
             evidence="measured",
             low=named[0],
             high=named[1],
             basis=f"published {engine} serving measurements on {accelerator_id} reach {named[0]:.2f}-"
             f"{named[1]:.2f}x of the estimate naming {engine}",
+        )
+    if named:
+        since = _release_text(ENGINE_MEASURED_SINCE[(accelerator_id, engine or "")])
+        low, high = BAND_EXTRAPOLATED
+        return Uncertainty(
+            evidence="extrapolated",
+            low=low,
+            high=high,
+            basis=f"no published measurement of {engine} before {since} on {accelerator_id}: the whole "
+            "held-out range of either kind",
         )
     measured = MEASURED_RANGE.get((accelerator_id, kind))
     if measured:
@@ -277,12 +306,13 @@ def _band(accelerator_id: str, kind: Literal["inference", "training"], engine: s
 
 @lru_cache(maxsize=1024)
 def _validation(
-    acc: str, kind: Literal["inference", "training"], engine: str | None = None
+    acc: str, kind: Literal["inference", "training"], engine: str | None = None, covered: bool = True
 ) -> tuple[Uncertainty, tuple[str, ...]]:
     """The band of an estimate of ``kind`` on ``acc`` (serving with ``engine``, a canonical name, if
-    named) and its validation notes: whether a published measurement of this kind on it backs the
-    estimate, and the measured range where it has one."""
-    band = _band(acc, kind, engine)
+    named; ``covered``: the rows of its measured range cover the named release) and its validation
+    notes: whether a published measurement of this kind on it backs the estimate, and the measured
+    range where it has one."""
+    band = _band(acc, kind, engine, covered)
     validated = VALIDATED_TRAINING if kind == "training" else VALIDATED_INFERENCE
     notes: list[str] = []
     if acc not in validated:
@@ -292,10 +322,14 @@ def _validation(
             "(benchmarks/ACCURACY.md)"
         )
     measured = MEASURED_RANGE.get((acc, kind))
-    if band.evidence == "measured" and (acc, engine or "") in ENGINE_MEASURED_RANGE:
+    if kind == "inference" and (acc, engine or "") in ENGINE_MEASURED_RANGE:
+        since = _release_text(ENGINE_MEASURED_SINCE[(acc, engine or "")])
         notes.append(
             f"published {engine} serving measurements on {acc} reach {band.low:.2f}-{band.high:.2f}x of "
-            f'this model\'s estimates naming {engine} (held-out rows, benchmarks/ACCURACY.md "v17")'
+            f'this model\'s estimates naming {engine} (benchmarks/ACCURACY.md "v17")'
+            if covered
+            else f"no published {engine} serving measurement on {acc} covers a release before {since}: "
+            'this estimate extrapolates (benchmarks/ACCURACY.md "v17")'
         )
     elif measured:
         low, high = measured
@@ -430,7 +464,9 @@ def estimate_inference(
     if named:
         hw, note = _with_engine(hw, platform_of(accelerator), engine, engine_version)
     name = canonical_engine(engine) if named else None
-    band, validation = _validation(str(getattr(accelerator, "id", "")), "inference", name)
+    acc_id = str(getattr(accelerator, "id", ""))
+    covered = _engine_covered(acc_id, name, engine_version if isinstance(engine_version, str) else None)
+    band, validation = _validation(acc_id, "inference", name, covered)
     if not hw.is_tpu and long_prompt(inp, out):
         band = _long_prompt_band(band)
     if note:

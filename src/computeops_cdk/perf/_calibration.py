@@ -70,12 +70,19 @@ B200 and GB200 training
 left the table in v10 (held-out median 3 % with TRAIN_PEAK_RATIO_MAX; v9: 1.23-1.31x and
 1.28-1.39x), H100 training in v9. A test recomputes the ranges from rows.csv."""
 
-ENGINE_MEASURED_RANGE: dict[tuple[str, str], tuple[float, float]] = {("MI300X", "vllm"): (0.80, 1.45)}
-"""(accelerator, engine) -> range of published / estimated over the held-out serving rows on it that
-name the engine, evaluated with the engine's rule: what a serving estimate naming that engine there
-carries instead of ``MEASURED_RANGE`` (v17 pre-registration, section 6; a quoted range, not a
-correction). MI300X with vLLM: HO-AMD-3..12 with ``VLLM_ROCM_FACTOR`` read 0.80-1.45x (1.13-1.89x
-estimated / published before v17). A test recomputes it from rows.csv."""
+ENGINE_MEASURED_RANGE: dict[tuple[str, str], tuple[float, float]] = {("MI300X", "vllm"): (0.56, 1.56)}
+"""(accelerator, engine) -> range of published / estimated over the calibration and held-out serving
+rows on it that name the engine, evaluated with the engine's rule: what a serving estimate naming
+that engine there carries instead of ``MEASURED_RANGE`` (a quoted range, not a correction). One
+entry, MI300X with vLLM (v17): CAL-VROCM-1..20 and HO-AMD-3..12 read 0.56-1.56x. The pre-registered
+range was the held-out rows' alone (0.80-1.45x); the post-evaluation revision
+(benchmarks/preregistration/v17-revision.md) widened it because the held-out rows stop at batch 4
+for Llama 3.1 70B, where the calibration rows at batch 32-128 read down to 0.56x. A test recomputes
+it from rows.csv."""
+ENGINE_MEASURED_SINCE: dict[tuple[str, str], tuple[int, int, int]] = {("MI300X", "vllm"): (0, 9, 0)}
+"""(accelerator, engine) -> the earliest release the rows of ``ENGINE_MEASURED_RANGE`` measured
+(MI300X with vLLM: 0.9.1 and 0.10.1). An estimate naming an older release carries the extrapolated
+band: no row measures it."""
 
 BAND_VALIDATED: dict[str, tuple[float, float]] = {"inference": (0.81, 1.23), "training": (0.83, 1.07)}
 """kind -> (p10, p90) of measured / estimated speed over the held-out rows of that kind on validated

@@ -34,6 +34,7 @@ __all__ = [
     "engine_serves",
     "platform_of",
     "prefill_chunk",
+    "release_of",
     "resolve_engine",
 ]
 
@@ -217,6 +218,16 @@ def _version_tuple(engine: str, text: str) -> tuple[int, int, int]:
         )
     major, minor, patch = (int(g) if g else 0 for g in found.groups())
     return major, minor, patch
+
+
+def release_of(engine: str, version: str | None) -> tuple[int, int, int]:
+    """The release tuple of ``version`` of known ``engine`` (None: its default release).
+
+    Raises:
+        EstimateError: a version that is not a release number.
+    """
+    name = canonical_engine(engine)
+    return _version_tuple(name, ENGINES[name].default if version is None else str(version).strip())
 
 
 def canonical_engine(name: object) -> str:
