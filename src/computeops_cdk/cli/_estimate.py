@@ -394,10 +394,11 @@ def _document(args: argparse.Namespace, model: ModelSpec, acc: Any, est: Any) ->
 
 
 def _band(est: Any) -> dict[str, Any]:
-    """The estimate's band as a decision states it: throughput at its p10 and p90, and its evidence."""
+    """The estimate's band as a decision states it: throughput at its p10 and p90, and its evidence
+    (None for an estimate that does not fit: the keys stay, so the document's shape does not vary)."""
     band = est.uncertainty
     if band is None or not est.fits:
-        return {}
+        return {"tokens_per_s_p10": None, "tokens_per_s_p90": None, "evidence": None}
     return {
         "tokens_per_s_p10": _num(est.tokens_per_s * band.low),
         "tokens_per_s_p90": _num(est.tokens_per_s * band.high),
