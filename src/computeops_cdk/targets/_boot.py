@@ -27,7 +27,6 @@ from ..errors import TargetError, described
 from ._weights import ObjectStore, WeightsSource, parse_weights
 
 __all__ = [
-    "AMD_ACCELERATORS",
     "BOOT_OPTIONS",
     "DEFAULT_PORT",
     "DEFAULT_ROCM_TRAINING_IMAGE",
@@ -68,12 +67,9 @@ run ``python3 -m vllm.entrypoints.openai.api_server`` in it."""
 DEFAULT_ROCM_TRAINING_IMAGE = "rocm/pytorch-training:v25.3"
 """AMD's PyTorch training image for MI300X and MI325X (ROCm/ROCm
 docs/how-to/rocm-for-ai/training/benchmark-docker/pytorch-training.rst @1dbe856)."""
-AMD_ACCELERATORS: frozenset[str] = frozenset({"MI25", "MI300X", "MI325X", "MI355X"})
-"""Catalog accelerators of vendor AMD (a test keeps this equal to the embedded catalog): their
-machines boot ROCm images with the GPU devices passed as /dev/kfd and /dev/dri, not ``--gpus``.
-An id outside it named like AMD's Instinct parts (``MI`` and a number) counts as AMD too, so a newer
-catalog's part does not boot NVIDIA's runtime."""
 _INSTINCT = re.compile(r"^MI\d{2,3}[A-Z]?$")
+"""AMD Instinct ids (MI25, MI300X, MI355X...): a test keeps it matching the catalog's AMD parts and
+none of the others. Decisions carry the accelerator's id, not its vendor."""
 ROCM_DEFAULTS_FOR: frozenset[str] = frozenset({"MI300X", "MI325X"})
 """The AMD parts the default ROCm images are documented for (both images' pages: MI300X and MI325X).
 Others (MI355X needs ROCm 7; MI25 left ROCm's support) need ``container_image``: no default is
@@ -83,8 +79,9 @@ _ROCM_SHELL_IMAGES = ("rocm/vllm", "rocm/vllm-dev")
 
 
 def is_amd(accelerator: str) -> bool:
-    """Whether catalog accelerator id ``accelerator`` is an AMD GPU (``AMD_ACCELERATORS``)."""
-    return accelerator in AMD_ACCELERATORS or bool(_INSTINCT.match(accelerator))
+    """Whether catalog accelerator id ``accelerator`` is an AMD GPU: its machines boot ROCm images
+    with the GPUs passed as /dev/kfd and /dev/dri, not ``--gpus``."""
+    return bool(_INSTINCT.match(accelerator))
 
 
 DEFAULT_TPU_TRAINING_IMAGE = "us-central1-docker.pkg.dev/tpu-pytorch-releases/docker/xla:r2.7.0_3.10_tpuvm"

@@ -9,7 +9,16 @@ from __future__ import annotations
 import re
 
 from ..errors import TargetError, described
-from ._boot import _METADATA, MEGASCALE_PORT, RENDEZVOUS_PORT, BootPlan, Rendezvous, SecretRef, _q
+from ._boot import (
+    _METADATA,
+    MEGASCALE_PORT,
+    RENDEZVOUS_PORT,
+    VLLM_SERVER,
+    BootPlan,
+    Rendezvous,
+    SecretRef,
+    _q,
+)
 from ._weights import WEIGHTS_DIR, download_lines
 
 __all__ = ["boot_script", "cloud_config"]
@@ -62,37 +71,34 @@ def _fetch_secret(secret: SecretRef, region: str, *, var: str) -> list[str]:
     ]
 
 
-_HEADER = [
-    "#!/bin/bash",
-    "set -euo pipefail",
-    "exec >>/var/log/computeops-boot.log 2>&1",
-    'echo "computeops: boot script started at $(date -u +%FT%TZ)"',
-    "if ! command -v docker >/dev/null 2>&1; then",
-    '  echo "computeops: docker is not installed on this image. To fix: use an image with Docker and the'
-    ' NVIDIA container toolkit (the default images have both), or replace the script with user_data." >&2',
-    "  exit 1",
-    "fi",
-    "mkdir -p /opt/computeops/cache",
-    "chmod 0700 /opt/computeops",
-]
-_NVIDIA_RUNTIME = " NVIDIA container toolkit (the default images have both)"
-_AMD_RUNTIME = " AMD GPU driver (amdgpu, ROCm)"
-# An AMD machine whose image lacks the driver has no /dev/kfd: docker would start and vLLM find no GPU.
-_AMD_DRIVER = [
-    "if [ ! -e /dev/kfd ]; then",
-    '  echo "computeops: /dev/kfd is missing: the AMD GPU driver (amdgpu, ROCm) is not loaded on this image.'
-    ' To fix: use a ROCm image for the shape, or replace the script with user_data." >&2',
-    "  exit 1",
-    "fi",
-]
+_SHEBANG = ["#!/bin/bash", "set -euo pipefail"]
+_GPU_RUNTIME = {
+    False: "the NVIDIA container toolkit (the default images have both)",
+    True: "AMD's GPU driver (amdgpu, ROCm)",
+}
+"""What the machine image must bring besides Docker, by whether the GPUs are AMD's."""
 
 
-def _header(plan: BootPlan) -> list[str]:
-    """The checks every script starts with, naming the GPU runtime the machine's vendor needs."""
-    if not plan.amd:
-        return _HEADER[2:]
-    lines = [line.replace(_NVIDIA_RUNTIME, _AMD_RUNTIME) for line in _HEADER[2:]]
-    return [*lines, *_AMD_DRIVER]
+def _checks(plan: BootPlan) -> list[str]:
+    """Logging and the checks every script starts with, for the machine's GPU vendor."""
+    lines = [
+        "exec >>/var/log/computeops-boot.log 2>&1",
+        'echo "computeops: boot script started at $(date -u +%FT%TZ)"',
+        "if ! command -v docker >/dev/null 2>&1; then",
+        '  echo "computeops: docker is not installed on this image. To fix: use an image with Docker and'
+        f' {_GPU_RUNTIME[plan.amd]}, or replace the script with user_data." >&2',
+        "  exit 1",
+        "fi",
+    ]
+    if plan.amd:  # without the driver there is no /dev/kfd: docker would start and vLLM find no GPU
+        lines += [
+            "if [ ! -e /dev/kfd ]; then",
+            '  echo "computeops: /dev/kfd is missing: the AMD GPU driver (amdgpu, ROCm) is not loaded on this'
+            ' image. To fix: use a ROCm image for the shape, or replace the script with user_data." >&2',
+            "  exit 1",
+            "fi",
+        ]
+    return [*lines, "mkdir -p /opt/computeops/cache", "chmod 0700 /opt/computeops"]
 
 
 def boot_script(plan: BootPlan, *, rendezvous: Rendezvous | None = None) -> str:
@@ -100,10 +106,10 @@ def boot_script(plan: BootPlan, *, rendezvous: Rendezvous | None = None) -> str:
     if plan.user_data is not None:
         return plan.user_data  # the user's script reaches the machine as written
     lines = [
-        *_HEADER[:2],
+        *_SHEBANG,
         f"# computeops-cdk boot script for {plan.name} ({plan.kind}); generated from the decision.",
         "# Replace it with the user_data option, or add to it with user_data_append.",
-        *_header(plan),
+        *_checks(plan),
     ]
     env_file = "/opt/computeops/workload.env"
     lines += [f": > {env_file}", f"chmod 0600 {env_file}"]
@@ -156,13 +162,15 @@ def _python_health(port: str) -> str:
     return f"python3 -c 'import urllib.request; urllib.request.urlopen(\"http://127.0.0.1:{port}/health\")'"
 
 
+# The server as an image's command, its entrypoint replaced (AMD's vLLM images start a shell; the
+# TPU image's entrypoint is not the server either).
+_SERVER_IN_IMAGE = f'--entrypoint {VLLM_SERVER.partition(" ")[0]} "$IMAGE" {VLLM_SERVER.partition(" ")[2]}'
+
+
 def _serve(plan: BootPlan) -> list[str]:
     port = str(plan.port)
-    if plan.amd:  # AMD's vLLM image starts a shell: the server is its command
-        health, server = (
-            _q(_python_health(port)),
-            '--entrypoint python3 "$IMAGE" -m vllm.entrypoints.openai.api_server',
-        )
+    if plan.amd:
+        health, server = _q(_python_health(port)), _SERVER_IN_IMAGE
     else:
         health, server = f"'curl -fsS http://127.0.0.1:{port}/health || exit 1'", '"$IMAGE"'
     return [
@@ -223,7 +231,7 @@ def _serve_tpu(plan: BootPlan) -> list[str]:
         *_weights_mount(plan),
         f"  --health-cmd {_q(health)} \\",
         "  --health-interval 30s --health-timeout 10s --health-retries 3 --health-start-period 1800s \\",
-        '  --entrypoint python3 "$IMAGE" -m vllm.entrypoints.openai.api_server \\',
+        f"  {_SERVER_IN_IMAGE} \\",
         f"  {_model_args(plan)} --host 0.0.0.0 --port {port} {plan.server_flags}",
         *_wait_for_health(port),
     ]

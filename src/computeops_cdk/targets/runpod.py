@@ -153,9 +153,9 @@ class RunPodTarget(Target):
         ports = list(opts["ports"]) if opts.get("ports") else None
         args = None
         if plan is not None:
-            # serving runs vLLM's image for the GPU's vendor; training the "image" option, and on AMD
-            # GPUs without one AMD's PyTorch image (RunPod's default image is a CUDA build)
-            image = plan.image if plan.serves or (plan.amd and opts.get("image") is None) else image
+            # the plan's image (the "image" option, else the vendor's default) for serving, and on AMD
+            # GPUs for training too: RunPod's own default image is a CUDA build
+            image = plan.image if plan.serves or plan.amd else image
             if plan.secret is not None:
                 env["HF_TOKEN"] = "{{ RUNPOD_SECRET_" + plan.secret.id + " }}"
             if plan.api_key is not None:
