@@ -195,14 +195,16 @@ def uncertainty(
     engine_version: str | None = None,
 ) -> Uncertainty:
     """The band of an estimate of ``kind`` on ``accelerator_id`` (a catalog id), from the model's
-    held-out validation (benchmarks/ACCURACY.md): a serving estimate naming ``engine`` where that
-    engine's rows were measured, their range (``ENGINE_MEASURED_RANGE``; a release older than
-    ``engine_version`` may name, default the engine's default, that they cover: the extrapolated
-    band); a known upper bound's
-    measured range; else the validated p10-p90 of the kind (a GPU serving estimate with long
-    prompts, ``input_tokens`` and ``output_tokens``: the long-prompt regime's; a training estimate of
-    ``seq_len`` from ``LONG_CONTEXT_TOKENS``: the long-context one), else (no measurement of the kind
-    on it) the whole held-out range.
+    held-out validation (benchmarks/ACCURACY.md), the first that applies:
+
+    * a serving estimate naming ``engine`` (at ``engine_version``, default its default release)
+      where that engine's rows were measured: their range (``ENGINE_MEASURED_RANGE``), or the whole
+      held-out range for a release older than the rows (``ENGINE_MEASURED_SINCE``);
+    * a known upper bound's measured range (``MEASURED_RANGE``);
+    * the validated p10-p90 of the kind (a GPU serving estimate with long prompts, ``input_tokens``
+      and ``output_tokens``: the long-prompt regime's; a training estimate of ``seq_len`` from
+      ``LONG_CONTEXT_TOKENS``: the long-context one);
+    * no measurement of the kind on it: the whole held-out range.
 
     Raises:
         EstimateError: a length that is not a non-negative integer, an unknown engine, or a

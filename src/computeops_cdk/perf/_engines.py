@@ -220,14 +220,19 @@ def _version_tuple(engine: str, text: str) -> tuple[int, int, int]:
     return major, minor, patch
 
 
+def _release(engine: _Engine, version: str | None) -> tuple[str, tuple[int, int, int]]:
+    """``version`` of ``engine`` (None: its default release) as written and as a release tuple."""
+    text = engine.default if version is None else str(version).strip()
+    return text, _version_tuple(engine.name, text)
+
+
 def release_of(engine: str, version: str | None) -> tuple[int, int, int]:
     """The release tuple of ``version`` of known ``engine`` (None: its default release).
 
     Raises:
         EstimateError: a version that is not a release number.
     """
-    name = canonical_engine(engine)
-    return _version_tuple(name, ENGINES[name].default if version is None else str(version).strip())
+    return _release(ENGINES[canonical_engine(engine)], version)[1]
 
 
 def canonical_engine(name: object) -> str:
@@ -273,8 +278,7 @@ def resolve_engine(name: str, version: str | None, *, platform: str) -> EngineRu
         raise EstimateError(refused)
     tpu = platform == "tpu"
     given = version is not None
-    text = str(version).strip() if given else engine.default
-    release = _version_tuple(engine.name, text)
+    text, release = _release(engine, version)
     label = f"serving engine: {engine.name} {text}" + ("" if given else _default_label(engine))
     rocm = engine.name == "vllm" and platform == "amd"
     factor, rocm_note = (VLLM_ROCM_FACTOR, _ROCM_NOTE) if rocm else (1.0, "")
