@@ -234,3 +234,36 @@ def test_a_vllm_release_older_than_the_amd_rows_extrapolates() -> None:
     assert uncertainty("MI300X", "inference", engine="vllm", engine_version="0.10.1") == new.uncertainty
     with pytest.raises(EstimateError, match="not a release number"):
         uncertainty("MI300X", "inference", engine="vllm", engine_version="latest!")
+
+
+def test_a_long_prompt_is_outside_what_the_amd_vllm_rows_measured() -> None:
+    # every row behind the (MI300X, vllm) range has a 128-token prompt (v17 revision, section 3):
+    # a named estimate with a prompt in the long-prompt regime must not claim "measured"; its
+    # band holds both the engine's range and the long-prompt band, so sizing is not less careful
+    from computeops_cdk.perf import long_prompt, uncertainty
+    from computeops_cdk.perf._calibration import BAND_LONG_PROMPT, ENGINE_MEASURED_RANGE
+
+    named = ENGINE_MEASURED_RANGE[("MI300X", "vllm")]
+    long = _mi300x(engine="vllm", input_tokens=8192, output_tokens=512)
+    short = _mi300x(engine="vllm", input_tokens=2048, output_tokens=512)
+    assert long.uncertainty is not None and short.uncertainty is not None
+    assert short.uncertainty.evidence == "measured"
+    assert long.uncertainty.evidence == "extrapolated"
+    assert (long.uncertainty.low, long.uncertainty.high) == (
+        min(named[0], BAND_LONG_PROMPT[0]),
+        max(named[1], BAND_LONG_PROMPT[1]),
+    )
+    assert "4,096" in long.uncertainty.basis and "vllm" in long.uncertainty.basis
+    unmeasured = "no published vllm serving measurement on MI300X has a prompt"
+    assert any(unmeasured in a for a in long.assumptions)
+    assert not any(unmeasured in a for a in short.assumptions)
+    kw = {"input_tokens": 8192, "output_tokens": 512, "engine": "vllm"}
+    assert uncertainty("MI300X", "inference", **kw) == long.uncertainty  # type: ignore[arg-type]
+    # the rule holds while no row behind an engine's range is a long prompt: a row that is one
+    # must come with its own band
+    rows = [
+        r
+        for r in accuracy.load_rows()
+        if r["split"] != "excluded" and (r["accelerator"], r["engine"]) in ENGINE_MEASURED_RANGE
+    ]
+    assert rows and not any(long_prompt(int(r["input_tokens"]), int(r["output_tokens"])) for r in rows)

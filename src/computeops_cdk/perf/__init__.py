@@ -218,10 +218,10 @@ def uncertainty(
             )
     engine_name = canonical_engine(engine) if engine is not None else None
     covered = _engine_covered(accelerator_id, engine_name, engine_version)
+    if kind == "inference":
+        return _serving_band(accelerator_id, engine_name, covered, tpu, input_tokens, output_tokens)[0]
     band = _validation(accelerator_id, kind, engine_name, covered)[0]
-    if kind == "inference" and not tpu and long_prompt(input_tokens, output_tokens):
-        return _long_prompt_band(band)
-    if kind == "training" and seq_len >= LONG_CONTEXT_TOKENS:
+    if seq_len >= LONG_CONTEXT_TOKENS:
         return _regime_band(band, BAND_LONG_CONTEXT, "long-context training (v15)", "")
     return band
 
@@ -231,9 +231,27 @@ def long_prompt(input_tokens: int, output_tokens: int) -> bool:
     return input_tokens >= LONG_PROMPT_MIN_INPUT and input_tokens >= LONG_PROMPT_INPUT_RATIO * output_tokens
 
 
-def _long_prompt_band(band: Uncertainty) -> Uncertainty:
-    """A validated band as the long-prompt regime widens it (v15 addendum, section 4)."""
-    return _regime_band(band, BAND_LONG_PROMPT, "long-prompt serving (v15)", ", widened (fewer than 10)")
+def _serving_band(
+    acc: str, engine: str | None, covered: bool, tpu: bool, input_tokens: int, output_tokens: int
+) -> tuple[Uncertainty, tuple[str, ...]]:
+    """The band of a serving estimate and its validation notes, with the long-prompt regime's."""
+    band, notes = _validation(acc, "inference", engine, covered)
+    if tpu or not long_prompt(input_tokens, output_tokens):
+        return band, notes
+    if band.evidence == "measured" and (acc, engine or "") in ENGINE_MEASURED_RANGE:
+        # the engine's rows all have short prompts (a test keeps it so): widened, not "measured"
+        low, high = min(band.low, BAND_LONG_PROMPT[0]), max(band.high, BAND_LONG_PROMPT[1])
+        note = (
+            f"no published {engine} serving measurement on {acc} has a prompt of "
+            f"{LONG_PROMPT_MIN_INPUT:,} tokens or more: this estimate extrapolates"
+        )
+        basis = (
+            f"published {engine} serving measurements on {acc} have prompts under "
+            f"{LONG_PROMPT_MIN_INPUT:,} tokens: their range and the long-prompt band together"
+        )
+        return replace(band, evidence="extrapolated", low=low, high=high, basis=basis), (*notes, note)
+    widened = _regime_band(band, BAND_LONG_PROMPT, "long-prompt serving (v15)", ", widened (fewer than 10)")
+    return widened, notes
 
 
 @lru_cache(maxsize=64)
@@ -468,9 +486,7 @@ def estimate_inference(
     name = canonical_engine(engine) if named else None
     acc_id = str(getattr(accelerator, "id", ""))
     covered = _engine_covered(acc_id, name, engine_version if isinstance(engine_version, str) else None)
-    band, validation = _validation(acc_id, "inference", name, covered)
-    if not hw.is_tpu and long_prompt(inp, out):
-        band = _long_prompt_band(band)
+    band, validation = _serving_band(acc_id, name, covered, hw.is_tpu, inp, out)
     if note:
         validation = (note, *validation)
     validation = (*_prefill_notes(hw, name, inp, share), *validation)
