@@ -236,34 +236,41 @@ def test_a_vllm_release_older_than_the_amd_rows_extrapolates() -> None:
         uncertainty("MI300X", "inference", engine="vllm", engine_version="latest!")
 
 
-def test_a_long_prompt_is_outside_what_the_amd_vllm_rows_measured() -> None:
-    # every row behind the (MI300X, vllm) range has a 128-token prompt (v17 revision, section 3):
-    # a named estimate with a prompt in the long-prompt regime must not claim "measured"; its
-    # band holds both the engine's range and the long-prompt band, so sizing is not less careful
+def test_a_long_prompt_is_outside_what_the_measured_gpu_ranges_measured() -> None:
+    # every row behind a GPU's measured range, (MI300X, vllm) and MI300X naming no engine, has a
+    # short prompt (v17 revision, section 3): an estimate with a prompt in the long-prompt regime
+    # must not claim "measured" or "upper_bound"; its band holds both that range and the
+    # long-prompt band, so sizing is not less careful
     from computeops_cdk.perf import long_prompt, uncertainty
-    from computeops_cdk.perf._calibration import BAND_LONG_PROMPT, ENGINE_MEASURED_RANGE
+    from computeops_cdk.perf._calibration import BAND_LONG_PROMPT, ENGINE_MEASURED_RANGE, MEASURED_RANGE
 
-    named = ENGINE_MEASURED_RANGE[("MI300X", "vllm")]
-    long = _mi300x(engine="vllm", input_tokens=8192, output_tokens=512)
-    short = _mi300x(engine="vllm", input_tokens=2048, output_tokens=512)
-    assert long.uncertainty is not None and short.uncertainty is not None
-    assert short.uncertainty.evidence == "measured"
-    assert long.uncertainty.evidence == "extrapolated"
-    assert (long.uncertainty.low, long.uncertainty.high) == (
-        min(named[0], BAND_LONG_PROMPT[0]),
-        max(named[1], BAND_LONG_PROMPT[1]),
-    )
-    assert "4,096" in long.uncertainty.basis and "vllm" in long.uncertainty.basis
-    unmeasured = "no published vllm serving measurement on MI300X has a prompt"
-    assert any(unmeasured in a for a in long.assumptions)
-    assert not any(unmeasured in a for a in short.assumptions)
-    kw = {"input_tokens": 8192, "output_tokens": 512, "engine": "vllm"}
-    assert uncertainty("MI300X", "inference", **kw) == long.uncertainty  # type: ignore[arg-type]
-    # the rule holds while no row behind an engine's range is a long prompt: a row that is one
-    # must come with its own band
+    lengths = {"input_tokens": 8192, "output_tokens": 512}
+    for engine, measured, short_evidence in (
+        ("vllm", ENGINE_MEASURED_RANGE[("MI300X", "vllm")], "measured"),
+        (None, MEASURED_RANGE[("MI300X", "inference")], "upper_bound"),
+    ):
+        long = _mi300x(engine=engine, **lengths)
+        short = _mi300x(engine=engine, input_tokens=2048, output_tokens=512)
+        assert long.uncertainty is not None and short.uncertainty is not None
+        assert short.uncertainty.evidence == short_evidence
+        assert long.uncertainty.evidence == "extrapolated"
+        assert (long.uncertainty.low, long.uncertainty.high) == (
+            min(measured[0], BAND_LONG_PROMPT[0]),
+            max(measured[1], BAND_LONG_PROMPT[1]),
+        )
+        assert "under 4,096 tokens" in long.uncertainty.basis
+        unmeasured = "measurement on MI300X has a prompt of 4,096 tokens or more: this estimate extrapolates"
+        assert any(unmeasured in a for a in long.assumptions)
+        assert not any(unmeasured in a for a in short.assumptions)
+        assert not any("upper bound" in a or " reach " in a for a in long.assumptions)
+        assert uncertainty("MI300X", "inference", engine=engine, **lengths) == long.uncertainty
+    # the rule holds while no row behind a GPU's measured range is a long prompt: a row that is
+    # one must come with its own band
+    ranges = set(ENGINE_MEASURED_RANGE) | {(acc, "") for acc, kind in MEASURED_RANGE if kind == "inference"}
     rows = [
         r
         for r in accuracy.load_rows()
-        if r["split"] != "excluded" and (r["accelerator"], r["engine"]) in ENGINE_MEASURED_RANGE
+        if r["split"] != "excluded" and r["input_tokens"] and (r["accelerator"], r["engine"]) in ranges
     ]
-    assert rows and not any(long_prompt(int(r["input_tokens"]), int(r["output_tokens"])) for r in rows)
+    gpu = [r for r in rows if not r["accelerator"].startswith("TPU")]
+    assert gpu and not any(long_prompt(int(r["input_tokens"]), int(r["output_tokens"])) for r in gpu)

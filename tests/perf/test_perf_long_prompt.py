@@ -164,9 +164,12 @@ def test_an_estimate_in_the_regime_carries_the_regimes_band_on_validated_hardwar
     assert "long-prompt serving (v15)" in inside.uncertainty.basis
     band = uncertainty("H100-SXM", "inference", input_tokens=8192, output_tokens=1024)
     assert band == inside.uncertainty
-    # a measured, accelerator-specific range stays
-    mi300x = uncertainty("MI300X", "inference")
-    assert uncertainty("MI300X", "inference", input_tokens=8192, output_tokens=1024) == mi300x
+    # a measured range stays where its rows cover the prompt: TPUs prefill whole prompts and their
+    # rows reach 8,192 tokens; MI300X's rows all have short prompts (v17 revision 2: extrapolated)
+    v6e = uncertainty("TPU-v6e", "inference", tpu=True)
+    assert uncertainty("TPU-v6e", "inference", input_tokens=8192, output_tokens=1024, tpu=True) == v6e
+    mi300x = uncertainty("MI300X", "inference", input_tokens=8192, output_tokens=1024)
+    assert mi300x.evidence == "extrapolated" and mi300x != uncertainty("MI300X", "inference")
 
 
 def test_long_context_training_carries_the_widened_training_band() -> None:

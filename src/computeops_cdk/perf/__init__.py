@@ -218,11 +218,10 @@ def uncertainty(
             )
     engine_name = canonical_engine(engine) if engine is not None else None
     covered = _engine_covered(accelerator_id, engine_name, engine_version)
-    if kind == "inference":
-        return _serving_band(accelerator_id, engine_name, covered, tpu, input_tokens, output_tokens)[0]
-    band = _validation(accelerator_id, kind, engine_name, covered)[0]
-    if seq_len >= LONG_CONTEXT_TOKENS:
-        return _regime_band(band, BAND_LONG_CONTEXT, "long-context training (v15)", "")
+    long = kind == "inference" and not tpu and long_prompt(input_tokens, output_tokens)
+    band = _validation(accelerator_id, kind, engine_name, covered, long)[0]
+    if kind == "training" and seq_len >= LONG_CONTEXT_TOKENS:
+        return _long_context_band(band)
     return band
 
 
@@ -231,36 +230,14 @@ def long_prompt(input_tokens: int, output_tokens: int) -> bool:
     return input_tokens >= LONG_PROMPT_MIN_INPUT and input_tokens >= LONG_PROMPT_INPUT_RATIO * output_tokens
 
 
-def _serving_band(
-    acc: str, engine: str | None, covered: bool, tpu: bool, input_tokens: int, output_tokens: int
-) -> tuple[Uncertainty, tuple[str, ...]]:
-    """The band of a serving estimate and its validation notes, with the long-prompt regime's."""
-    band, notes = _validation(acc, "inference", engine, covered)
-    if tpu or not long_prompt(input_tokens, output_tokens):
-        return band, notes
-    if band.evidence == "measured" and (acc, engine or "") in ENGINE_MEASURED_RANGE:
-        # the engine's rows all have short prompts (a test keeps it so): widened, not "measured"
-        low, high = min(band.low, BAND_LONG_PROMPT[0]), max(band.high, BAND_LONG_PROMPT[1])
-        note = (
-            f"no published {engine} serving measurement on {acc} has a prompt of "
-            f"{LONG_PROMPT_MIN_INPUT:,} tokens or more: this estimate extrapolates"
-        )
-        basis = (
-            f"published {engine} serving measurements on {acc} have prompts under "
-            f"{LONG_PROMPT_MIN_INPUT:,} tokens: their range and the long-prompt band together"
-        )
-        return replace(band, evidence="extrapolated", low=low, high=high, basis=basis), (*notes, note)
-    widened = _regime_band(band, BAND_LONG_PROMPT, "long-prompt serving (v15)", ", widened (fewer than 10)")
-    return widened, notes
-
-
 @lru_cache(maxsize=64)
-def _regime_band(band: Uncertainty, bounds: tuple[float, float], regime: str, why: str) -> Uncertainty:
-    """A validated band as a regime's own held-out rows replace it; other bands are kept."""
+def _long_context_band(band: Uncertainty) -> Uncertainty:
+    """A validated training band as the long-context rows widen it (v15); other bands are kept."""
     if band.evidence != "validated":
         return band
+    low, high = BAND_LONG_CONTEXT
     return replace(
-        band, low=bounds[0], high=bounds[1], basis=f"{regime}: the range of the regime's held-out rows{why}"
+        band, low=low, high=high, basis="long-context training (v15): the range of the regime's held-out rows"
     )
 
 
@@ -275,10 +252,12 @@ def _release_text(release: tuple[int, int, int]) -> str:
 
 
 def _band(
-    accelerator_id: str, kind: Literal["inference", "training"], engine: str | None, covered: bool
+    accelerator_id: str, kind: Literal["inference", "training"], engine: str | None, covered: bool, long: bool
 ) -> Uncertainty:
-    """``uncertainty``, worked out."""
+    """``uncertainty``, worked out (``long``: a GPU serving estimate in the long-prompt regime)."""
     named = ENGINE_MEASURED_RANGE.get((accelerator_id, engine or "")) if kind == "inference" else None
+    if named and covered and long:
+        return _short_prompts_only(accelerator_id, f"{engine} ", named)
     if named and covered:
         return Uncertainty(
             evidence="measured",
@@ -298,6 +277,8 @@ def _band(
             "held-out range of either kind",
         )
     measured = MEASURED_RANGE.get((accelerator_id, kind))
+    if measured and long:
+        return _short_prompts_only(accelerator_id, "", measured)
     if measured:
         return Uncertainty(
             evidence="upper_bound" if measured[1] < 1 else "measured",
@@ -307,6 +288,14 @@ def _band(
             f"{measured[1]:.2f}x of the estimate",
         )
     validated = VALIDATED_TRAINING if kind == "training" else VALIDATED_INFERENCE
+    if accelerator_id in validated and long:
+        return Uncertainty(
+            evidence="validated",
+            low=BAND_LONG_PROMPT[0],
+            high=BAND_LONG_PROMPT[1],
+            basis="long-prompt serving (v15): the range of the regime's held-out rows, widened "
+            "(fewer than 10)",
+        )
     if accelerator_id in validated:
         low, high = BAND_VALIDATED[kind]
         return Uncertainty(
@@ -324,15 +313,30 @@ def _band(
     )
 
 
+def _short_prompts_only(accelerator_id: str, engine: str, measured: tuple[float, float]) -> Uncertainty:
+    """A measured range whose rows all have short prompts (a test keeps it so), for a long one."""
+    return Uncertainty(
+        evidence="extrapolated",
+        low=min(measured[0], BAND_LONG_PROMPT[0]),
+        high=max(measured[1], BAND_LONG_PROMPT[1]),
+        basis=f"published {engine}serving measurements on {accelerator_id} have prompts under "
+        f"{LONG_PROMPT_MIN_INPUT:,} tokens: their range and the long-prompt band together",
+    )
+
+
 @lru_cache(maxsize=1024)
 def _validation(
-    acc: str, kind: Literal["inference", "training"], engine: str | None = None, covered: bool = True
+    acc: str,
+    kind: Literal["inference", "training"],
+    engine: str | None = None,
+    covered: bool = True,
+    long: bool = False,
 ) -> tuple[Uncertainty, tuple[str, ...]]:
     """The band of an estimate of ``kind`` on ``acc`` (serving with ``engine``, a canonical name, if
-    named; ``covered``: the rows of its measured range cover the named release) and its validation
-    notes: whether a published measurement of this kind on it backs the estimate, and the measured
-    range where it has one."""
-    band = _band(acc, kind, engine, covered)
+    named; ``covered``: the rows of its measured range cover the named release; ``long``: a GPU
+    serving estimate in the long-prompt regime) and its validation notes: whether a published
+    measurement of this kind on it backs the estimate, and the measured range where it has one."""
+    band = _band(acc, kind, engine, covered, long)
     validated = VALIDATED_TRAINING if kind == "training" else VALIDATED_INFERENCE
     notes: list[str] = []
     if acc not in validated:
@@ -341,20 +345,29 @@ def _validation(
             f"from the datasheet with constants fitted on {', '.join(sorted(validated))} "
             "(benchmarks/ACCURACY.md)"
         )
-    measured = MEASURED_RANGE.get((acc, kind))
-    if kind == "inference" and (acc, engine or "") in ENGINE_MEASURED_RANGE:
+    named = ENGINE_MEASURED_RANGE.get((acc, engine or "")) if kind == "inference" else None
+    measured = named or MEASURED_RANGE.get((acc, kind))
+    who = f"{engine} serving" if named else kind
+    if named and not covered:
         since = _release_text(ENGINE_MEASURED_SINCE[(acc, engine or "")])
         notes.append(
-            f"published {engine} serving measurements on {acc} reach {band.low:.2f}-{band.high:.2f}x of "
-            f'this model\'s estimates naming {engine} (benchmarks/ACCURACY.md "v17")'
-            if covered
-            else f"no published {engine} serving measurement on {acc} covers a release before {since}: "
+            f"no published {who} measurement on {acc} covers a release before {since}: "
             'this estimate extrapolates (benchmarks/ACCURACY.md "v17")'
+        )
+    elif measured and long:
+        notes.append(
+            f"no published {who} measurement on {acc} has a prompt of {LONG_PROMPT_MIN_INPUT:,} tokens "
+            "or more: this estimate extrapolates"
+        )
+    elif named:
+        notes.append(
+            f"published {who} measurements on {acc} reach {named[0]:.2f}-{named[1]:.2f}x of "
+            f'this model\'s estimates naming {engine} (benchmarks/ACCURACY.md "v17")'
         )
     elif measured:
         low, high = measured
         notes.append(
-            f"published {kind} measurements on {acc} reach {low:.2f}-{high:.2f}x of this model's "
+            f"published {who} measurements on {acc} reach {low:.2f}-{high:.2f}x of this model's "
             "estimates (held-out rows, benchmarks/ACCURACY.md)"
             + (": read this estimate as an upper bound" if high < 1 else "")
         )
@@ -486,7 +499,9 @@ def estimate_inference(
     name = canonical_engine(engine) if named else None
     acc_id = str(getattr(accelerator, "id", ""))
     covered = _engine_covered(acc_id, name, engine_version if isinstance(engine_version, str) else None)
-    band, validation = _serving_band(acc_id, name, covered, hw.is_tpu, inp, out)
+    band, validation = _validation(
+        acc_id, "inference", name, covered, not hw.is_tpu and long_prompt(inp, out)
+    )
     if note:
         validation = (note, *validation)
     validation = (*_prefill_notes(hw, name, inp, share), *validation)
@@ -637,6 +652,6 @@ def estimate_training(
     )
     labelled = _label_validation(estimate, accelerator, "training")
     if seq >= LONG_CONTEXT_TOKENS and labelled.uncertainty is not None:
-        band = _regime_band(labelled.uncertainty, BAND_LONG_CONTEXT, "long-context training (v15)", "")
+        band = _long_context_band(labelled.uncertainty)
         labelled = replace(labelled, uncertainty=band)
     return labelled
