@@ -241,7 +241,7 @@ def test_a_long_prompt_is_outside_what_the_measured_gpu_ranges_measured() -> Non
     # short prompt (v17 revision, section 3): an estimate with a prompt in the long-prompt regime
     # must not claim "measured" or "upper_bound"; its band holds both that range and the
     # long-prompt band, so sizing is not less careful
-    from computeops_cdk.perf import long_prompt, uncertainty
+    from computeops_cdk.perf import uncertainty
     from computeops_cdk.perf._calibration import BAND_LONG_PROMPT, ENGINE_MEASURED_RANGE, MEASURED_RANGE
 
     lengths = {"input_tokens": 8192, "output_tokens": 512}
@@ -258,19 +258,42 @@ def test_a_long_prompt_is_outside_what_the_measured_gpu_ranges_measured() -> Non
             min(measured[0], BAND_LONG_PROMPT[0]),
             max(measured[1], BAND_LONG_PROMPT[1]),
         )
-        assert "under 4,096 tokens" in long.uncertainty.basis
+        assert (
+            f"({measured[0]:.2f}-{measured[1]:.2f}x) have prompts under 4,096 tokens"
+            in long.uncertainty.basis
+        )
         unmeasured = "measurement on MI300X has a prompt of 4,096 tokens or more: this estimate extrapolates"
         assert any(unmeasured in a for a in long.assumptions)
         assert not any(unmeasured in a for a in short.assumptions)
         assert not any("upper bound" in a or " reach " in a for a in long.assumptions)
         assert uncertainty("MI300X", "inference", engine=engine, **lengths) == long.uncertainty
-    # the rule holds while no row behind a GPU's measured range is a long prompt: a row that is
-    # one must come with its own band
-    ranges = set(ENGINE_MEASURED_RANGE) | {(acc, "") for acc, kind in MEASURED_RANGE if kind == "inference"}
-    rows = [
-        r
-        for r in accuracy.load_rows()
-        if r["split"] != "excluded" and r["input_tokens"] and (r["accelerator"], r["engine"]) in ranges
-    ]
-    gpu = [r for r in rows if not r["accelerator"].startswith("TPU")]
-    assert gpu and not any(long_prompt(int(r["input_tokens"]), int(r["output_tokens"])) for r in gpu)
+    # TPUs prefill whole prompts and their rows reach the regime: the range stays, whether or not
+    # the caller says the part is a TPU (the default once gave a false "under 4,096" basis)
+    v6e = uncertainty("TPU-v6e", "inference", tpu=True)
+    assert v6e.evidence == "measured"
+    assert uncertainty("TPU-v6e", "inference", **lengths) == v6e
+    assert uncertainty("TPU-v6e", "inference", tpu=True, **lengths) == v6e
+
+
+def test_the_ranges_measured_on_long_prompts_are_those_of_the_rows() -> None:
+    # MEASURED_RANGE is computed over every held-out row on the part, whatever engine it names;
+    # ENGINE_MEASURED_RANGE over the rows naming the engine, calibration and held-out
+    from computeops_cdk.perf import long_prompt
+    from computeops_cdk.perf._calibration import ENGINE_MEASURED_RANGE, MEASURED_LONG_PROMPTS, MEASURED_RANGE
+
+    rows = [r for r in accuracy.load_rows() if r["split"] != "excluded" and r["input_tokens"]]
+
+    def reaches(r: dict[str, str]) -> bool:
+        return long_prompt(int(r["input_tokens"]), int(r["output_tokens"]))
+
+    derived = {
+        (acc, kind)
+        for acc, kind in MEASURED_RANGE
+        if kind == "inference"
+        and any(reaches(r) for r in rows if r["split"] == "heldout" and r["accelerator"] == acc)
+    } | {
+        key
+        for key in ENGINE_MEASURED_RANGE
+        if any(reaches(r) for r in rows if (r["accelerator"], r["engine"]) == key)
+    }
+    assert derived == MEASURED_LONG_PROMPTS == {("TPU-v6e", "inference")}

@@ -37,6 +37,7 @@ from ._calibration import (
     LONG_CONTEXT_TOKENS,
     LONG_PROMPT_INPUT_RATIO,
     LONG_PROMPT_MIN_INPUT,
+    MEASURED_LONG_PROMPTS,
     MEASURED_RANGE,
     MODEL_VERSION,
     VALIDATED_INFERENCE,
@@ -201,6 +202,8 @@ def uncertainty(
       where that engine's rows were measured: their range (``ENGINE_MEASURED_RANGE``), or the whole
       held-out range for a release older than the rows (``ENGINE_MEASURED_SINCE``);
     * a known upper bound's measured range (``MEASURED_RANGE``);
+    * in the long-prompt regime, where those rows have short prompts only (every range outside
+      ``MEASURED_LONG_PROMPTS``): that range and the long-prompt band together, extrapolated;
     * the validated p10-p90 of the kind (a GPU serving estimate with long prompts, ``input_tokens``
       and ``output_tokens``: the long-prompt regime's; a training estimate of ``seq_len`` from
       ``LONG_CONTEXT_TOKENS``: the long-context one);
@@ -256,8 +259,8 @@ def _band(
 ) -> Uncertainty:
     """``uncertainty``, worked out (``long``: a GPU serving estimate in the long-prompt regime)."""
     named = ENGINE_MEASURED_RANGE.get((accelerator_id, engine or "")) if kind == "inference" else None
-    if named and covered and long:
-        return _short_prompts_only(accelerator_id, f"{engine} ", named)
+    if named and covered and long and (accelerator_id, engine or "") not in MEASURED_LONG_PROMPTS:
+        return _short_prompts_only(accelerator_id, f"{engine} serving", named)
     if named and covered:
         return Uncertainty(
             evidence="measured",
@@ -277,8 +280,8 @@ def _band(
             "held-out range of either kind",
         )
     measured = MEASURED_RANGE.get((accelerator_id, kind))
-    if measured and long:
-        return _short_prompts_only(accelerator_id, "", measured)
+    if measured and long and (accelerator_id, kind) not in MEASURED_LONG_PROMPTS:
+        return _short_prompts_only(accelerator_id, kind, measured)
     if measured:
         return Uncertainty(
             evidence="upper_bound" if measured[1] < 1 else "measured",
@@ -313,14 +316,15 @@ def _band(
     )
 
 
-def _short_prompts_only(accelerator_id: str, engine: str, measured: tuple[float, float]) -> Uncertainty:
-    """A measured range whose rows all have short prompts (a test keeps it so), for a long one."""
+def _short_prompts_only(accelerator_id: str, who: str, measured: tuple[float, float]) -> Uncertainty:
+    """A measured range whose rows all have short prompts, for an estimate in the long-prompt regime."""
+    low, high = min(measured[0], BAND_LONG_PROMPT[0]), max(measured[1], BAND_LONG_PROMPT[1])
     return Uncertainty(
         evidence="extrapolated",
-        low=min(measured[0], BAND_LONG_PROMPT[0]),
-        high=max(measured[1], BAND_LONG_PROMPT[1]),
-        basis=f"published {engine}serving measurements on {accelerator_id} have prompts under "
-        f"{LONG_PROMPT_MIN_INPUT:,} tokens: their range and the long-prompt band together",
+        low=low,
+        high=high,
+        basis=f"published {who} measurements on {accelerator_id} ({measured[0]:.2f}-{measured[1]:.2f}x) have "
+        f"prompts under {LONG_PROMPT_MIN_INPUT:,} tokens: that range and the long-prompt band together",
     )
 
 
@@ -354,7 +358,7 @@ def _validation(
             f"no published {who} measurement on {acc} covers a release before {since}: "
             'this estimate extrapolates (benchmarks/ACCURACY.md "v17")'
         )
-    elif measured and long:
+    elif measured and band.evidence == "extrapolated":  # a long prompt the rows do not reach
         notes.append(
             f"no published {who} measurement on {acc} has a prompt of {LONG_PROMPT_MIN_INPUT:,} tokens "
             "or more: this estimate extrapolates"

@@ -56,7 +56,8 @@ MEASURED_RANGE: dict[tuple[str, str], tuple[float, float]] = {
 }
 """(accelerator, "inference" | "training") -> range of published / estimated over its held-out rows,
 for the accelerators whose held-out median error exceeds the issue's 20 % target. Not a correction
-(no constant is fitted to held-out rows): estimates on them carry this range in their assumptions.
+(no constant is fitted to held-out rows): estimates on them carry this range in their assumptions
+(in the long-prompt regime only where the rows reach it: ``MEASURED_LONG_PROMPTS``).
 MI300X: even with ROCM_SERVING_EFF (fitted to AMD's MLPerf v4.1 submission, CAL-AMD-1..2), vLLM on
 ROCm as AMD's 2025 performance page and OCI measured it reaches 0.53-0.88x of the estimate
 (HO-AMD-3..12, median error 51 % in v7). TPU v6e serving (v10): with TPU_SERVING_EFF, SGLang-JAX's
@@ -84,6 +85,13 @@ ENGINE_MEASURED_SINCE: dict[tuple[str, str], tuple[int, int, int]] = {("MI300X",
 (MI300X with vLLM: 0.9.1 and 0.10.1). An estimate naming an older release carries the extrapolated
 band: no row measures it."""
 
+MEASURED_LONG_PROMPTS: frozenset[tuple[str, str]] = frozenset({("TPU-v6e", "inference")})
+"""The keys of ``MEASURED_RANGE`` and ``ENGINE_MEASURED_RANGE`` whose rows include a prompt of the
+long-prompt regime (``LONG_PROMPT_MIN_INPUT``): TPU v6e serving (4,096 and 8,192-token prompts).
+Every other measured range comes from short prompts (MI300X: 128 tokens), so an estimate in the
+regime does not carry it as measured: it extrapolates, with that range and ``BAND_LONG_PROMPT``
+together (benchmarks/preregistration/v17-revision-2.md). A test derives the set from rows.csv."""
+
 BAND_VALIDATED: dict[str, tuple[float, float]] = {"inference": (0.81, 1.23), "training": (0.83, 1.07)}
 """kind -> (p10, p90) of measured / estimated speed over the held-out rows of that kind on validated
 hardware (throughput rows as published / estimated, latency rows as estimated / published; MI300X
@@ -105,7 +113,8 @@ LONG_PROMPT_INPUT_RATIO = 4
 """v15's long-prompt serving regime: at least 4,096 prompt tokens and 4x the completion's
 (benchmarks/preregistration/v15-long-prompt.md)."""
 BAND_LONG_PROMPT: tuple[float, float] = (0.68, 1.50)
-"""A GPU serving estimate in the long-prompt regime on validated hardware: the p10-p90 of the
+"""A GPU serving estimate in the long-prompt regime on validated hardware (and, joined with the
+range, on hardware whose measured range comes from short prompts only): the p10-p90 of the
 regime's 6 held-out rows (0.96-1.23), widened about its midpoint to ``BAND_EXTRAPOLATED``'s width
 (v15 addendum, section 3; benchmarks/ACCURACY.md "v15"). A test recomputes it."""
 
