@@ -16,7 +16,7 @@ import pytest
 from computeops_cdk import perf
 from computeops_cdk.catalog import Accelerator, InstanceType, load_catalog
 from computeops_cdk.engine import MAX_INSTANCES, _sizing, decide, model_spec
-from computeops_cdk.engine._sizing import Sizer, Sizing
+from computeops_cdk.engine._sizing import STACK_SERVING_ENGINE, Sizer, Sizing
 from computeops_cdk.intent import WorkloadIntent
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -51,6 +51,10 @@ def _central_by_hand(intent: WorkloadIntent, s: Sizing, itype: InstanceType, acc
     serving = intent.workload.serving
     assert serving is not None
     count = s.group_instances * itype.accelerator_count
+    # an intent naming no engine is sized for the engine the stacks run where that differs (AMD)
+    engine, version = (serving.engine, serving.engine_version)
+    if engine is None:
+        engine, version = STACK_SERVING_ENGINE.get(perf.platform_of(acc), (None, None))
     est = perf.estimate_inference(
         model_spec(intent.workload),
         precision=intent.workload.model.precision,
@@ -61,6 +65,8 @@ def _central_by_hand(intent: WorkloadIntent, s: Sizing, itype: InstanceType, acc
         ttft_ms=serving.ttft_ms,
         tpot_ms=serving.tpot_ms,
         gpus_per_node=itype.accelerator_count,
+        engine=engine,
+        engine_version=version,
     )
     missed = (serving.ttft_ms is not None and est.ttft_ms > serving.ttft_ms) or (
         serving.tpot_ms is not None and est.tpot_ms > serving.tpot_ms

@@ -42,6 +42,14 @@ def test_amd_ids_are_the_catalogs_amd_accelerators_and_no_other() -> None:
     assert amd == {acc for acc in vendors if is_amd(acc)}
 
 
+def test_the_rocm_image_runs_the_vllm_release_amd_decisions_are_sized_for() -> None:
+    # a decision naming no engine on AMD is sized for the stacks' vLLM: the image must be that release
+    from computeops_cdk.engine._sizing import STACK_SERVING_ENGINE
+
+    engine, release = STACK_SERVING_ENGINE["amd"]
+    assert engine == "vllm" and f"_vllm_{release}_" in DEFAULT_VLLM_ROCM_IMAGE
+
+
 @pytest.fixture(scope="module")
 def booted() -> dict[str, Any]:
     serve = {"model": MODEL}

@@ -40,6 +40,14 @@ from ._decision import Reason
 __all__ = ["MAX_INSTANCES", "Calibration", "Sizer", "Sizing", "model_spec", "sizer_for"]
 
 
+STACK_SERVING_ENGINE: dict[str, tuple[str, str]] = {"amd": ("vllm", "0.10.1")}
+"""platform -> (engine, release) a decision naming no ``serving.engine`` is sized for there: the
+engine the synthesized stacks run, where the model's unnamed estimate describes a build no stack
+runs. AMD: the unnamed estimate is AMD's tuned MLPerf v4.1 build (``ROCM_SERVING_EFF``); the stacks
+boot vLLM 0.10.1 (``targets.DEFAULT_VLLM_ROCM_IMAGE``, a test keeps the two equal), which AMD's own
+tables measure at about half of it (``VLLM_ROCM_FACTOR``). NVIDIA and TPU stacks run vLLM too,
+whose rule there is the unnamed estimate, so nothing is named for them."""
+
 _GROUP_SIZES = (1, 2, 4, 8, 16)
 """Instances one inference replica may span on a multi-node shape."""
 
@@ -379,14 +387,21 @@ class Sizer:
     def _size_inference(self, acc: Accelerator, per_node: int, multi_node: bool) -> Sizing:
         serving = self._workload.serving
         assert serving is not None  # the intent guarantees it for inference
+        name, version, stack_note = serving.engine, serving.engine_version, ""
+        if name is None and version is None and (deployed := STACK_SERVING_ENGINE.get(perf.platform_of(acc))):
+            name, version = deployed
+            stack_note = (
+                f"no serving.engine named: sized for {name} {version}, the engine the stacks run on "
+                f"{acc.id} (name serving.engine to size for another)"
+            )
         band = perf.uncertainty(
             acc.id,
             "inference",
             input_tokens=serving.input_tokens,
             output_tokens=serving.output_tokens,
             tpu=acc.is_tpu,
-            engine=serving.engine,
-            engine_version=serving.engine_version,
+            engine=name,
+            engine_version=version,
         )
         calibration = self._calibrated.get(acc.id)
         if calibration is not None:
@@ -395,7 +410,7 @@ class Sizer:
         low = band.low
         lengths = (serving.input_tokens, serving.output_tokens)
         targets = (serving.ttft_ms, serving.tpot_ms)
-        engine = (serving.engine, serving.engine_version, serving.prefix_cache_share)
+        engine = (name, version, serving.prefix_cache_share)
         if serving.engine is not None:
             # a named engine is a hard constraint: one that does not run on this accelerator rejects it
             refused = perf.engine_refusal(serving.engine, perf.platform_of(acc))
@@ -414,6 +429,8 @@ class Sizer:
         assert est is not None
         if not est.fits:
             return Sizing(instances=group, reasons=(self._no_fit(est, acc, group, per_node, multi_node),))
+        if stack_note:
+            est = replace(est, assumptions=(stack_note, *est.assumptions))
         if calibration is not None:
             est = replace(est, assumptions=(*est.assumptions, _measured_note(calibration)))
         reasons = self._latency(est, serving.ttft_ms, serving.tpot_ms, low)

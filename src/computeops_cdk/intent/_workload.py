@@ -129,9 +129,10 @@ class Serving(IntentModel):
         tpot_ms: time-per-output-token target in milliseconds. Default: no target.
         engine: the serving engine (``vllm``, ``sglang``, ``tensorrt-llm``, ``sglang-jax``,
             ``jetstream``). Default: none named; the estimate describes the engines its constants
-            were fitted on. Named, it is a hard constraint: an accelerator it does not run on is
-            rejected (``engine.platform``); elsewhere its generation's rule applies and the
-            estimate says which engine and version it assumed.
+            were fitted on, except on AMD GPUs, where a decision is sized for the vLLM release the
+            stacks run there and says so. Named, it is a hard constraint: an accelerator it does
+            not run on is rejected (``engine.platform``); elsewhere its generation's rule applies
+            and the estimate says which engine and version it assumed.
         engine_version: the engine's release (e.g. ``0.5.3``). Default: the model's default
             release of the engine, with its source or marked as an assumption.
         prefix_cache_share: share of each prompt's tokens the engine's prefix cache serves (a
