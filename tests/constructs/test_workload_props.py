@@ -207,3 +207,24 @@ def test_synth_warns_when_the_boot_would_predictably_fail_or_idle() -> None:
 def test_the_gcp_example_says_where_its_project_comes_from() -> None:
     text = (ROOT / "stacks" / "finetune-gcp" / "main.py").read_text()
     assert "GOOGLE_PROJECT" not in text and "gcp_project" in text
+
+
+def test_a_stack_refuses_an_engine_it_would_not_run() -> None:
+    # the stacks boot vLLM; an intent naming SGLang was sized for SGLang (on AMD about 1.85x vLLM's
+    # measured throughput) and silently ran vLLM
+    from computeops_cdk.constructs import ComputeWorkload
+
+    doc = yaml.safe_load(SUPPORT_CHAT.read_text())
+    doc["workload"]["serving"]["engine"] = "sglang"
+    with pytest.raises(TargetError) as err:
+        ComputeWorkload(_stack(), "w", intent=doc, provider="aws")
+    message = str(err.value)
+    assert message.startswith("[s/w] serving.engine is sglang, but this stack runs vLLM")
+    assert "To fix: name serving.engine: vllm (or none)" in message and "user_data" in message
+    with pytest.raises(TargetError, match="deploy_workload=False"):
+        ComputeWorkload(_stack(), "k", intent=doc, provider="aws", cluster="gpu-prod")
+    # your own boot script, or your own workload on the cluster, runs what you chose
+    ComputeWorkload(_stack(), "own", intent=doc, provider="aws", options={"user_data": "#!/bin/sh\n"})
+    ComputeWorkload(_stack(), "c", intent=doc, provider="aws", cluster="gpu-prod", deploy_workload=False)
+    doc["workload"]["serving"]["engine"] = "vllm"
+    ComputeWorkload(_stack(), "v", intent=doc, provider="aws")

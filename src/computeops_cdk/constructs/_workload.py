@@ -33,7 +33,7 @@ from ..lockfile import Pins, cluster_problem
 from ..perf import resolve_model
 from ..targets import TARGETS, Target, TargetProps, get_target, placement_pin, supported_providers
 from ..targets._billed import BilledPart
-from ..targets._boot import boot_warnings, public_access_note
+from ..targets._boot import boot_warnings, public_access_note, refuse_unrun_engine
 from ..targets.k8s import KubeConnection, KubernetesLayer, WorkloadSpec
 from ._app import app_directory
 from ._lock import apply_lock, emitted_placement, lockfile_path, report_stale_entries
@@ -151,6 +151,12 @@ class ComputeWorkload(Construct):  # type: ignore[misc]  # constructs ships no t
             shares_kube = kube is not None and self.target.runs_on_kubernetes
             shared = {"kubernetes_provider": kube["kubernetes"]} if kube and shares_kube else {}
             workload = self._intent.workload
+            refuse_unrun_engine(
+                workload.serving.engine if workload.serving else None,
+                cluster=bool(cluster),
+                deploy_workload=deploy_workload,
+                own_script=(options or {}).get("user_data") is not None,
+            )
             self.props = TargetProps(
                 name=_resource_name(name or id),
                 cluster=cluster,

@@ -546,6 +546,24 @@ def plan_for(
     )
 
 
+def refuse_unrun_engine(
+    engine: str | None, *, cluster: bool, deploy_workload: bool, own_script: bool
+) -> None:
+    """Refuse an intent's serving engine the stack would not run: it boots vLLM (the generated script
+    standalone, the vLLM chart on a cluster), while the decision was sized for the engine named."""
+    if engine in (None, "vllm") or (cluster and not deploy_workload) or (own_script and not cluster):
+        return
+    runs, own = (
+        ("the vLLM chart", "deploy_workload=False and run it on the cluster yourself")
+        if cluster
+        else ("its boot script", f"give options={{'user_data': <a boot script that starts {engine}>}}")
+    )
+    raise TargetError(
+        f"serving.engine is {engine}, but this stack runs vLLM ({runs}), while the decision was sized "
+        f"for {engine}. To fix: name serving.engine: vllm (or none), or {own}."
+    )
+
+
 def refuse_script_options(props: Any, *, target: str, reason: str) -> None:
     """Refuse the boot-script options on a provider that runs the container itself (no script to edit)."""
     given = [k for k in ("user_data", "user_data_append") if props.options.get(k) is not None]
